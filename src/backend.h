@@ -1,0 +1,37 @@
+/* backend — where chunks run: the CPU (hz_chunk_cpu) or a CUDA device (cuda/).
+ *
+ * The pipeline calls set_target once per target block, set_query once per query block and
+ * chunk once per seeding chunk (from worker threads; tid < number of threads).  Every backend
+ * must append exactly the HSPs hz_chunk_cpu appends (same order), whatever the device.
+ */
+#ifndef HZ_BACKEND_H
+#define HZ_BACKEND_H
+#include <stddef.h>
+#include <stdint.h>
+#include "chunk.h"
+#include "options.h"
+
+typedef struct hz_backend hz_backend;
+struct hz_backend {
+    const char *name;          /* e.g. "cuda:0 NVIDIA H200 (sm_90)" */
+    char last_error[512];
+    int (*set_target)(hz_backend *be, const hz_target *t, char *err, size_t errlen);
+    int (*set_query)(hz_backend *be, const uint8_t *fwd, const uint8_t *rc, uint32_t L,
+                     char *err, size_t errlen);
+    int (*chunk)(hz_backend *be, const hz_target *t, const hz_seed *seeds, size_t ns,
+                 const uint8_t *Q, int strand, uint32_t Qlen, hz_hspvec *out, hz_funnel *f, int tid);
+    void (*close)(hz_backend *be);
+    void *impl;
+};
+
+/* Choose the backend from o->device ("auto" | "cpu" | "cuda").  *be = NULL means the CPU.
+ * auto: CUDA when built with it and a usable GPU is visible, else the CPU with one notice on
+ * stderr.  cuda: an error (returns -1, err set) when that is not possible. */
+int hz_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, char *err, size_t errlen);
+
+#if HSPZ_HAVE_CUDA
+/* cuda/backend.cu: returns 0 and a backend, 1 when no usable device (reason in err), -1 error */
+int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, char *err, size_t errlen);
+#endif
+
+#endif

@@ -1,0 +1,156 @@
+/* chunk — CPU chunk driver (spec §5). */
+#include "chunk.h"
+#include "extend.h"
+#include "dedup.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HZ_TILE (1u << 16)
+
+double hz_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int hz_hspvec_reserve(hz_hspvec *h, size_t n)
+{
+    if (h->n + n <= h->cap) return 0;
+    size_t c = h->cap ? h->cap : 256;
+    while (c < h->n + n) c *= 2;
+    hz_hsp *v = realloc(h->v, c * sizeof *v);
+    if (!v) return -1;
+    h->v = v; h->cap = c;
+    return 0;
+}
+
+void hz_hspvec_free(hz_hspvec *h) { free(h->v); memset(h, 0, sizeof *h); }
+
+void hz_funnel_add(hz_funnel *a, const hz_funnel *b)
+{
+    a->seeds += b->seeds; a->anchors += b->anchors; a->survivors += b->survivors;
+    a->accepted += b->accepted; a->after_batch += b->after_batch; a->written += b->written;
+    a->batches += b->batches;
+    a->t_seed += b->t_seed; a->t_anchor += b->t_anchor; a->t_gate += b->t_gate;
+    a->t_extend += b->t_extend; a->t_dedup += b->t_dedup;
+}
+
+void hz_scratch_free(hz_scratch *s)
+{
+    free(s->seeds); free(s->pref); free(s->anc); free(s->flags); free(s->ids); free(s->tmp);
+    hz_hspvec_free(&s->batch);
+    memset(s, 0, sizeof *s);
+}
+
+size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, size_t *lim)
+{
+    if (ns == 0) return 0;
+    uint64_t num_hits = pref[ns - 1];
+    if (H == 0 || num_hits < H) { lim[0] = ns - 1; return 1; }
+    uint64_t num_iter = num_hits / H + 1, limit = H;
+    size_t nb = 0;
+    long long prev = -1;
+    for (uint64_t it = 0; it + 1 < num_iter; it++) {
+        size_t lo = 0, hi = ns;        /* lower_bound(pref, limit) */
+        while (lo < hi) { size_t m = (lo + hi) / 2; if (pref[m] < limit) lo = m + 1; else hi = m; }
+        long long p = (long long)lo - 1;
+        if (p <= prev) p = prev + 1;   /* KegAlign: undefined; take one seed */
+        if (p >= (long long)ns - 1) break;
+        lim[nb++] = (size_t)p;
+        prev = p;
+        limit = pref[p] + H;
+    }
+    lim[nb++] = ns - 1;
+    return nb;
+}
+
+static int ensure(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    void *q = realloc(*p, need * elem);
+    if (!q) return -1;
+    *p = q; *cap = need;
+    return 0;
+}
+
+/* gate + compact + materialize one tile of anchors, appending kept HSPs to s->batch */
+static int run_tile(const hz_target *t, const uint8_t *Q, uint32_t Qlen, size_t n,
+                    hz_funnel *f, hz_scratch *s)
+{
+    double t0 = hz_now();
+    hz_gate_cpu(t->R, t->Rlen, Q, Qlen, s->anc, n, t->xp, s->flags);
+    size_t k = hz_compact_cpu(s->flags, n, s->ids);
+    double t1 = hz_now();
+    if (hz_hspvec_reserve(&s->batch, k) != 0) return -1;
+    size_t kept = hz_extend_cpu(t->R, t->Rlen, Q, Qlen, s->anc, s->ids, k, t->xp,
+                                s->batch.v + s->batch.n);
+    s->batch.n += kept;
+    double t2 = hz_now();
+    f->anchors += n; f->survivors += k; f->accepted += kept;
+    f->t_gate += t1 - t0; f->t_extend += t2 - t1;
+    return 0;
+}
+
+int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint8_t *Q,
+                 uint32_t Qlen, hz_hspvec *out, hz_funnel *f, hz_scratch *s)
+{
+    if (ns == 0) return 0;
+    f->seeds += ns;
+    double t0 = hz_now();
+    size_t pc = s->pref_cap;
+    if (ensure((void **)&s->pref, &pc, 2 * ns, sizeof *s->pref)) return -1;
+    s->pref_cap = pc;
+    if (!s->anc) {
+        s->anc = malloc(HZ_TILE * sizeof *s->anc);
+        s->flags = malloc(HZ_TILE);
+        s->ids = malloc(HZ_TILE * sizeof *s->ids);
+        if (!s->anc || !s->flags || !s->ids) return -1;
+    }
+    uint64_t *pref = s->pref, acc = 0;
+    uint64_t *bstart = s->pref + ns;   /* bucket start per seed (reuses the second half) */
+    for (size_t i = 0; i < ns; i++) {
+        uint64_t n;
+        bstart[i] = hz_seedtable_lookup(t->tab, seeds[i].kmer, &n);
+        acc += n;
+        pref[i] = acc;
+    }
+    size_t *lim = malloc(ns * sizeof *lim);
+    if (!lim) return -1;
+    size_t nb = hz_batches(pref, ns, t->max_hits, lim);
+    f->t_anchor += hz_now() - t0;
+    size_t sfirst = 0;
+    for (size_t b = 0; b < nb; b++) {
+        s->batch.n = 0;
+        size_t n = 0;
+        double ta = hz_now(), tanch = 0;
+        for (size_t si = sfirst; si <= lim[b]; si++) {
+            uint64_t cnt = pref[si] - (si ? pref[si - 1] : 0), base = bstart[si];
+            uint32_t aq = seeds[si].qpos + t->W;
+            for (uint64_t k = 0; k < cnt; k++) {
+                s->anc[n].ar = hz_seedtable_pos(t->tab, base + k) + t->W;
+                s->anc[n].aq = aq;
+                if (++n == HZ_TILE) {
+                    tanch += hz_now() - ta;
+                    if (run_tile(t, Q, Qlen, n, f, s)) { free(lim); return -1; }
+                    n = 0; ta = hz_now();
+                }
+            }
+        }
+        tanch += hz_now() - ta;
+        if (n && run_tile(t, Q, Qlen, n, f, s)) { free(lim); return -1; }
+        f->t_anchor += tanch;
+        double td = hz_now();
+        size_t k = hz_dedup_batch(s->batch.v, s->batch.n);
+        f->after_batch += k;
+        f->batches++;
+        if (hz_hspvec_reserve(out, k)) { free(lim); return -1; }
+        memcpy(out->v + out->n, s->batch.v, k * sizeof *out->v);
+        out->n += k;
+        f->t_dedup += hz_now() - td;
+        sfirst = lim[b] + 1;
+    }
+    free(lim);
+    return 0;
+}

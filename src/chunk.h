@@ -1,0 +1,60 @@
+/* chunk — one seeding chunk against one target block: anchors -> gate -> compaction ->
+ * materialization -> per-batch dedup (spec §3.4, §5.1-5.3; RULES.md MAX_HITS).
+ *
+ * This is the unit both backends implement: hz_chunk_cpu here, hz_chunk_cuda in
+ * cuda/chunk.cu.  Output is a function of the inputs alone (never of memory or threads).
+ */
+#ifndef HZ_CHUNK_H
+#define HZ_CHUNK_H
+#include <stddef.h>
+#include <stdint.h>
+#include "seed.h"
+#include "gate.h"
+
+/* Growable HSP array. */
+typedef struct { hz_hsp *v; size_t n, cap; } hz_hspvec;
+int hz_hspvec_reserve(hz_hspvec *h, size_t n);   /* room for n more; 0 or -1 (out of memory) */
+void hz_hspvec_free(hz_hspvec *h);
+
+/* Funnel counts and stage times (seconds of thread time) of a run or part of one. */
+typedef struct {
+    uint64_t seeds, anchors, survivors, accepted, after_batch, written;
+    uint64_t batches;
+    double t_seed, t_anchor, t_gate, t_extend, t_dedup;
+} hz_funnel;
+void hz_funnel_add(hz_funnel *a, const hz_funnel *b);
+
+/* A target block ready for seeding: codes (extension alphabet) and the seed table. */
+typedef struct {
+    const uint8_t *R;        /* target block extension codes [0, Rlen) */
+    uint32_t Rlen;
+    const hz_seedtable *tab;
+    uint32_t W;              /* seed span */
+    const hz_xparams *xp;
+    uint64_t max_hits;       /* semantic hits-per-batch cap H; 0 = one batch per chunk */
+} hz_target;
+
+/* Per-thread scratch buffers, reused across chunks. */
+typedef struct {
+    hz_seed *seeds; size_t seeds_cap;
+    uint64_t *pref; size_t pref_cap;
+    hz_anchor *anc; uint8_t *flags; uint32_t *ids; hz_hsp *tmp;
+    hz_hspvec batch;
+} hz_scratch;
+void hz_scratch_free(hz_scratch *s);
+
+/* MAX_HITS batch ends (spec §5.2): given the inclusive prefix sums pref[0..ns) of hits per
+ * seed and H, writes the last seed index of each batch into lim (room for ns entries) and
+ * returns the number of batches.  H = 0 or pref[ns-1] < H gives one batch.  Where KegAlign
+ * would make no progress (one seed alone reaching the limit) the batch takes one seed. */
+size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, size_t *lim);
+
+/* Run one chunk on the CPU.  seeds[0..ns) in KegAlign order; Q/Qlen the query codes of the
+ * strand (forward or reverse-complement block).  HSPs (after per-batch dedup, batches
+ * concatenated) are appended to out.  Returns 0, or -1 when out of memory. */
+int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint8_t *Q,
+                 uint32_t Qlen, hz_hspvec *out, hz_funnel *f, hz_scratch *s);
+
+double hz_now(void);   /* monotonic seconds */
+
+#endif

@@ -1,0 +1,22 @@
+/* dedup — KegAlign's per-batch containment dedup and 0.3.x per-interval duplicate removal.
+ *
+ * Follows RULES.md "dedup inside a chunk" / "dedup per interval" and spec §5.3.
+ * HSPs are block-relative (hz_hsp, xdrop.h).
+ */
+#ifndef HZ_DEDUP_H
+#define HZ_DEDUP_H
+#include <stddef.h>
+#include "xdrop.h"
+
+/* One semantic batch, in place: sort by (uint32 diagonal rs - qs, rs, len, score desc); drop
+ * h[i] when it and h[i-1] (the preceding element, kept or not) share the diagonal and one
+ * contains the other (closed [start, start+len], uint32 arithmetic); then sort by (qs, rs,
+ * len, score desc).  Returns the new count.  n = 0 is fine. */
+size_t hz_dedup_batch(hz_hsp *h, size_t n);
+
+/* One interval and strand, in place: remove exact duplicates of (rs, qs, len, score),
+ * keeping the first occurrence, order of survivors unchanged (0.3.x drop_duplicate_hsps).
+ * Returns the new count, or SIZE_MAX when out of memory. */
+size_t hz_dedup_interval(hz_hsp *h, size_t n);
+
+#endif

@@ -1,0 +1,25 @@
+/* gate — CPU score gate and stable compaction. */
+#include "gate.h"
+
+void hz_gate_cpu(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                 const hz_anchor *a, size_t n, const hz_xparams *xp, uint8_t *flags)
+{
+    const int32_t *sub = xp->sub;
+    const int32_t x = xp->xdrop, thr = xp->gate_min_total;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t ar = a[i].ar, aq = a[i].aq;
+        int32_t t = hz_xdrop_left_score(R, Q, ar, aq, sub, x);
+        t += hz_xdrop_right_score(R, Rlen, Q, Qlen, ar, aq, sub, x);
+        flags[i] = t >= thr;
+    }
+}
+
+size_t hz_compact_cpu(const uint8_t *flags, size_t n, uint32_t *ids)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        ids[k] = (uint32_t)i;
+        k += flags[i] != 0;
+    }
+    return k;
+}

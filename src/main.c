@@ -1,0 +1,190 @@
+/* hspz — command line (issue "hspz run": KegAlign's and hillerlab/hspZ's option names). */
+#include "options.h"
+#include "seed.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *USAGE =
+"Usage: hspz run -r TARGET -q QUERY -o OUTDIR [options]\n"
+"       hspz --version | hspz version [--verbose] | hspz help\n"
+"\n"
+"Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
+"QUERY (FASTA, FASTA.gz/bgzip or 2bit); writes LASTZ segment files, ref_block/query_block\n"
+".name files and lastz-commands.txt into OUTDIR.\n"
+"\n"
+"Inputs and output\n"
+"  -r, --target, --reference FILE   target (reference) genome\n"
+"  -q, --query FILE                 query genome\n"
+"  -o, --output DIR                 output directory (must not exist or be empty)\n"
+"      --force                      replace an existing OUTDIR\n"
+"  -T, --target-prefix S            prepend S to target names (also --target_prefix)\n"
+"  -Q, --query-prefix S             prepend S to query names (also --query_prefix)\n"
+"Plan\n"
+"  -B, --seq-block-size N           block size in bytes [500000000]\n"
+"  -I, --lastz-interval-size N      query interval size [10000000]\n"
+"  -C, --wga-chunk-size N           query positions per seeding chunk [250000]\n"
+"  -m, --max-hits N                 semantic hits-per-batch cap; 0 = one batch per chunk [0]\n"
+"Seeding\n"
+"  -s, --seed P                     12of19, 14of22 or a 1/T/0 pattern [12of19]\n"
+"  -e, --step N                     target position step [1]\n"
+"  -n, --notransition               no transition in seeds\n"
+"  -S, --strand plus|minus|both     query strand(s) [both]\n"
+"Extension\n"
+"  -x, --xdrop N                    X-drop [910]\n"
+"  -H, --hspthresh N                HSP score threshold K [3000]\n"
+"  -E, --noentropy                  no entropy adjustment\n"
+"  -a, --ambiguous S                n, iupac, or n|iupac,REWARD,PENALTY\n"
+"  -c, --scoring FILE               LASTZ score file\n"
+"LASTZ command lines (lastz-commands.txt)\n"
+"      --format F [maf-]  --ydrop N [9430]  --gappedthresh N [= hspthresh]  --notrivial\n"
+"      --nogapped                   write no lastz commands\n"
+"      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
+"      --print-commands             also print the commands on stdout\n"
+"Machine\n"
+"  -t, --threads N                  worker threads, 0 = all cores [0]\n"
+"      --device auto|cpu|cuda       [auto]\n"
+"      --quiet                      no progress, funnel or notes on stderr\n"
+"      --progress / --no-progress   force the progress display on or off\n";
+
+static void usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "hspz: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, " (see 'hspz help')\n");
+    exit(2);
+}
+
+static long long parse_int(const char *opt, const char *v, long long lo, long long hi)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end) usage_error("%s: '%s' is not an integer", opt, v);
+    if (x < lo || x > hi) {
+        char range[96];
+        snprintf(range, sizeof range, "%lld..%lld", lo, hi);
+        fprintf(stderr, "hspz: %s: %s is outside %s (see 'hspz help')\n", opt, v, range);
+        exit(2);
+    }
+    return x;
+}
+
+enum {
+    O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
+    O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG
+};
+
+static int cmd_run(int argc, char **argv)
+{
+    hz_opts o;
+    hz_opts_default(&o);
+    o.argc = argc; o.argv = argv;
+    static const struct option lo[] = {
+        {"target", 1, 0, 'r'}, {"reference", 1, 0, 'r'}, {"query", 1, 0, 'q'},
+        {"output", 1, 0, 'o'}, {"force", 0, 0, O_FORCE},
+        {"target-prefix", 1, 0, 'T'}, {"target_prefix", 1, 0, 'T'},
+        {"query-prefix", 1, 0, 'Q'}, {"query_prefix", 1, 0, 'Q'},
+        {"seq-block-size", 1, 0, 'B'}, {"seq_block_size", 1, 0, 'B'},
+        {"lastz-interval-size", 1, 0, 'I'}, {"lastz_interval_size", 1, 0, 'I'},
+        {"wga-chunk-size", 1, 0, 'C'}, {"wga_chunk_size", 1, 0, 'C'},
+        {"max-hits", 1, 0, 'm'}, {"max_hits", 1, 0, 'm'},
+        {"seed", 1, 0, 's'}, {"step", 1, 0, 'e'}, {"notransition", 0, 0, 'n'},
+        {"strand", 1, 0, 'S'}, {"xdrop", 1, 0, 'x'}, {"hspthresh", 1, 0, 'H'},
+        {"noentropy", 0, 0, 'E'}, {"ambiguous", 1, 0, 'a'}, {"scoring", 1, 0, 'c'},
+        {"format", 1, 0, O_FORMAT}, {"ydrop", 1, 0, O_YDROP}, {"gappedthresh", 1, 0, O_GAPPED},
+        {"notrivial", 0, 0, O_NOTRIVIAL}, {"nogapped", 0, 0, O_NOGAPPED},
+        {"data-folder", 1, 0, O_DATAFOLDER}, {"data_folder", 1, 0, O_DATAFOLDER},
+        {"print-commands", 0, 0, O_PRINTCMDS},
+        {"threads", 1, 0, 't'}, {"num_threads", 1, 0, 't'}, {"device", 1, 0, O_DEVICE},
+        {"gpus", 1, 0, O_GPUS}, {"num_gpu", 1, 0, O_GPUS},
+        {"quiet", 0, 0, O_QUIET}, {"progress", 0, 0, O_PROGRESS}, {"no-progress", 0, 0, O_NOPROGRESS},
+        {"debug", 0, 0, O_DEBUG}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}
+    };
+    opterr = 0;
+    optind = 1;
+    int c, li;
+    const char *gpus = NULL;
+    while ((c = getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:h", lo, &li)) != -1) {
+        switch (c) {
+        case 'r': o.target = optarg; break;
+        case 'q': o.query = optarg; break;
+        case 'o': o.outdir = optarg; break;
+        case O_FORCE: o.force = 1; break;
+        case 'T': o.target_prefix = optarg; break;
+        case 'Q': o.query_prefix = optarg; break;
+        case 'B': o.seq_block_size = (uint64_t)parse_int("--seq-block-size", optarg, 1, 4000000000LL); break;
+        case 'I': o.interval_size = (uint64_t)parse_int("--lastz-interval-size", optarg, 1, 4000000000LL); break;
+        case 'C': o.chunk_size = (uint64_t)parse_int("--wga-chunk-size", optarg, 1, 4000000000LL); break;
+        case 'm': o.max_hits = (uint64_t)parse_int("--max-hits", optarg, 0, LLONG_MAX); break;
+        case 's': o.seed = optarg; break;
+        case 'e': o.step = (uint32_t)parse_int("--step", optarg, 1, 1000000); break;
+        case 'n': o.transition = 0; break;
+        case 'S':
+            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both"))
+                usage_error("--strand: '%s' is not plus, minus or both%s", optarg, "");
+            o.strand = optarg; break;
+        case 'x': o.xdrop = (int32_t)parse_int("--xdrop", optarg, 1, 100000000); break;
+        case 'H': o.hspthresh = (int32_t)parse_int("--hspthresh", optarg, 1, 1000000000); break;
+        case 'E': o.entropy = 0; break;
+        case 'a': o.ambiguous = optarg; break;
+        case 'c': o.scoring = optarg; break;
+        case O_FORMAT:
+            if (!optarg[0]) usage_error("--format: empty value%s%s", "", "");
+            o.format = optarg; break;
+        case O_YDROP: o.ydrop = (int32_t)parse_int("--ydrop", optarg, 0, 2000000000); break;
+        case O_GAPPED: o.gappedthresh = (int32_t)parse_int("--gappedthresh", optarg, 0, 2000000000); break;
+        case O_NOTRIVIAL: o.notrivial = 1; break;
+        case O_NOGAPPED: o.nogapped = 1; break;
+        case O_DATAFOLDER: o.data_folder = optarg; break;
+        case O_PRINTCMDS: o.print_commands = 1; break;
+        case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
+        case O_DEVICE:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+                usage_error("--device: '%s' is not auto, cpu or cuda%s", optarg, "");
+            o.device = optarg; break;
+        case O_GPUS: gpus = optarg; parse_int("--gpus", optarg, 1, 64); break;
+        case O_QUIET: o.quiet = 1; break;
+        case O_PROGRESS: o.progress = 1; break;
+        case O_NOPROGRESS: o.progress = 0; break;
+        case O_DEBUG: break;
+        case 'h': fputs(USAGE, stdout); return 0;
+        case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
+        default: usage_error("unknown option '%s'%s", argv[optind - 1], ""); break;
+        }
+    }
+    (void)gpus;
+    if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
+    if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
+    if (!o.query) usage_error("missing -q/--query QUERY%s%s", "", "");
+    if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output OUTDIR%s%s", "", "");
+    hz_shape sh;
+    char err[512];
+    if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    if (o.progress == 1 && o.quiet) o.progress = 0;
+    return hz_run(&o);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { fputs(USAGE, stderr); return 2; }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { puts(HSPZ_VERSION); return 0; }
+    if (!strcmp(cmd, "version")) {
+        int verbose = argc > 2 && (!strcmp(argv[2], "--verbose") || !strcmp(argv[2], "-v"));
+        puts(HSPZ_VERSION);
+        if (verbose) {
+            printf("commit %s\nbuild %s\nc_flags %s\ncuda %s\n", HSPZ_GIT_COMMIT, HSPZ_BUILD_TYPE,
+                   HSPZ_C_FLAGS, HSPZ_HAVE_CUDA ? "yes" : "no");
+        }
+        return 0;
+    }
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { fputs(USAGE, stdout); return 0; }
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
+    return 2;
+}

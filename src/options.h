@@ -1,0 +1,42 @@
+/* options — the resolved settings of one `hspz run`.
+ *
+ * Defaults are KegAlign 0.3.x's (spec §1, delta §9).  Parsing lives in cli.c.
+ */
+#ifndef HZ_OPTIONS_H
+#define HZ_OPTIONS_H
+#include <stdint.h>
+
+typedef struct {
+    const char *target, *query, *outdir;
+    uint64_t seq_block_size;        /* B, bytes (500,000,000) */
+    uint64_t interval_size;         /* I, query positions (10,000,000) */
+    uint64_t chunk_size;            /* C, query positions (250,000) */
+    const char *seed;               /* "12of19" */
+    uint32_t step;                  /* 1 */
+    int transition;                 /* 1 unless --notransition */
+    const char *strand;             /* plus | minus | both */
+    int32_t xdrop, hspthresh;       /* 910, 3000 */
+    int entropy;                    /* 1 unless --noentropy */
+    const char *ambiguous;          /* NULL */
+    const char *scoring;            /* NULL */
+    const char *target_prefix, *query_prefix;
+    const char *format;             /* "maf-" */
+    int32_t ydrop;                  /* 9430 */
+    int32_t gappedthresh;           /* -1 = hspthresh */
+    int notrivial, nogapped;
+    uint64_t max_hits;              /* 0 = one batch per chunk */
+    int threads;                    /* 0 = all cores */
+    int quiet, print_commands, force;
+    const char *data_folder;        /* "work/" */
+    const char *device;             /* auto | cpu | cuda */
+    int progress;                   /* -1 auto (stderr is a terminal), 0, 1 */
+    int argc; char **argv;          /* the command line, for the record */
+} hz_opts;
+
+void hz_opts_default(hz_opts *o);
+
+/* Run the whole HSP stage with o (pipeline.c).  Returns the process exit status:
+ * 0 success, 1 input or runtime error (one line on stderr already printed). */
+int hz_run(const hz_opts *o);
+
+#endif

@@ -1,0 +1,386 @@
+/* pipeline — input -> plan -> seeds -> gate -> materialize -> dedup -> output, end to end.
+ *
+ * Work order follows spec §2.7 and §5.5: target block r, query block q, interval k; inside an
+ * interval the plus chunks then the minus chunks (§3.5).  Chunks run on worker threads; their
+ * results are joined in chunk order, so the bytes never depend on the thread count.
+ */
+#include "options.h"
+#include "seqio.h"
+#include "scoring.h"
+#include "plan.h"
+#include "seed.h"
+#include "chunk.h"
+#include "dedup.h"
+#include "segments.h"
+#include "backend.h"
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void hz_opts_default(hz_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seq_block_size = 500000000ULL;
+    o->interval_size = 10000000ULL;
+    o->chunk_size = 250000ULL;
+    o->seed = "12of19";
+    o->step = 1;
+    o->transition = 1;
+    o->strand = "both";
+    o->xdrop = 910;
+    o->hspthresh = 3000;
+    o->entropy = 1;
+    o->target_prefix = "";
+    o->query_prefix = "";
+    o->format = "maf-";
+    o->ydrop = 9430;
+    o->gappedthresh = -1;
+    o->data_folder = "work/";
+    o->device = "auto";
+    o->progress = -1;
+}
+
+/* extension codes (spec §2.2) and the complement codes of the device reverse complement */
+static uint8_t fwd_code[256], rc_code[256], hostrc_seed[256];
+static void init_tables(void)
+{
+    for (int b = 0; b < 256; b++) { fwd_code[b] = HZ_X; hostrc_seed[b] = 'N'; }
+    fwd_code['A'] = HZ_A; fwd_code['C'] = HZ_C; fwd_code['G'] = HZ_G; fwd_code['T'] = HZ_T;
+    fwd_code['a'] = fwd_code['c'] = fwd_code['g'] = fwd_code['t'] = HZ_L;
+    fwd_code['n'] = fwd_code['N'] = HZ_N;
+    fwd_code['&'] = HZ_E;
+    for (int b = 0; b < 256; b++) {
+        uint8_t c = fwd_code[b];
+        rc_code[b] = c < 4 ? (uint8_t)(3 - c) : c;
+    }
+    /* host reverse complement, 0.3.x (delta §1b): only what matters for seeding — upper-case
+     * A C G T U complement to T G C A A; every other byte is not seedable. */
+    hostrc_seed['A'] = 'T'; hostrc_seed['C'] = 'G'; hostrc_seed['G'] = 'C'; hostrc_seed['T'] = 'A';
+    hostrc_seed['U'] = 'A';
+}
+
+static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(p);
+}
+static void rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
+
+typedef struct { int strand; uint32_t j0, j1; } job_t;   /* strand 0 plus, 1 minus */
+
+typedef struct {
+    const hz_target *tgt;
+    const hz_shape *sh;
+    const uint8_t *qtext[2];   /* seeding text: forward bytes, host reverse complement */
+    const uint8_t *qcode[2];   /* extension codes: forward, reverse complement */
+    uint32_t qlen;
+    const job_t *jobs; size_t njobs;
+    hz_hspvec *res;
+    atomic_size_t next;
+    atomic_int failed;
+    hz_scratch *scratch;       /* one per thread */
+    hz_funnel *funnel;         /* one per thread */
+    hz_backend *be;
+} work_t;
+
+typedef struct { work_t *w; int tid; } worker_arg;
+
+static void *worker(void *pa)
+{
+    worker_arg *a = pa;
+    work_t *w = a->w;
+    hz_scratch *s = &w->scratch[a->tid];
+    hz_funnel *f = &w->funnel[a->tid];
+    for (;;) {
+        size_t i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->njobs || atomic_load(&w->failed)) break;
+        const job_t *j = &w->jobs[i];
+        double t0 = hz_now();
+        int64_t ns = hz_seeds_chunk(w->qtext[j->strand], j->j0, j->j1, w->sh, &s->seeds, &s->seeds_cap);
+        f->t_seed += hz_now() - t0;
+        if (ns < 0) { atomic_store(&w->failed, 1); break; }
+        int rc;
+        if (w->be)
+            rc = w->be->chunk(w->be, w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], j->strand,
+                              w->qlen, &w->res[i], f, a->tid);
+        else
+            rc = hz_chunk_cpu(w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], w->qlen, &w->res[i], f, s);
+        if (rc) { atomic_store(&w->failed, 1); break; }
+    }
+    return NULL;
+}
+
+typedef struct { int strand; size_t k, q; uint64_t r; char *line; } cmd_t;
+
+static int cmd_cmp(const void *pa, const void *pb)
+{
+    const cmd_t *a = pa, *b = pb;
+    if (a->strand != b->strand) return a->strand - b->strand;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    if (a->q != b->q) return a->q < b->q ? -1 : 1;
+    if (a->r != b->r) return a->r < b->r ? -1 : 1;
+    return 0;
+}
+
+static void progress(const hz_opts *o, int on, double done, double total, double t0,
+                     size_t r, size_t R, size_t q, size_t Q)
+{
+    (void)o;
+    if (!on) return;
+    double el = hz_now() - t0, frac = total > 0 ? done / total : 1.0;
+    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    fprintf(stderr, "\rhspz: target block %zu/%zu, query block %zu/%zu: %5.1f%%, %.1f Mbp/s, ETA %.0f s   ",
+            r + 1, R, q + 1, Q, 100 * frac, el > 0 ? done / el / 1e6 : 0, eta);
+    fflush(stderr);
+}
+
+int hz_run(const hz_opts *o)
+{
+    char err[2048] = "";
+    int status = 1;
+    double t_start = hz_now();
+    hz_seqset tseqs = {0}, qseqs = {0};
+    hz_side tside = {0}, qside = {0};
+    hz_scorefile sf;
+    hz_xparams xp;
+    hz_shape sh;
+    char *tmpdir = NULL;
+    cmd_t *cmds = NULL; size_t ncmd = 0, capcmd = 0;
+    hz_funnel total = {0};
+    double t_load = 0, t_plan = 0, t_table = 0, t_output = 0;
+    int nthreads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (nthreads < 1) nthreads = 1;
+    hz_scratch *scratch = calloc((size_t)nthreads, sizeof *scratch);
+    hz_funnel *funnels = calloc((size_t)nthreads, sizeof *funnels);
+    pthread_t *th = calloc((size_t)nthreads, sizeof *th);
+    worker_arg *wa = calloc((size_t)nthreads, sizeof *wa);
+    uint8_t *tbytes = NULL, *tcodes = NULL, *qbytes = NULL, *qhrc = NULL, *qfc = NULL, *qrc = NULL;
+    hz_backend *be = NULL;
+    int show_progress = o->progress < 0 ? (!o->quiet && isatty(2)) : o->progress;
+    init_tables();
+
+    if (!scratch || !funnels || !th || !wa) { snprintf(err, sizeof err, "out of memory"); goto done; }
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
+
+    /* scoring (spec §9; RULES.md "scoring file") */
+    const hz_scorefile *sfp = NULL;
+    if (o->scoring) {
+        if (hz_scorefile_load(o->scoring, &sf, err, sizeof err)) goto done;
+        sfp = &sf;
+        if (sf.n_ignored_keys && !o->quiet)
+            fprintf(stderr, "hspz: note: %s: %s do not change HSPs (only the A/C/G/T block, bad_score "
+                    "and fill_score do); they are passed to lastz through --scores\n",
+                    o->scoring, sf.ignored_keys);
+    }
+    int32_t sub8[HZ_NCODES][HZ_NCODES];
+    if (hz_scoring_build(sub8, sfp, o->ambiguous, o->xdrop, err, sizeof err)) goto done;
+    memset(&xp, 0, sizeof xp);
+    memcpy(xp.sub, sub8, sizeof xp.sub);
+    xp.xdrop = o->xdrop; xp.hspthresh = o->hspthresh; xp.entropy = o->entropy;
+    xp.gate_min_total = hz_gate_threshold(o->hspthresh);
+
+    /* device */
+    if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
+
+    /* input */
+    double t0 = hz_now();
+    if (hz_seqset_load(o->target, &tseqs, err, sizeof err)) goto done;
+    if (hz_seqset_load(o->query, &qseqs, err, sizeof err)) goto done;
+    t_load = hz_now() - t0;
+    t0 = hz_now();
+    if (hz_side_plan(&tside, &tseqs, o->seq_block_size, o->target_prefix, err, sizeof err)) goto done;
+    if (hz_side_plan(&qside, &qseqs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
+
+    /* output directory: OUTDIR.tmp-<pid>, renamed at the end */
+    struct stat st;
+    if (stat(o->outdir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) { snprintf(err, sizeof err, "%s: exists and is not a directory", o->outdir); goto done; }
+        if (!o->force && rmdir(o->outdir) != 0) {
+            snprintf(err, sizeof err, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
+            goto done;
+        }
+    }
+    size_t tl = strlen(o->outdir) + 32;
+    tmpdir = malloc(tl);
+    snprintf(tmpdir, tl, "%s.tmp-%ld", o->outdir, (long)getpid());
+    rm_rf(tmpdir);
+    if (mkdir(tmpdir, 0777) != 0) { snprintf(err, sizeof err, "%s: cannot create: %s", tmpdir, strerror(errno)); goto done; }
+    if (hz_side_write_names(&tside, tmpdir, "ref", err, sizeof err)) goto done;
+    if (hz_side_write_names(&qside, tmpdir, "query", err, sizeof err)) goto done;
+    t_plan = hz_now() - t0;
+
+    int do_plus = strcmp(o->strand, "plus") == 0 || strcmp(o->strand, "both") == 0;
+    int do_minus = strcmp(o->strand, "minus") == 0 || strcmp(o->strand, "both") == 0;
+    uint32_t W = (uint32_t)sh.span;
+    hz_segwriter sw;
+    hz_segwriter_init(&sw, &tside, &qside, o);
+    double work_total = 0, work_done = 0;
+    for (size_t q = 0; q < qside.n_block; q++) work_total += (double)qside.block[q].len * (double)tside.n_block;
+
+    for (size_t r = 0; r < tside.n_block; r++) {
+        const hz_block *tb = &tside.block[r];
+        double ts = hz_now();
+        free(tbytes); free(tcodes);
+        tbytes = malloc((size_t)tb->len + 1); tcodes = malloc((size_t)tb->len + 1);
+        if (!tbytes || !tcodes) { snprintf(err, sizeof err, "out of memory for target block %zu (%u bytes)", r, tb->len); goto done; }
+        hz_block_bytes(&tside, r, tbytes);
+        for (uint32_t i = 0; i < tb->len; i++) tcodes[i] = fwd_code[tbytes[i]];
+        hz_seedtable tab;
+        if (tb->len < W && !o->quiet)
+            fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", r, tb->len, W);
+        if (hz_seedtable_build(&tab, tbytes, tb->len, &sh, o->step)) { snprintf(err, sizeof err, "out of memory building the seed table of target block %zu", r); goto done; }
+        free(tbytes); tbytes = NULL;
+        hz_target tgt = { tcodes, tb->len, &tab, W, &xp, o->max_hits };
+        if (be && be->set_target(be, &tgt, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
+        t_table += hz_now() - ts;
+
+        for (size_t q = 0; q < qside.n_block; q++) {
+            const hz_block *qb = &qside.block[q];
+            uint32_t L = qb->len;
+            free(qbytes); free(qhrc); free(qfc); free(qrc);
+            qbytes = malloc((size_t)L + 1); qhrc = malloc((size_t)L + 1);
+            qfc = malloc((size_t)L + 1); qrc = malloc((size_t)L + 1);
+            if (!qbytes || !qhrc || !qfc || !qrc) { hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory for query block %zu", q); goto done; }
+            hz_block_bytes(&qside, q, qbytes);
+            for (uint32_t i = 0; i < L; i++) {
+                uint8_t b = qbytes[i];
+                qfc[i] = fwd_code[b];
+                qrc[L - 1 - i] = rc_code[b];
+                qhrc[L - 1 - i] = hostrc_seed[b];
+            }
+            if (L < W && !o->quiet)
+                fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
+            if (be && be->set_query(be, qfc, qrc, L, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
+            uint32_t (*iv)[2];
+            size_t niv = hz_intervals(L, W, o->interval_size, &iv);
+            uint32_t E = L > W ? L - W : 0;
+            for (size_t k = 0; k < niv; k++) {
+                uint32_t s = iv[k][0], e = iv[k][1];
+                /* chunks (spec §3.5) */
+                size_t nj = 0, cap = 2 * ((size_t)((e - s) / o->chunk_size) + 2);
+                job_t *jobs = malloc(cap * sizeof *jobs);
+                if (do_plus)
+                    for (uint64_t i = s; i < e; i += o->chunk_size)
+                        jobs[nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1)};
+                size_t nplus = nj;
+                if (do_minus) {
+                    uint32_t rs = E - e, re = E - s;
+                    for (uint64_t i = rs; i < re; i += o->chunk_size)
+                        jobs[nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1)};
+                }
+                hz_hspvec *res = calloc(nj ? nj : 1, sizeof *res);
+                work_t w = { &tgt, &sh, { qbytes, qhrc }, { qfc, qrc }, L, jobs, nj, res, 0, 0, scratch, funnels, be };
+                int nt = nthreads < (int)nj ? nthreads : (int)nj;
+                for (int t = 0; t < nt; t++) { wa[t].w = &w; wa[t].tid = t; }
+                for (int t = 1; t < nt; t++) pthread_create(&th[t], NULL, worker, &wa[t]);
+                if (nt > 0) worker(&wa[0]);
+                for (int t = 1; t < nt; t++) pthread_join(th[t], NULL);
+                int failed = atomic_load(&w.failed);
+                double to = hz_now();
+                hz_hspvec fw = {0}, rc = {0};
+                for (size_t i = 0; i < nj && !failed; i++) {
+                    hz_hspvec *dst = i < nplus ? &fw : &rc;
+                    if (hz_hspvec_reserve(dst, res[i].n)) { failed = 1; break; }
+                    memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
+                    dst->n += res[i].n;
+                }
+                for (size_t i = 0; i < nj; i++) hz_hspvec_free(&res[i]);
+                free(res); free(jobs);
+                if (failed) {
+                    hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab);
+                    if (!err[0]) snprintf(err, sizeof err, "%s", be && be->last_error[0] ? be->last_error : "out of memory while extending seed hits");
+                    goto done;
+                }
+                /* per-interval exact-duplicate removal (0.3.x, RULES.md) */
+                fw.n = hz_dedup_interval(fw.v, fw.n);
+                rc.n = hz_dedup_interval(rc.v, rc.n);
+                if (fw.n == SIZE_MAX || rc.n == SIZE_MAX) { snprintf(err, sizeof err, "out of memory in dedup"); goto done; }
+                for (int strand = 0; strand < 2; strand++) {
+                    hz_hspvec *v = strand ? &rc : &fw;
+                    if (v->n == 0) continue;
+                    char base[512];
+                    snprintf(base, sizeof base, "tmp%zu.block%zu.r%llu.%s", k + 1, q,
+                             (unsigned long long)tb->start, strand ? "minus" : "plus");
+                    if (hz_segwriter_write(&sw, tmpdir, base, v->v, v->n, strand, r, q, err, sizeof err)) {
+                        hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); goto done;
+                    }
+                    total.written += v->n;
+                    if (ncmd == capcmd) { capcmd = capcmd ? 2 * capcmd : 64; cmds = realloc(cmds, capcmd * sizeof *cmds); }
+                    cmds[ncmd] = (cmd_t){ strand, k + 1, q, tb->start, hz_lastz_command(o, base, r, q, strand) };
+                    ncmd++;
+                }
+                hz_hspvec_free(&fw); hz_hspvec_free(&rc);
+                t_output += hz_now() - to;
+                work_done += (double)L * ((double)(e - s) + (k + 1 == niv ? 0 : 0)) / (E ? E : 1);
+                progress(o, show_progress, work_done, work_total, t_start, r, tside.n_block, q, qside.n_block);
+            }
+            free(iv);
+        }
+        hz_seedtable_free(&tab);
+    }
+    if (show_progress) fprintf(stderr, "\n");
+
+    /* lastz commands (RULES.md "lastz commands"): sorted plus before minus, then tmp, block, r */
+    {
+        double to = hz_now();
+        qsort(cmds, ncmd, sizeof *cmds, cmd_cmp);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/lastz-commands.txt", tmpdir);
+        FILE *fp = fopen(path, "wb");
+        if (!fp) { snprintf(err, sizeof err, "%s: cannot create: %s", path, strerror(errno)); goto done; }
+        if (!o->nogapped)
+            for (size_t i = 0; i < ncmd; i++) {
+                fputs(cmds[i].line, fp); fputc('\n', fp);
+                if (o->print_commands) { fputs(cmds[i].line, stdout); fputc('\n', stdout); }
+            }
+        if (fclose(fp) != 0) { snprintf(err, sizeof err, "%s: write failed: %s", path, strerror(errno)); goto done; }
+        t_output += hz_now() - to;
+    }
+    /* publish */
+    if (stat(o->outdir, &st) == 0) {
+        if (o->force) rm_rf(o->outdir);
+        else rmdir(o->outdir);
+    }
+    if (rename(tmpdir, o->outdir) != 0) {
+        snprintf(err, sizeof err, "%s: cannot rename %s to it: %s", o->outdir, tmpdir, strerror(errno));
+        goto done;
+    }
+    free(tmpdir); tmpdir = NULL;
+    for (int t = 0; t < nthreads; t++) hz_funnel_add(&total, &funnels[t]);
+    if (!o->quiet) {
+        fprintf(stderr, "hspz: funnel: seeds %llu anchors %llu gate_survivors %llu hsps_accepted %llu "
+                "hsps_after_dedup %llu segments_written %llu\n",
+                (unsigned long long)total.seeds, (unsigned long long)total.anchors,
+                (unsigned long long)total.survivors, (unsigned long long)total.accepted,
+                (unsigned long long)total.after_batch, (unsigned long long)total.written);
+        fprintf(stderr, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
+                "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
+                t_load, t_plan, t_table, total.t_seed, total.t_anchor, total.t_gate, total.t_extend,
+                total.t_dedup, t_output, hz_now() - t_start, nthreads);
+        fprintf(stderr, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
+                be ? be->name : "cpu", (unsigned long long)total.written, ncmd, o->outdir);
+    }
+    status = 0;
+done:
+    if (status != 0) {
+        if (show_progress) fprintf(stderr, "\n");
+        fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
+        if (tmpdir) rm_rf(tmpdir);
+    }
+    free(tmpdir);
+    for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);
+    free(cmds);
+    for (int t = 0; scratch && t < nthreads; t++) hz_scratch_free(&scratch[t]);
+    free(scratch); free(funnels); free(th); free(wa);
+    free(tbytes); free(tcodes); free(qbytes); free(qhrc); free(qfc); free(qrc);
+    if (be) be->close(be);
+    hz_side_free(&tside); hz_side_free(&qside);
+    hz_seqset_free(&tseqs); hz_seqset_free(&qseqs);
+    return status;
+}

@@ -1,0 +1,122 @@
+/* plan — blocks, names, intervals (spec §2.4-2.6). */
+#include "plan.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hz_side_plan(hz_side *side, const hz_seqset *seqs, uint64_t B, const char *prefix,
+                 char *err, size_t errlen)
+{
+    memset(side, 0, sizeof *side);
+    side->seqs = seqs;
+    side->n_rec = seqs->n;
+    size_t np = prefix ? strlen(prefix) : 0;
+    side->name = calloc(seqs->n ? seqs->n : 1, sizeof *side->name);
+    side->rec_start = calloc(seqs->n ? seqs->n : 1, sizeof *side->rec_start);
+    side->block = calloc(seqs->n + 1, sizeof *side->block);
+    if (!side->name || !side->rec_start || !side->block) goto oom;
+    uint64_t buf = 0, block_start = 0, block_len = 0;
+    size_t rec0 = 0;
+    for (size_t i = 0; i < seqs->n; i++) {
+        size_t nl = strlen(seqs->name[i]);
+        side->name[i] = malloc(np + nl + 1);
+        if (!side->name[i]) goto oom;
+        if (np) memcpy(side->name[i], prefix, np);
+        memcpy(side->name[i] + np, seqs->name[i], nl + 1);
+        side->rec_start[i] = buf;
+        buf += seqs->len[i];
+        block_len += seqs->len[i];
+        if (block_len > B) {
+            hz_block *bl = &side->block[side->n_block++];
+            bl->start = block_start; bl->len = (uint32_t)block_len;
+            bl->rec0 = rec0; bl->nrec = i + 1 - rec0;
+            if (block_len >= UINT32_MAX) goto toobig;
+            block_start = buf; block_len = 0; rec0 = i + 1;
+        } else {
+            buf += 1; block_len += 1;
+        }
+    }
+    side->n_name_files = side->n_block + 1;   /* the .name file of the open block */
+    if (block_len > 0) {
+        block_len -= 1;
+        hz_block *bl = &side->block[side->n_block++];
+        bl->start = block_start; bl->len = (uint32_t)block_len;
+        bl->rec0 = rec0; bl->nrec = seqs->n - rec0;
+        if (block_len >= UINT32_MAX) goto toobig;
+    }
+    return 0;
+toobig:
+    snprintf(err, errlen, "%s: a block of %s bytes is too large (limit 4294967294 bytes per block)",
+             seqs->path, "4294967295 or more");
+    hz_side_free(side);
+    return -1;
+oom:
+    snprintf(err, errlen, "%s: out of memory while planning blocks", seqs->path);
+    hz_side_free(side);
+    return -1;
+}
+
+void hz_side_free(hz_side *side)
+{
+    if (side->name)
+        for (size_t i = 0; i < side->n_rec; i++) free(side->name[i]);
+    free(side->name);
+    free(side->rec_start);
+    free(side->block);
+    memset(side, 0, sizeof *side);
+}
+
+void hz_block_bytes(const hz_side *side, size_t b, uint8_t *dst)
+{
+    const hz_block *bl = &side->block[b];
+    const hz_seqset *s = side->seqs;
+    uint64_t o = 0;
+    for (size_t i = bl->rec0; i < bl->rec0 + bl->nrec; i++) {
+        if (i > bl->rec0) dst[o++] = '&';
+        memcpy(dst + o, s->data + s->off[i], s->len[i]);
+        o += s->len[i];
+    }
+}
+
+int hz_side_write_names(const hz_side *side, const char *dir, const char *stem, char *err, size_t errlen)
+{
+    char path[4096];
+    for (size_t f = 0; f < side->n_name_files; f++) {
+        snprintf(path, sizeof path, "%s/%s_block%zu.name", dir, stem, f);
+        FILE *fp = fopen(path, "wb");
+        if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno)); return -1; }
+        if (f < side->n_block) {
+            const hz_block *bl = &side->block[f];
+            for (size_t i = bl->rec0; i < bl->rec0 + bl->nrec; i++) {
+                fputs(side->name[i], fp);
+                fputc('\n', fp);
+            }
+        }
+        if (fclose(fp) != 0) { snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno)); return -1; }
+    }
+    return 0;
+}
+
+size_t hz_intervals(uint32_t L, uint32_t W, uint64_t I, uint32_t (**iv)[2])
+{
+    *iv = NULL;
+    if (L <= W) return 0;
+    uint64_t E = L - W, n = (E + I - 1) / I;
+    *iv = malloc(n * sizeof **iv);
+    if (!*iv) return 0;
+    size_t k = 0;
+    for (uint64_t cur = 0; cur < E; cur += I) {
+        (*iv)[k][0] = (uint32_t)cur;
+        (*iv)[k][1] = (uint32_t)(cur + I < E ? cur + I : E);
+        k++;
+    }
+    return k;
+}
+
+size_t hz_find_le(const uint64_t *a, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;           /* first index with a[i] > x */
+    while (lo < hi) { size_t m = (lo + hi) / 2; if (a[m] <= x) lo = m + 1; else hi = m; }
+    return lo - 1;
+}

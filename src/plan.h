@@ -1,0 +1,50 @@
+/* plan — blocks, records, query intervals and chunks of a run.
+ *
+ * Follows ../shared/spec/kegalign-hsp-spec.md §2.4 (blocks and '&' separators), §2.5 (rc
+ * record table), §2.6 (intervals), §3.5 (chunks).  Global offsets are 64-bit byte offsets in
+ * the concatenation of all blocks of one side (separators counted, as KegAlign's buffer).
+ */
+#ifndef HZ_PLAN_H
+#define HZ_PLAN_H
+#include <stddef.h>
+#include <stdint.h>
+#include "seqio.h"
+
+typedef struct {
+    uint64_t start;     /* global offset of the block's first byte */
+    uint32_t len;       /* bytes, separators included (< 2^32) */
+    size_t rec0, nrec;  /* records [rec0, rec0 + nrec) */
+} hz_block;
+
+/* One side (target or query) cut into blocks. */
+typedef struct {
+    const hz_seqset *seqs;
+    char **name;            /* prefix + record name, per record */
+    uint64_t *rec_start;    /* global offset of each record */
+    size_t n_rec;
+    hz_block *block;
+    size_t n_block;
+    size_t n_name_files;    /* n_block, plus one empty file when the last record closed a block */
+} hz_side;
+
+/* Cut seqs into blocks of more than B bytes (spec §2.4).  Returns 0, or -1 with err set
+ * (a block of 2^32 bytes or more; out of memory). */
+int hz_side_plan(hz_side *side, const hz_seqset *seqs, uint64_t B, const char *prefix,
+                 char *err, size_t errlen);
+void hz_side_free(hz_side *side);
+
+/* Copy block b's bytes (records joined by '&') into dst[0 .. len). */
+void hz_block_bytes(const hz_side *side, size_t b, uint8_t *dst);
+
+/* Write "<stem>_block<n>.name" files into dir: one name + '\n' per record (spec §2.4).
+ * Returns 0 or -1 with err (naming the file and errno). */
+int hz_side_write_names(const hz_side *side, const char *dir, const char *stem, char *err, size_t errlen);
+
+/* Query intervals of a block of length L (spec §2.6): closed ranges [s, e] of seed starts,
+ * E = L - W; none when L <= W.  Returns the count; *iv is malloc'd pairs (s, e). */
+size_t hz_intervals(uint32_t L, uint32_t W, uint64_t I, uint32_t (**iv)[2]);
+
+/* Last index i in the ascending array a[0..n) with a[i] <= x (n > 0, a[0] <= x). */
+size_t hz_find_le(const uint64_t *a, size_t n, uint64_t x);
+
+#endif

@@ -1,0 +1,43 @@
+/* scoring — the 8x8 substitution matrix of the HSP stage and LASTZ score files.
+ *
+ * Follows ../shared/spec/kegalign-hsp-spec.md §9 and kegalign-v03-delta.md §7 (bad/fill
+ * from the score file, PR #43); RULES.md "scoring file".  Codes (rows = target, columns =
+ * query): A=0 C=1 G=2 T=3 L=4 (lower-case acgt) N=5 X=6 (anything else) E=7 (separator '&').
+ */
+#ifndef HZ_SCORING_H
+#define HZ_SCORING_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum { HZ_A = 0, HZ_C, HZ_G, HZ_T, HZ_L, HZ_N, HZ_X, HZ_E, HZ_NCODES };
+
+/* What a LASTZ score file gives.  sub[r][c] for r,c in ACGT (row = target).  has_bad /
+ * has_fill say whether the file set bad_score / fill_score (else -1000 / -100 apply).
+ * Gap penalties and any other recognised keys are kept only to pass on to lastz. */
+typedef struct {
+    int32_t sub[4][4];
+    int32_t bad_score, fill_score;
+    int has_bad, has_fill;
+    int has_gap_open, has_gap_extend;
+    int32_t gap_open, gap_extend;
+    int n_ignored_keys;      /* keys that do not change HSPs (caller says so once on stderr) */
+    char ignored_keys[256];  /* their names, comma separated, truncated */
+} hz_scorefile;
+
+/* Parse a LASTZ score file (LASTZ's rules: `key = value` settings such as bad_score = X:-1000,
+ * fill_score = -100, gap_open_penalty, gap_extend_penalty; '#' comments; then a column
+ * header line of labels and rows with an optional row label; integers with optional K/M/G
+ * suffix).  Entries of the ACGT block the file does not define take the file's fill_score.
+ * Returns 0, or -1 with "<path>:<line>:<col>: <message>" in err.  Anything unsupported
+ * (unknown key, non-integer score, ragged row, missing A/C/G/T label) is an error. */
+int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t errlen);
+
+/* Build the full 8x8 matrix (§9.1 with v0.3 rules).
+ * sf: score file or NULL (HOXD70, bad -1000, fill -100).
+ * ambiguous: the --ambiguous string or NULL/"" ("n", "iupac", or "<field>,<reward>,<penalty>").
+ * xdrop: the E row/column is -10*xdrop.
+ * Returns 0, or -1 with a message in err if `ambiguous` has three fields that are not integers. */
+int hz_scoring_build(int32_t sub[HZ_NCODES][HZ_NCODES], const hz_scorefile *sf,
+                     const char *ambiguous, int32_t xdrop, char *err, size_t errlen);
+
+#endif

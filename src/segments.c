@@ -1,0 +1,132 @@
+/* segments — spec §6. */
+#include "segments.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hz_segwriter_init(hz_segwriter *w, const hz_side *t, const hz_side *q, const hz_opts *o)
+{
+    memset(w, 0, sizeof *w);
+    w->t = t; w->q = q; w->o = o;
+    w->rc_block = (size_t)-1;
+}
+
+void hz_segwriter_free(hz_segwriter *w)
+{
+    free(w->rc_start); free(w->rc_rec);
+    w->rc_start = NULL; w->rc_rec = NULL; w->rc_block = (size_t)-1;
+}
+
+static int rc_table(hz_segwriter *w, size_t qb)
+{
+    if (w->rc_block == qb) return 0;
+    const hz_block *b = &w->q->block[qb];
+    free(w->rc_start); free(w->rc_rec);
+    w->rc_start = malloc((b->nrec ? b->nrec : 1) * sizeof *w->rc_start);
+    w->rc_rec = malloc((b->nrec ? b->nrec : 1) * sizeof *w->rc_rec);
+    if (!w->rc_start || !w->rc_rec) return -1;
+    for (size_t k = 0; k < b->nrec; k++) {
+        size_t i = b->rec0 + b->nrec - 1 - k;     /* records in reverse order */
+        w->rc_start[k] = 2 * b->start + b->len - w->q->rec_start[i] - w->q->seqs->len[i];
+        w->rc_rec[k] = i;
+    }
+    w->rc_n = b->nrec;
+    w->rc_block = qb;
+    return 0;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, size_t q, char *buf)
+{
+    const hz_side *T = w->t, *Q = w->q;
+    uint64_t gr = T->block[r].start + h->rs;
+    size_t ti = hz_find_le(T->rec_start, T->n_rec, gr);
+    uint64_t gq = Q->block[q].start + h->qs, qstart;
+    size_t qi;
+    if (strand == 0) {
+        qi = hz_find_le(Q->rec_start, Q->n_rec, gq);
+        qstart = gq - Q->rec_start[qi] + 1;
+    } else {
+        size_t k = hz_find_le(w->rc_start, w->rc_n, gq);
+        qi = w->rc_rec[k];
+        qstart = gq - w->rc_start[k] + 1;
+    }
+    uint64_t tstart = gr - T->rec_start[ti] + 1;
+    char *p = buf;
+    size_t nl = strlen(T->name[ti]);
+    memcpy(p, T->name[ti], nl); p += nl; *p++ = '\t';
+    p = put_u64(p, tstart); *p++ = '\t';
+    p = put_u64(p, tstart + h->len); *p++ = '\t';
+    nl = strlen(Q->name[qi]);
+    memcpy(p, Q->name[qi], nl); p += nl; *p++ = '\t';
+    p = put_u64(p, qstart); *p++ = '\t';
+    p = put_u64(p, qstart + h->len); *p++ = '\t';
+    *p++ = strand ? '-' : '+'; *p++ = '\t';
+    if (h->score < 0) { *p++ = '-'; p = put_u64(p, (uint64_t)(-(int64_t)h->score)); }
+    else p = put_u64(p, (uint64_t)h->score);
+    *p++ = '\n';
+    return (size_t)(p - buf);
+}
+
+int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const hz_hsp *h,
+                       size_t n, int strand, size_t r, size_t q, char *err, size_t errlen)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s.segments", dir, base);
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    if (strand && rc_table(w, q)) { snprintf(err, errlen, "out of memory writing %s", path); return -1; }
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno)); return -1; }
+    size_t maxname = 0;
+    for (size_t i = 0; i < w->t->n_rec; i++) { size_t l = strlen(w->t->name[i]); if (l > maxname) maxname = l; }
+    size_t maxq = 0;
+    for (size_t i = 0; i < w->q->n_rec; i++) { size_t l = strlen(w->q->name[i]); if (l > maxq) maxq = l; }
+    size_t cap = 1 << 20, line_max = maxname + maxq + 128;
+    char *buf = malloc(cap + line_max);
+    if (!buf) { fclose(fp); remove(tmp); snprintf(err, errlen, "out of memory writing %s", path); return -1; }
+    size_t used = 0;
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        const hz_hsp *x = strand ? &h[n - 1 - i] : &h[i];
+        used += hz_segment_line(w, x, strand, r, q, buf + used);
+        if (used >= cap) { ok = fwrite(buf, 1, used, fp) == used; used = 0; }
+    }
+    if (ok && used) ok = fwrite(buf, 1, used, fp) == used;
+    free(buf);
+    if (fclose(fp) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+char *hz_lastz_command(const hz_opts *o, const char *base, size_t r, size_t q, int strand)
+{
+    const char *D = o->data_folder, *F = o->format;
+    int G = o->gappedthresh >= 0 ? o->gappedthresh : o->hspthresh;
+    char amb[600] = "", scores[4200] = "";
+    if (o->ambiguous && o->ambiguous[0]) snprintf(amb, sizeof amb, " --ambiguous=%s", o->ambiguous);
+    if (o->scoring) snprintf(scores, sizeof scores, " --scores=%s", o->scoring);
+    size_t len = strlen(D) * 2 + strlen(F) * 2 + strlen(base) * 3 + strlen(amb) + strlen(scores) + 512;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    snprintf(s, len,
+             "lastz %sref.2bit[nameparse=darkspace][multiple][subset=ref_block%zu.name] "
+             "%squery.2bit[nameparse=darkspace][subset=query_block%zu.name] "
+             "--format=%s --ydrop=%d --gappedthresh=%d --strand=%s%s%s%s "
+             "--segments=%s.segments --output=%s.%s 2> %s.err",
+             D, r, D, q, F, o->ydrop, G, strand ? "minus" : "plus", amb,
+             o->notrivial ? " --notrivial" : "", scores, base, base, F, base);
+    return s;
+}

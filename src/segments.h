@@ -1,0 +1,40 @@
+/* segments — LASTZ segment files and lastz command lines in KegAlign's layout.
+ *
+ * Follows spec §6.1-6.4 and RULES.md ("file names", "empty results", "lastz commands").
+ * Lines: name1 start1 end1 name2 start2 end2 strand2 score, TAB separated, 1-based closed
+ * coordinates; minus-strand query coordinates count along the reverse strand of the record.
+ */
+#ifndef HZ_SEGMENTS_H
+#define HZ_SEGMENTS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "plan.h"
+#include "options.h"
+#include "xdrop.h"
+
+typedef struct {
+    const hz_side *t, *q;
+    const hz_opts *o;
+    /* reverse-complement record table of one query block (spec §2.5) */
+    size_t rc_block;
+    uint64_t *rc_start;
+    size_t *rc_rec;
+    size_t rc_n;
+} hz_segwriter;
+
+void hz_segwriter_init(hz_segwriter *w, const hz_side *t, const hz_side *q, const hz_opts *o);
+void hz_segwriter_free(hz_segwriter *w);
+
+/* Write dir/<base>.segments from h[0..n) (block-relative HSPs of target block r and query
+ * block q), in vector order for plus (strand 0) and reversed for minus (strand 1), through a
+ * temporary name renamed into place.  Returns 0, or -1 with err naming the file. */
+int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const hz_hsp *h,
+                       size_t n, int strand, size_t r, size_t q, char *err, size_t errlen);
+
+/* Format one segment line for h into buf (>= 64 + name lengths bytes); returns its length. */
+size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, size_t q, char *buf);
+
+/* The lastz command KegAlign prints for segments file <base>.segments (spec §6.4); malloc'd. */
+char *hz_lastz_command(const hz_opts *o, const char *base, size_t r, size_t q, int strand);
+
+#endif

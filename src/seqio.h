@@ -1,0 +1,44 @@
+/* seqio — read target/query genomes (FASTA, gzip/bgzip FASTA, UCSC 2bit v0/v1).
+ *
+ * Follows ../shared/spec/kegalign-hsp-spec.md §2.1 (record and name rules) and RULES.md
+ * "names".  The file kind is detected from the first bytes (2bit magic 0x1A412743 in either
+ * byte order, gzip magic 1f 8b, else plain text), never from the file name.
+ *
+ * Positions and lengths are 64-bit byte counts; sequences are stored back to back in one
+ * buffer without separators (the plan stage inserts KegAlign's '&').
+ */
+#ifndef HZ_SEQIO_H
+#define HZ_SEQIO_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* One genome file, fully loaded.
+ * data[off[i] .. off[i]+len[i]) holds record i's bytes exactly as read (case kept; a 2bit N
+ * block becomes 'N', a 2bit mask block lower case).  name[i] is a NUL-terminated copy of
+ * the name bytes (the header after '>' up to the first isspace() byte; may be "").
+ * total = sum of len[].  kind is "fasta", "fasta.gz" or "2bit" (static string). */
+typedef struct {
+    char *path;          /* as given by the user */
+    const char *kind;
+    size_t n;            /* number of records */
+    char **name;
+    uint64_t *off, *len;
+    uint8_t *data;
+    uint64_t total;
+    uint64_t file_bytes; /* size of the file on disk */
+} hz_seqset;
+
+/* Load every record of `path` into *out (zeroed first).
+ * Returns 0 on success.  On any error returns -1, leaves *out empty (freed) and writes a
+ * one-line message into err (at most errlen bytes, NUL-terminated) of the form
+ *   "<path>: <what went wrong> (record <n> '<name>', byte offset <o>)"
+ * naming the record and offset where they apply.  Errors: cannot open/read, empty file (0
+ * bytes or no record), truncated or corrupt gzip, data before the first '>' that is not
+ * FASTA (binary bytes, NUL), 2bit bad magic/version, truncated 2bit header/index/record,
+ * out of memory.  Never modifies the file. */
+int hz_seqset_load(const char *path, hz_seqset *out, char *err, size_t errlen);
+
+/* Free everything owned by s and zero it; safe on a zeroed struct. */
+void hz_seqset_free(hz_seqset *s);
+
+#endif

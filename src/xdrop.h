@@ -1,0 +1,200 @@
+/* xdrop — the gap-free X-drop arithmetic shared by the CPU and CUDA backends.
+ *
+ * One implementation, compiled as host C and as CUDA device code (HZ_HD), so both backends
+ * give the same bits (RULES.md "entropy arithmetic").  Build flags: -ffp-contract=off (host),
+ * --fmad=false (device); the only fused operation is the explicit fma() of spec §4.5.
+ *
+ * Sequences are extension codes 0..7 (spec §2.2); sub is the 8x8 matrix flattened row-major,
+ * sub[r*8+q] with r = target code, q = query code (spec §4.1).  An anchor (ar, aq) is the
+ * position just past the seed window on both sequences, block-relative, 0-based (spec §3.4).
+ */
+#ifndef HZ_XDROP_H
+#define HZ_XDROP_H
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#ifdef __CUDACC__
+#define HZ_HD __host__ __device__ __forceinline__
+#else
+#define HZ_HD static inline
+#endif
+
+/* The float value of ln 4 promoted to double: KegAlign divides by logf(4.0f) (spec §4.5). */
+#define HZ_LN4_FLOAT 1.38629436492919921875
+
+/* One HSP in block-relative coordinates: columns rs..rs+len on the target and qs..qs+len on
+ * the query (closed; len = extent = number of columns - 1), score after entropy (spec §4.5).
+ * For minus-strand HSPs qs is in reverse-complement block coordinates. */
+typedef struct {
+    uint32_t rs, qs, len;
+    int32_t score;
+} hz_hsp;
+
+/* Extension parameters, fixed for a run. */
+typedef struct {
+    int32_t sub[64];       /* row-major 8x8, row = target code */
+    int32_t xdrop;         /* > 0 */
+    int32_t hspthresh;     /* K > 0 */
+    int32_t entropy;       /* 1 = entropy adjustment on (spec §4.5) */
+    int32_t gate_min_total;/* least total whose keep test can pass (hz_gate_threshold) */
+} hz_xparams;
+
+/* Score-only right extension from column (ar, aq): best prefix score before the first drop
+ * (strict '>' on both tests, first maximum wins; spec §4.2).  Returns >= 0. */
+HZ_HD int32_t hz_xdrop_right_score(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                                   uint32_t ar, uint32_t aq, const int32_t *sub, int32_t xdrop)
+{
+    int32_t S = 0, best = 0;
+    uint32_t n = Rlen - ar, nq = Qlen - aq;
+    if (ar >= Rlen || aq >= Qlen) return 0;
+    if (nq < n) n = nq;
+    const uint8_t *r = R + ar, *q = Q + aq;
+    for (uint32_t p = 0; p < n; p++) {
+        S += sub[(r[p] << 3) | q[p]];
+        if (S > best) best = S;
+        else if (best - S > xdrop) break;
+    }
+    return best;
+}
+
+/* Score-only left extension: columns (ar-p, aq-p), p = 1, 2, ... (the seed is scored here). */
+HZ_HD int32_t hz_xdrop_left_score(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq,
+                                  const int32_t *sub, int32_t xdrop)
+{
+    int32_t S = 0, best = 0;
+    uint32_t n = ar < aq ? ar : aq;
+    const uint8_t *r = R + ar - 1, *q = Q + aq - 1;
+    for (uint32_t p = 0; p < n; p++) {
+        S += sub[(r[-(int64_t)p] << 3) | q[-(int64_t)p]];
+        if (S > best) best = S;
+        else if (best - S > xdrop) break;
+    }
+    return best;
+}
+
+/* Right extension with position: *ext = offset of the first maximum, -1 if nothing taken. */
+HZ_HD int32_t hz_xdrop_right(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                             uint32_t ar, uint32_t aq, const int32_t *sub, int32_t xdrop, int32_t *ext)
+{
+    int32_t S = 0, best = 0, bp = -1;
+    if (ar < Rlen && aq < Qlen) {
+        uint32_t n = Rlen - ar, nq = Qlen - aq;
+        if (nq < n) n = nq;
+        for (uint32_t p = 0; p < n; p++) {
+            S += sub[(R[ar + p] << 3) | Q[aq + p]];
+            if (S > best) { best = S; bp = (int32_t)p; }
+            else if (best - S > xdrop) break;
+        }
+    }
+    *ext = bp;
+    return best;
+}
+
+/* Left extension with position: *ext = offset p >= 0 of the first maximum (0: nothing). */
+HZ_HD int32_t hz_xdrop_left(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq,
+                            const int32_t *sub, int32_t xdrop, int32_t *ext)
+{
+    int32_t S = 0, best = 0, bp = 0;
+    uint32_t n = ar < aq ? ar : aq;
+    for (uint32_t p = 1; p <= n; p++) {
+        S += sub[(R[ar - p] << 3) | Q[aq - p]];
+        if (S > best) { best = S; bp = (int32_t)p; }
+        else if (best - S > xdrop) break;
+    }
+    *ext = bp;
+    return best;
+}
+
+/* Natural logarithm of a positive normal double, built only from IEEE +, -, *, / so that the
+ * host and the device produce the same bits (RULES.md "entropy arithmetic").  Reduction
+ * x = 2^k * m with m in [sqrt(2)/2, sqrt(2)), then log(m) = f - (h - s*(h + R)) with
+ * f = m - 1, s = f/(2+f), h = f*f/2 and R the series of 2*atanh(s) - 2s.  Accuracy is within
+ * about one ulp of the true value; the entropy keep test only needs ints (spec §4.5). */
+HZ_HD double hz_log(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int k = (int)((b >> 52) & 0x7ff) - 1023;
+    b = (b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;
+    double m;
+    memcpy(&m, &b, sizeof m);
+    if (m > 1.4142135623730951) { m = m * 0.5; k += 1; }
+    double f = m - 1.0;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    /* 2/3, 2/5, ..., 2/25: the series of 2*atanh(s) after its first term, in powers of z */
+    double R = z * (0.66666666666666666667 + z * (0.4 + z * (0.28571428571428571429 +
+               z * (0.22222222222222222222 + z * (0.18181818181818181818 +
+               z * (0.15384615384615384615 + z * (0.13333333333333333333 +
+               z * (0.11764705882352941176 + z * (0.10526315789473684211 +
+               z * (0.09523809523809523810 + z * (0.08695652173913043478 +
+               z * 0.08)))))))))));
+    double h = 0.5 * f * f;
+    double lm = f - (h - s * (h + R));
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    double dk = (double)k;
+    return (dk * ln2_hi) + (lm + dk * ln2_lo);
+}
+
+/* Entropy factor of spec §4.5 (v0.3.x counting, RULES.md "entropy counting"):
+ * c[4] = identical A/C/G/T column counts inside the HSP, extent = len.  Returns 1.0 when the
+ * adjustment does not apply (count sum < 20).  Sets *reject when a count exceeds 32767. */
+HZ_HD double hz_entropy(const int32_t c[4], int32_t extent, int *reject)
+{
+    *reject = 0;
+    for (int i = 0; i < 4; i++)
+        if (c[i] > 32767) { *reject = 1; return 1.0; }
+    if (c[0] + c[1] + c[2] + c[3] < 20) return 1.0;
+    double n = (double)(extent + 1);
+    double e = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double a = (double)c[i] / n;
+        double l = c[i] != 0 ? hz_log((double)c[i] / n) : 0.0;
+        e = fma(a, l, e);
+    }
+    return -e / HZ_LN4_FLOAT;
+}
+
+/* Full extension of one anchor into an HSP with KegAlign's keep test (spec §4.2-4.5).
+ * Returns 1 and fills *out when the HSP is kept, else 0. */
+HZ_HD int hz_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                         uint32_t ar, uint32_t aq, const hz_xparams *xp, hz_hsp *out)
+{
+    int32_t rext, lext;
+    int32_t rs = hz_xdrop_right(R, Rlen, Q, Qlen, ar, aq, xp->sub, xp->xdrop, &rext);
+    int32_t ls = hz_xdrop_left(R, Q, ar, aq, xp->sub, xp->xdrop, &lext);
+    int32_t total = rs + ls;
+    int32_t extent = rext + lext;
+    double ent = 1.0;
+    int32_t K = xp->hspthresh;
+    if (xp->entropy && total >= K && (int64_t)total <= 3 * (int64_t)K) {
+        int32_t c[4] = {0, 0, 0, 0};
+        uint32_t r0 = ar - (uint32_t)lext, q0 = aq - (uint32_t)lext;
+        for (int32_t p = 0; p <= extent; p++) {
+            uint8_t a = R[r0 + p];
+            if (a < 4 && a == Q[q0 + p]) c[a]++;
+        }
+        int reject;
+        ent = hz_entropy(c, extent, &reject);
+        if (reject) return 0;
+    }
+    if ((int32_t)((double)(float)total * ent) < K) return 0;
+    out->rs = ar - (uint32_t)lext;
+    out->qs = aq - (uint32_t)lext;
+    out->len = (uint32_t)extent;
+    out->score = ent > 0 ? (int32_t)((double)total * ent) : 0;
+    return 1;
+}
+
+/* The least total t for which the keep test can pass: (int)(double)(float)t >= K.  Since the
+ * entropy factor is < 1 whenever it applies, total >= this value is necessary for keeping;
+ * the score gate rejects every anchor below it (spec §4.5 last paragraph). */
+HZ_HD int32_t hz_gate_threshold(int32_t K)
+{
+    int32_t t = K;
+    while ((int32_t)(double)(float)t < K) t++;
+    return t;
+}
+
+#endif
