@@ -7,6 +7,34 @@
 #include <time.h>
 
 #define HZ_TILE (1u << 16)
+#define HZ_GATE_CAP 128u   /* columns per side before an anchor takes the diagonal path */
+
+/* the parked long anchors of a batch: exact extension along diagonals, then the keep test */
+static int run_long(const hz_target *t, const uint8_t *Q, uint32_t Qlen, hz_funnel *f, hz_scratch *s)
+{
+    size_t n = s->nlong;
+    if (!n) return 0;
+    double t0 = hz_now();
+    uint32_t *ids = malloc(n * sizeof *ids);
+    hz_ext *res = malloc(n * sizeof *res);
+    if (!ids || !res) { free(ids); free(res); return -1; }
+    for (size_t i = 0; i < n; i++) ids[i] = (uint32_t)i;
+    if (hz_extend_diagonals(t->R, t->Rlen, Q, Qlen, s->longa, ids, n, t->xp->sub, t->xp->xdrop,
+                            res, &s->diag)) { free(ids); free(res); return -1; }
+    if (hz_hspvec_reserve(&s->batch, n)) { free(ids); free(res); return -1; }
+    size_t kept = 0, surv = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (res[i].right_score + res[i].left_score < t->xp->gate_min_total) continue;
+        surv++;
+        kept += (size_t)hz_finish_hsp(t->R, Q, &s->longa[i], &res[i], t->xp, &s->batch.v[s->batch.n + kept]);
+    }
+    s->batch.n += kept;
+    f->survivors += surv; f->accepted += kept;
+    f->t_extend += hz_now() - t0;
+    free(ids); free(res);
+    s->nlong = 0;
+    return 0;
+}
 
 double hz_now(void)
 {
@@ -32,7 +60,7 @@ void hz_funnel_add(hz_funnel *a, const hz_funnel *b)
 {
     a->seeds += b->seeds; a->anchors += b->anchors; a->survivors += b->survivors;
     a->accepted += b->accepted; a->after_batch += b->after_batch; a->written += b->written;
-    a->batches += b->batches;
+    a->batches += b->batches; a->long_anchors += b->long_anchors;
     a->t_seed += b->t_seed; a->t_anchor += b->t_anchor; a->t_gate += b->t_gate;
     a->t_extend += b->t_extend; a->t_dedup += b->t_dedup;
 }
@@ -40,6 +68,7 @@ void hz_funnel_add(hz_funnel *a, const hz_funnel *b)
 void hz_scratch_free(hz_scratch *s)
 {
     free(s->seeds); free(s->pref); free(s->anc); free(s->flags); free(s->ids); free(s->tmp);
+    free(s->longa); hz_diagbuf_free(&s->diag);
     hz_hspvec_free(&s->batch);
     memset(s, 0, sizeof *s);
 }
@@ -80,15 +109,32 @@ static int run_tile(const hz_target *t, const uint8_t *Q, uint32_t Qlen, size_t 
                     hz_funnel *f, hz_scratch *s)
 {
     double t0 = hz_now();
-    hz_gate_cpu(t->R, t->Rlen, Q, Qlen, s->anc, n, t->xp, s->flags);
-    size_t k = hz_compact_cpu(s->flags, n, s->ids);
+    hz_gate_cpu_capped(t->R, t->Rlen, Q, Qlen, s->anc, n, t->xp, HZ_GATE_CAP, s->flags);
+    size_t k = 0, nlong = 0;
+    for (size_t i = 0; i < n; i++) {          /* stable compaction of survivors; park long ones */
+        uint8_t fl = s->flags[i];
+        s->ids[k] = (uint32_t)i;
+        k += fl == 1;
+        nlong += fl == 2;
+    }
+    if (nlong) {
+        if (s->nlong + nlong > s->long_cap) {
+            size_t c = s->long_cap ? s->long_cap : 4096;
+            while (c < s->nlong + nlong) c *= 2;
+            hz_anchor *p = realloc(s->longa, c * sizeof *p);
+            if (!p) return -1;
+            s->longa = p; s->long_cap = c;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (s->flags[i] == 2) s->longa[s->nlong++] = s->anc[i];
+    }
     double t1 = hz_now();
     if (hz_hspvec_reserve(&s->batch, k) != 0) return -1;
     size_t kept = hz_extend_cpu(t->R, t->Rlen, Q, Qlen, s->anc, s->ids, k, t->xp,
                                 s->batch.v + s->batch.n);
     s->batch.n += kept;
     double t2 = hz_now();
-    f->anchors += n; f->survivors += k; f->accepted += kept;
+    f->anchors += n; f->survivors += k; f->accepted += kept; f->long_anchors += nlong;
     f->t_gate += t1 - t0; f->t_extend += t2 - t1;
     return 0;
 }
@@ -112,6 +158,7 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
     uint64_t *bstart = s->pref + ns;   /* bucket start per seed (reuses the second half) */
     for (size_t i = 0; i < ns; i++) {
         uint64_t n;
+        if (t->tab->bucket_off && i + 24 < ns) __builtin_prefetch(&t->tab->bucket_off[seeds[i + 24].kmer]);
         bstart[i] = hz_seedtable_lookup(t->tab, seeds[i].kmer, &n);
         acc += n;
         pref[i] = acc;
@@ -140,6 +187,7 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
         }
         tanch += hz_now() - ta;
         if (n && run_tile(t, Q, Qlen, n, f, s)) { free(lim); return -1; }
+        if (run_long(t, Q, Qlen, f, s)) { free(lim); return -1; }
         f->t_anchor += tanch;
         double td = hz_now();
         size_t k = hz_dedup_batch(s->batch.v, s->batch.n);

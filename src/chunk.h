@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "seed.h"
 #include "gate.h"
+#include "extend.h"
 
 /* Growable HSP array. */
 typedef struct { hz_hsp *v; size_t n, cap; } hz_hspvec;
@@ -19,7 +20,7 @@ void hz_hspvec_free(hz_hspvec *h);
 /* Funnel counts and stage times (seconds of thread time) of a run or part of one. */
 typedef struct {
     uint64_t seeds, anchors, survivors, accepted, after_batch, written;
-    uint64_t batches;
+    uint64_t batches, long_anchors;
     double t_seed, t_anchor, t_gate, t_extend, t_dedup;
 } hz_funnel;
 void hz_funnel_add(hz_funnel *a, const hz_funnel *b);
@@ -40,6 +41,8 @@ typedef struct {
     uint64_t *pref; size_t pref_cap;
     hz_anchor *anc; uint8_t *flags; uint32_t *ids; hz_hsp *tmp;
     hz_hspvec batch;
+    hz_anchor *longa; size_t nlong, long_cap;   /* anchors parked for the diagonal path */
+    hz_diagbuf diag;
 } hz_scratch;
 void hz_scratch_free(hz_scratch *s);
 

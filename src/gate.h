@@ -22,6 +22,14 @@ typedef struct {
 void hz_gate_cpu(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                  const hz_anchor *a, size_t n, const hz_xparams *xp, uint8_t *flags);
 
+/* The same gate with a work cap: a side that scans cap columns without dropping or reaching
+ * an edge leaves the anchor undecided (flag 2) for the diagonal path (extend.h
+ * hz_extend_diagonals), which handles long extensions without quadratic cost.
+ * flags: 0 rejected, 1 survivor, 2 undecided. */
+void hz_gate_cpu_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                        const hz_anchor *a, size_t n, const hz_xparams *xp, uint32_t cap,
+                        uint8_t *flags);
+
 /* Stable compaction: ids[0..k) = indices i with flags[i] != 0, ascending.  Returns k. */
 size_t hz_compact_cpu(const uint8_t *flags, size_t n, uint32_t *ids);
 

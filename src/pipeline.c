@@ -355,10 +355,10 @@ int hz_run(const hz_opts *o)
     for (int t = 0; t < nthreads; t++) hz_funnel_add(&total, &funnels[t]);
     if (!o->quiet) {
         fprintf(stderr, "hspz: funnel: seeds %llu anchors %llu gate_survivors %llu hsps_accepted %llu "
-                "hsps_after_dedup %llu segments_written %llu\n",
+                "hsps_after_dedup %llu segments_written %llu long_anchors %llu\n",
                 (unsigned long long)total.seeds, (unsigned long long)total.anchors,
                 (unsigned long long)total.survivors, (unsigned long long)total.accepted,
-                (unsigned long long)total.after_batch, (unsigned long long)total.written);
+                (unsigned long long)total.after_batch, (unsigned long long)total.written, (unsigned long long)total.long_anchors);
         fprintf(stderr, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
                 "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
                 t_load, t_plan, t_table, total.t_seed, total.t_anchor, total.t_gate, total.t_extend,
