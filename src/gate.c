@@ -24,41 +24,6 @@ size_t hz_compact_cpu(const uint8_t *flags, size_t n, uint32_t *ids)
     return k;
 }
 
-/* capped one-sided scans: return -1 when cap columns passed with no drop and no edge */
-static inline int32_t right_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                                   uint32_t ar, uint32_t aq, const int32_t *sub, int32_t x, uint32_t cap)
-{
-    if (ar >= Rlen || aq >= Qlen) return 0;
-    uint32_t n = Rlen - ar, nq = Qlen - aq;
-    if (nq < n) n = nq;
-    int longrun = n > cap;
-    if (longrun) n = cap;
-    int32_t S = 0, best = 0;
-    const uint8_t *r = R + ar, *q = Q + aq;
-    for (uint32_t p = 0; p < n; p++) {
-        S += sub[(r[p] << 3) | q[p]];
-        if (S > best) best = S;
-        else if (best - S > x) return best;
-    }
-    return longrun ? -1 : best;
-}
-
-static inline int32_t left_capped(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq,
-                                  const int32_t *sub, int32_t x, uint32_t cap)
-{
-    uint32_t n = ar < aq ? ar : aq;
-    int longrun = n > cap;
-    if (longrun) n = cap;
-    int32_t S = 0, best = 0;
-    const uint8_t *r = R + ar - 1, *q = Q + aq - 1;
-    for (uint32_t p = 0; p < n; p++) {
-        S += sub[(r[-(int64_t)p] << 3) | q[-(int64_t)p]];
-        if (S > best) best = S;
-        else if (best - S > x) return best;
-    }
-    return longrun ? -1 : best;
-}
-
 void hz_gate_cpu_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                         const hz_anchor *a, size_t n, const hz_xparams *xp, uint32_t cap,
                         uint8_t *flags)
@@ -72,9 +37,9 @@ void hz_gate_cpu_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint3
             __builtin_prefetch(R + a[i + 16].ar + 32);
             __builtin_prefetch(R + a[i + 16].ar - 33);
         }
-        int32_t l = left_capped(R, Q, ar, aq, sub, x, cap);
+        int32_t l = hz_xdrop_left_capped(R, Q, ar, aq, sub, x, cap);
         if (l < 0) { flags[i] = 2; continue; }
-        int32_t r = right_capped(R, Rlen, Q, Qlen, ar, aq, sub, x, cap);
+        int32_t r = hz_xdrop_right_capped(R, Rlen, Q, Qlen, ar, aq, sub, x, cap);
         if (r < 0) { flags[i] = 2; continue; }
         flags[i] = l + r >= thr;
     }

@@ -73,6 +73,42 @@ HZ_HD int32_t hz_xdrop_left_score(const uint8_t *R, const uint8_t *Q, uint32_t a
     return best;
 }
 
+/* Capped one-sided score scans for the gate: the side's best score, or -1 when cap columns
+ * passed with no drop and no edge (the anchor then takes the diagonal path, extend.h). */
+HZ_HD int32_t hz_xdrop_right_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                                   uint32_t ar, uint32_t aq, const int32_t *sub, int32_t x, uint32_t cap)
+{
+    if (ar >= Rlen || aq >= Qlen) return 0;
+    uint32_t n = Rlen - ar, nq = Qlen - aq;
+    if (nq < n) n = nq;
+    int longrun = n > cap;
+    if (longrun) n = cap;
+    int32_t S = 0, best = 0;
+    const uint8_t *r = R + ar, *q = Q + aq;
+    for (uint32_t p = 0; p < n; p++) {
+        S += sub[(r[p] << 3) | q[p]];
+        if (S > best) best = S;
+        else if (best - S > x) return best;
+    }
+    return longrun ? -1 : best;
+}
+
+HZ_HD int32_t hz_xdrop_left_capped(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq,
+                                  const int32_t *sub, int32_t x, uint32_t cap)
+{
+    uint32_t n = ar < aq ? ar : aq;
+    int longrun = n > cap;
+    if (longrun) n = cap;
+    int32_t S = 0, best = 0;
+    const uint8_t *r = R + ar - 1, *q = Q + aq - 1;
+    for (uint32_t p = 0; p < n; p++) {
+        S += sub[(r[-(int64_t)p] << 3) | q[-(int64_t)p]];
+        if (S > best) best = S;
+        else if (best - S > x) return best;
+    }
+    return longrun ? -1 : best;
+}
+
 /* Right extension with position: *ext = offset of the first maximum, -1 if nothing taken. */
 HZ_HD int32_t hz_xdrop_right(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                              uint32_t ar, uint32_t aq, const int32_t *sub, int32_t xdrop, int32_t *ext)
