@@ -325,6 +325,17 @@ fail:
     return -1;
 }
 
+extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
+                                       const hz_shape *sh, uint32_t step, char *err, size_t errlen);
+
+static int be_build_table(hz_backend *be, hz_seedtable *tab, const uint8_t *T, uint32_t L,
+                          const hz_shape *sh, uint32_t step, char *err, size_t errlen)
+{
+    cuda_be *B = (cuda_be *)be->impl;
+    if (cudaSetDevice(B->dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice failed"); return -1; }
+    return hz_cuda_seedtable_build(tab, T, L, sh, step, err, errlen);
+}
+
 static void be_close(hz_backend *be)
 {
     cuda_be *B = (cuda_be *)be->impl;
@@ -358,6 +369,13 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         return -1;
     }
     if (gate && !strcmp(gate, "full")) full = 1;
+    const char *ds = getenv("HSPZ_DEVICE_SEEDS");
+    int devtab = 1;
+    if (ds && strcmp(ds, "0") && strcmp(ds, "1")) {
+        snprintf(err, errlen, "HSPZ_DEVICE_SEEDS='%s' is not 0 or 1", ds);
+        return -1;
+    }
+    if (ds && !strcmp(ds, "0")) devtab = 0;
     const char *rb = getenv("HSPZ_REF_BUCKETS");
     if (rb && strcmp(rb, "auto") && strcmp(rb, "off") && strcmp(rb, "on")) {
         snprintf(err, errlen, "HSPZ_REF_BUCKETS='%s' is not auto, on or off", rb);
@@ -394,15 +412,16 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         tile = v;
     }
     B->tile = tile;
-    snprintf(B->name, sizeof B->name, "cuda:0 %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, ref-buckets off, tile %llu)",
+    snprintf(B->name, sizeof B->name, "cuda:0 %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, seed table on %s, ref-buckets off, tile %llu)",
              p.name, p.major, p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1073741824.0,
              drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, full ? "full" : "score",
-             (unsigned long long)tile);
+             devtab ? "device" : "host", (unsigned long long)tile);
     B->be.name = B->name;
     B->be.set_target = be_set_target;
     B->be.set_query = be_set_query;
     B->be.chunk = be_chunk;
     B->be.close = be_close;
+    B->be.build_table = devtab ? be_build_table : NULL;
     B->be.impl = B;
     B->be.last_error[0] = 0;
     *out = &B->be;

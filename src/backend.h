@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "chunk.h"
 #include "options.h"
+#include "seed.h"
 
 typedef struct hz_backend hz_backend;
 struct hz_backend {
@@ -20,6 +21,9 @@ struct hz_backend {
                      char *err, size_t errlen);
     int (*chunk)(hz_backend *be, const hz_target *t, const hz_seed *seeds, size_t ns,
                  const uint8_t *Q, int strand, uint32_t Qlen, hz_hspvec *out, hz_funnel *f, int tid);
+    /* optional: build the target seed table (identical to hz_seedtable_build); NULL = host */
+    int (*build_table)(hz_backend *be, hz_seedtable *tab, const uint8_t *T, uint32_t L,
+                       const hz_shape *sh, uint32_t step, char *err, size_t errlen);
     void (*close)(hz_backend *be);
     void *impl;
 };

@@ -234,7 +234,12 @@ int hz_run(const hz_opts *o)
         hz_seedtable tab;
         if (tb->len < W && !o->quiet)
             fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", r, tb->len, W);
-        if (hz_seedtable_build(&tab, tbytes, tb->len, &sh, o->step)) { snprintf(err, sizeof err, "out of memory building the seed table of target block %zu", r); goto done; }
+        if (be && be->build_table) {
+            if (be->build_table(be, &tab, tbytes, tb->len, &sh, o->step, err, sizeof err)) goto done;
+        } else if (hz_seedtable_build(&tab, tbytes, tb->len, &sh, o->step)) {
+            snprintf(err, sizeof err, "out of memory building the seed table of target block %zu", r);
+            goto done;
+        }
         free(tbytes); tbytes = NULL;
         hz_target tgt = { tcodes, tb->len, &tab, W, &xp, o->max_hits };
         if (be && be->set_target(be, &tgt, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }

@@ -36,8 +36,8 @@ print(' '.join(a.replace('../shared/','.dev/data/') for a in c['hspz_args']))")
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 for cj in .dev/cases/*/case.json; do
     name=$(basename $(dirname $cj))
-    runcase $name $cj cpu -- -- --device cpu
-    runcase $name $cj gpu -- -- --device cuda
+    runcase $name $cj cpu -- --device cpu
+    runcase $name $cj gpu -- --device cuda
     case $name in
     apple_orange__default|small_ecoli_k12_vs_ecoli_536__default|pseudocat_pseudopig__noentropy|tiny_aglobin_human_vs_cow__default|small_vcholerae_n16961_vs_o395__default|apple_orange__blocks_small)
         runcase $name $cj gpu_full HSPZ_GATE=full -- --device cuda

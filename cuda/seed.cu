@@ -1,0 +1,122 @@
+/* seed (CUDA) — the target seed-position table built on the device (spec §3.3).
+ *
+ * One thread per indexed position computes the k-mer of its window (invalid windows get the
+ * key 4^K); a stable CUB radix sort by key keeps positions ascending inside each bucket, so
+ * the table is identical to hz_seedtable_build's.  The table is copied back to the host
+ * (host seed lookups use it) and its position array stays on the device.
+ */
+#include "cuda_common.cuh"
+#include <cub/device/device_radix_sort.cuh>
+extern "C" {
+#include "seed.h"
+}
+
+struct dev_shape { int span, weight; int care[HZ_SEED_MAX_SPAN]; };
+
+__global__ void kmer_kernel(const uint8_t *__restrict__ T, uint64_t num_steps, uint32_t start_offset,
+                            uint32_t step, dev_shape sh, uint32_t invalid, uint32_t *key, uint32_t *pos)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= num_steps) return;
+    uint32_t p = start_offset + (uint32_t)i * step;
+    uint32_t v = 0;
+    bool ok = true;
+    for (int k = 0; k < sh.span; k++) {
+        uint8_t b = T[p + k];
+        ok &= (b == 'A') | (b == 'C') | (b == 'G') | (b == 'T');
+    }
+    if (ok)
+        for (int k = 0; k < sh.weight; k++) {
+            uint8_t b = T[p + sh.care[k]];
+            uint32_t c = b == 'A' ? 0 : b == 'C' ? 1 : b == 'G' ? 2 : 3;
+            v = (v << 2) | c;
+        }
+    key[i] = ok ? v : invalid;
+    pos[i] = p;
+}
+
+/* off[v] = first index with key >= v, v = 0..nb (keys sorted) */
+__global__ void offsets_kernel(const uint32_t *__restrict__ key, uint64_t n, uint64_t nb, uint32_t *off)
+{
+    uint64_t v = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v > nb) return;
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) { uint64_t m = (lo + hi) >> 1; if (key[m] < v) lo = m + 1; else hi = m; }
+    off[v] = (uint32_t)lo;
+}
+
+__global__ void pack_kernel(const uint32_t *key, const uint32_t *pos, uint64_t n, uint64_t *out)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = ((uint64_t)key[i] << 32) | pos[i];
+}
+
+/* Build tab (host) for block bytes T[0..L) on the current device.  Returns 0 or -1 (err). */
+extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
+                                       const hz_shape *sh, uint32_t step, char *err, size_t errlen)
+{
+    memset(tab, 0, sizeof *tab);
+    tab->weight = sh->weight;
+    uint32_t W = (uint32_t)sh->span;
+    uint64_t num_steps = 0, start_offset = 0;
+    if (L >= W) {
+        uint32_t offset = (W + 1) % step;
+        start_offset = step - offset;
+        num_steps = ((uint64_t)L - W + offset) / step;
+    }
+    uint64_t nb = 1ULL << (2 * sh->weight);
+    uint32_t invalid = (uint32_t)nb;
+    int direct = sh->weight <= 13;
+    dev_shape ds; ds.span = sh->span; ds.weight = sh->weight;
+    memcpy(ds.care, sh->care, sizeof ds.care);
+    uint8_t *dT = NULL; uint32_t *k1 = NULL, *k2 = NULL, *p1 = NULL, *p2 = NULL, *doff = NULL;
+    uint64_t *dpack = NULL; void *tmp = NULL; size_t tb = 0;
+    uint64_t n = num_steps ? num_steps : 1, nvalid = 0;
+    int endbit = 2 * sh->weight + 1;
+    HZ_CUDA_CHECK(cudaMalloc(&dT, (size_t)L + 1), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemcpy(dT, T, L, cudaMemcpyHostToDevice), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMalloc(&k1, n * 4), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMalloc(&k2, n * 4), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMalloc(&p1, n * 4), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMalloc(&p2, n * 4), err, errlen, fail);
+    if (num_steps) {
+        kmer_kernel<<<(unsigned)((num_steps + 255) / 256), 256>>>(dT, num_steps, (uint32_t)start_offset, step, ds, invalid, k1, p1);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        HZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, tb, k1, k2, p1, p2, (int64_t)num_steps, 0, endbit), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&tmp, tb), err, errlen, fail);
+        HZ_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, tb, k1, k2, p1, p2, (int64_t)num_steps, 0, endbit), err, errlen, fail);
+    }
+    if (direct) {
+        HZ_CUDA_CHECK(cudaMalloc(&doff, (nb + 1) * 4), err, errlen, fail);
+        offsets_kernel<<<(unsigned)((nb + 1 + 255) / 256), 256>>>(k2, num_steps, nb, doff);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        tab->bucket_off = (uint32_t *)malloc((nb + 1) * 4);
+        if (!tab->bucket_off) { snprintf(err, errlen, "out of host memory"); goto fail; }
+        HZ_CUDA_CHECK(cudaMemcpy(tab->bucket_off, doff, (nb + 1) * 4, cudaMemcpyDeviceToHost), err, errlen, fail);
+        nvalid = tab->bucket_off[nb];
+        tab->pos = (uint32_t *)malloc((nvalid ? nvalid : 1) * 4);
+        if (!tab->pos) { snprintf(err, errlen, "out of host memory"); goto fail; }
+        if (nvalid) HZ_CUDA_CHECK(cudaMemcpy(tab->pos, p2, nvalid * 4, cudaMemcpyDeviceToHost), err, errlen, fail);
+    } else {
+        uint32_t *hk = (uint32_t *)malloc(n * 4);
+        if (!hk) { snprintf(err, errlen, "out of host memory"); goto fail; }
+        if (num_steps) HZ_CUDA_CHECK(cudaMemcpy(hk, k2, num_steps * 4, cudaMemcpyDeviceToHost), err, errlen, fail);
+        uint64_t lo = 0, hi = num_steps;
+        while (lo < hi) { uint64_t m = (lo + hi) / 2; if (hk[m] < invalid) lo = m + 1; else hi = m; }
+        free(hk);
+        nvalid = lo;
+        HZ_CUDA_CHECK(cudaMalloc(&dpack, (nvalid ? nvalid : 1) * 8), err, errlen, fail);
+        if (nvalid) pack_kernel<<<(unsigned)((nvalid + 255) / 256), 256>>>(k2, p2, nvalid, dpack);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        tab->sorted = (uint64_t *)malloc((nvalid ? nvalid : 1) * 8);
+        if (!tab->sorted) { snprintf(err, errlen, "out of host memory"); goto fail; }
+        if (nvalid) HZ_CUDA_CHECK(cudaMemcpy(tab->sorted, dpack, nvalid * 8, cudaMemcpyDeviceToHost), err, errlen, fail);
+    }
+    tab->n_pos = nvalid;
+    cudaFree(dT); cudaFree(k1); cudaFree(k2); cudaFree(p1); cudaFree(p2); cudaFree(doff); cudaFree(dpack); cudaFree(tmp);
+    return 0;
+fail:
+    cudaFree(dT); cudaFree(k1); cudaFree(k2); cudaFree(p1); cudaFree(p2); cudaFree(doff); cudaFree(dpack); cudaFree(tmp);
+    hz_seedtable_free(tab);
+    return -1;
+}
