@@ -276,15 +276,16 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
             acc += n;
             c->pref[i] = acc;
         }
-        size_t *lim = (size_t *)malloc(ns * sizeof *lim);
+        int64_t *lim = (int64_t *)malloc((ns + 1) * sizeof *lim);
         if (!lim) { snprintf(err, sizeof err, "out of host memory"); goto fail; }
         size_t nb = hz_batches(c->pref, ns, t->max_hits, lim);
         f->t_anchor += hz_now() - t0;
         const uint8_t *dQ = strand ? B->d_Qr : B->d_Qf;
         size_t s0 = 0;
         for (size_t b = 0; b < nb; b++) {
-            size_t s1 = lim[b], nsb = s1 - s0 + 1;
-            uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = c->pref[s1] - base;
+            int64_t e1 = lim[b];
+            size_t nsb = (size_t)(e1 + 1 - (int64_t)s0), s1 = (size_t)e1;
+            uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[s1] - base : 0;
             c->batch.n = 0;
             if (N) {
                 double ta = hz_now();
@@ -313,7 +314,7 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
             memcpy(out->v + out->n, c->batch.v, k * sizeof *out->v);
             out->n += k;
             f->t_dedup += hz_now() - td;
-            s0 = s1 + 1;
+            s0 = (size_t)(e1 + 1);
         }
         free(lim);
     }

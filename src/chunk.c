@@ -73,25 +73,22 @@ void hz_scratch_free(hz_scratch *s)
     memset(s, 0, sizeof *s);
 }
 
-size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, size_t *lim)
+size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, int64_t *lim)
 {
     if (ns == 0) return 0;
     uint64_t num_hits = pref[ns - 1];
-    if (H == 0 || num_hits < H) { lim[0] = ns - 1; return 1; }
+    if (H == 0 || num_hits < H) { lim[0] = (int64_t)ns - 1; return 1; }
     uint64_t num_iter = num_hits / H + 1, limit = H;
     size_t nb = 0;
-    long long prev = -1;
     for (uint64_t it = 0; it + 1 < num_iter; it++) {
         size_t lo = 0, hi = ns;        /* lower_bound(pref, limit) */
         while (lo < hi) { size_t m = (lo + hi) / 2; if (pref[m] < limit) lo = m + 1; else hi = m; }
-        long long p = (long long)lo - 1;
-        if (p <= prev) p = prev + 1;   /* KegAlign: undefined; take one seed */
-        if (p >= (long long)ns - 1) break;
-        lim[nb++] = (size_t)p;
-        prev = p;
-        limit = pref[p] + H;
+        int64_t p = (int64_t)lo - 1;   /* may repeat the previous end: an empty batch */
+        if (nb && p == lim[nb - 1]) break;   /* a fixed point: only empty batches follow */
+        lim[nb++] = p;
+        limit = (p >= 0 ? pref[p] : 0) + H;   /* p = -1: KegAlign reads pref[-1]; we use 0 */
     }
-    lim[nb++] = ns - 1;
+    lim[nb++] = (int64_t)ns - 1;
     return nb;
 }
 
@@ -163,7 +160,7 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
         acc += n;
         pref[i] = acc;
     }
-    size_t *lim = malloc(ns * sizeof *lim);
+    int64_t *lim = malloc((ns + 1) * sizeof *lim);
     if (!lim) return -1;
     size_t nb = hz_batches(pref, ns, t->max_hits, lim);
     f->t_anchor += hz_now() - t0;
@@ -172,7 +169,7 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
         s->batch.n = 0;
         size_t n = 0;
         double ta = hz_now(), tanch = 0;
-        for (size_t si = sfirst; si <= lim[b]; si++) {
+        for (size_t si = sfirst; (int64_t)si <= lim[b]; si++) {
             uint64_t cnt = pref[si] - (si ? pref[si - 1] : 0), base = bstart[si];
             uint32_t aq = seeds[si].qpos + t->W;
             for (uint64_t k = 0; k < cnt; k++) {
@@ -197,7 +194,7 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
         memcpy(out->v + out->n, s->batch.v, k * sizeof *out->v);
         out->n += k;
         f->t_dedup += hz_now() - td;
-        sfirst = lim[b] + 1;
+        sfirst = (size_t)(lim[b] + 1);
     }
     free(lim);
     return 0;

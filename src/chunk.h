@@ -46,11 +46,14 @@ typedef struct {
 } hz_scratch;
 void hz_scratch_free(hz_scratch *s);
 
-/* MAX_HITS batch ends (spec §5.2): given the inclusive prefix sums pref[0..ns) of hits per
- * seed and H, writes the last seed index of each batch into lim (room for ns entries) and
- * returns the number of batches.  H = 0 or pref[ns-1] < H gives one batch.  Where KegAlign
- * would make no progress (one seed alone reaching the limit) the batch takes one seed. */
-size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, size_t *lim);
+/* MAX_HITS batch ends (spec §5.2, exactly its loop): given the inclusive prefix sums
+ * pref[0..ns) of hits per seed and H, writes the last seed index of each batch into lim (room
+ * for pref[ns-1]/H + 1 entries, at most ns + 1) and returns the number of batches; batch b is
+ * seeds lim[b-1]+1 .. lim[b] (lim[-1] = -1) and may be empty when an end repeats.  H = 0 or
+ * pref[ns-1] < H gives one batch.  Where KegAlign reads pref[-1] (the first seed alone
+ * reaches H) 0 is used.  Once an end repeats, KegAlign's remaining batches are all empty and
+ * are not listed (they change nothing), so at most ns + 1 ends are written. */
+size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, int64_t *lim);
 
 /* Run one chunk on the CPU.  seeds[0..ns) in KegAlign order; Q/Qlen the query codes of the
  * strand (forward or reverse-complement block).  HSPs (after per-batch dedup, batches

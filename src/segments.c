@@ -56,6 +56,7 @@ size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, s
         qi = hz_find_le(Q->rec_start, Q->n_rec, gq);
         qstart = gq - Q->rec_start[qi] + 1;
     } else {
+        if (rc_table(w, q)) return 0;
         size_t k = hz_find_le(w->rc_start, w->rc_n, gq);
         qi = w->rc_rec[k];
         qstart = gq - w->rc_start[k] + 1;
