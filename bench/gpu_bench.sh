@@ -24,7 +24,9 @@ nproc >> $OUT/bench_gpu.txt
 for i in $(seq 1 $N); do
     if [ $((i % 2)) = 1 ]; then
         arm gpu_score -- --device cuda; arm gpu_full HSPZ_GATE=full -- --device cuda
+        arm gpu_hostseeds HSPZ_DEVICE_SEEDS=0 -- --device cuda
     else
+        arm gpu_hostseeds HSPZ_DEVICE_SEEDS=0 -- --device cuda
         arm gpu_full HSPZ_GATE=full -- --device cuda; arm gpu_score -- --device cuda
     fi
 done

@@ -35,6 +35,7 @@ struct tctx {
     hz_hspvec batch;
     hz_anchor *longa; size_t nlong, long_cap;
     hz_diagbuf diag;
+    hz_seed_scratch ss;
 };
 
 struct cuda_be {
@@ -44,8 +45,11 @@ struct cuda_be {
     hz_xparams xp;
     uint8_t *d_R; uint32_t Rlen; uint32_t *d_pos;
     uint8_t *d_Qf, *d_Qr; uint32_t Qlen;
+    uint32_t *d_boff;            /* bucket offsets (direct tables only), for device seeding */
+    uint8_t *d_Smin;             /* minus-strand seed codes (host reverse complement, 0..3 / 4) */
     int nt; tctx *t;
     int gate_full;
+    const char *seeding;
     uint64_t tile;
     pthread_mutex_t lock;
 };
@@ -104,6 +108,7 @@ static void ctx_free(tctx *c)
     cudaFree(c->d_qpos); cudaFree(c->d_off); cudaFree(c->d_bstart);
     cudaFreeHost(c->h_qpos); cudaFreeHost(c->h_off); cudaFreeHost(c->h_bstart);
     cudaFreeHost(c->h_hsp); cudaFreeHost(c->h_anc); cudaFreeHost(c->h_count);
+    hz_seed_scratch_free(&c->ss);
     cudaStreamDestroy(c->st);
     free(c->pref); free(c->bst); free(c->longa);
     hz_hspvec_free(&c->batch);
@@ -131,6 +136,12 @@ static int be_set_target(hz_backend *be, const hz_target *t, char *err, size_t e
     if (tab->n_pos)
         HZ_CUDA_CHECK(cudaMemcpy(B->d_pos, pos, tab->n_pos * 4, cudaMemcpyHostToDevice), err, errlen, fail);
     B->Rlen = t->Rlen;
+    cudaFree(B->d_boff); B->d_boff = NULL;
+    if (tab->bucket_off) {
+        size_t nb = ((size_t)1 << (2 * tab->weight)) + 1;
+        HZ_CUDA_CHECK(cudaMalloc(&B->d_boff, nb * 4), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemcpy(B->d_boff, tab->bucket_off, nb * 4, cudaMemcpyHostToDevice), err, errlen, fail);
+    }
     free(tmp);
     return 0;
 fail:
@@ -150,6 +161,28 @@ static int be_set_query(hz_backend *be, const uint8_t *fwd, const uint8_t *rc, u
     B->Qlen = L;
     return 0;
 fail:
+    return -1;
+}
+
+static int be_set_query_text(hz_backend *be, const uint8_t *fwd_text, const uint8_t *hrc_text,
+                             uint32_t L, char *err, size_t errlen)
+{
+    cuda_be *B = (cuda_be *)be->impl;
+    uint8_t *h = (uint8_t *)malloc((size_t)L + 1);
+    (void)fwd_text;   /* plus-strand seed codes are the forward extension codes (< 4 = ACGT) */
+    if (!h) { snprintf(err, errlen, "out of host memory"); return -1; }
+    for (uint32_t i = 0; i < L; i++) {
+        uint8_t b = hrc_text[i];
+        h[i] = b == 'A' ? 0 : b == 'C' ? 1 : b == 'G' ? 2 : b == 'T' ? 3 : 4;
+    }
+    HZ_CUDA_CHECK(cudaSetDevice(B->dev), err, errlen, fail);
+    cudaFree(B->d_Smin); B->d_Smin = NULL;
+    HZ_CUDA_CHECK(cudaMalloc(&B->d_Smin, (size_t)L + 1), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemcpy(B->d_Smin, h, L, cudaMemcpyHostToDevice), err, errlen, fail);
+    free(h);
+    return 0;
+fail:
+    free(h);
     return -1;
 }
 
@@ -249,6 +282,86 @@ static int run_long(cuda_be *B, tctx *c, const uint8_t *Q, uint32_t Qlen, const 
     return 0;
 }
 
+/* one semantic batch whose seeds are already on the device (db); N hits */
+static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N, const uint8_t *dQ,
+                         const uint8_t *Q, uint32_t Qlen, const hz_target *t, hz_hspvec *out,
+                         hz_funnel *f, char *err, size_t errlen)
+{
+    c->batch.n = 0;
+    for (uint64_t h0 = 0; h0 < N; h0 += B->tile) {
+        uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
+        if (run_tile(B, c, db, dQ, Qlen, h0, n, f, err, errlen)) return -1;
+    }
+    if (run_long(B, c, Q, Qlen, t, f)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    double td = hz_now();
+    size_t k = hz_dedup_batch(c->batch.v, c->batch.n);
+    f->after_batch += k;
+    f->batches++;
+    if (hz_hspvec_reserve(out, k)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    memcpy(out->v + out->n, c->batch.v, k * sizeof *out->v);
+    out->n += k;
+    f->t_dedup += hz_now() - td;
+    return 0;
+}
+
+static int be_chunk_range(hz_backend *be, const hz_target *t, const hz_shape *sh, int strand,
+                          uint32_t j0, uint32_t j1, uint32_t Qlen, const uint8_t *Q, hz_hspvec *out,
+                          hz_funnel *f, int tid)
+{
+    cuda_be *B = (cuda_be *)be->impl;
+    char err[512] = "";
+    uint32_t ns = 0; uint64_t nh = 0;
+    int64_t *lim = NULL;
+    if (tid >= B->nt) { snprintf(err, sizeof err, "thread %d beyond %d", tid, B->nt); goto fail; }
+    {
+        tctx *c = &B->t[tid];
+        if (!c->ready && ctx_init(B, c, err, sizeof err)) goto fail;
+        if (cudaSetDevice(B->dev) != cudaSuccess) { snprintf(err, sizeof err, "cudaSetDevice failed"); goto fail; }
+        if (!B->d_boff) { snprintf(err, sizeof err, "device seeding needs a direct seed table (weight <= 13)"); goto fail; }
+        const uint8_t *S = strand ? B->d_Smin : B->d_Qf, *dQ = strand ? B->d_Qr : B->d_Qf;
+        double t0 = hz_now();
+        if (hz_cuda_seed_chunk(S, j0, j1, sh, B->d_boff, &c->ss, &ns, &nh, c->st, err, sizeof err)) goto fail;
+        f->t_seed += hz_now() - t0;
+        if (!ns) return 0;
+        f->seeds += ns;
+        if (t->max_hits == 0 || nh < t->max_hits) {
+            hz_dev_batch db = { B->d_pos, c->ss.qpos, c->ss.off, c->ss.bstart, ns, t->W, 0 };
+            if (process_batch(B, c, db, nh, dQ, Q, Qlen, t, out, f, err, sizeof err)) goto fail;
+            return 0;
+        }
+        /* several semantic batches: the partition needs the prefix sums on the host */
+        if (ns > c->pref_cap) {
+            free(c->pref); free(c->bst);
+            c->pref = (uint64_t *)malloc((size_t)ns * 8); c->bst = (uint64_t *)malloc((size_t)ns * 8);
+            if (!c->pref || !c->bst) { c->pref_cap = 0; snprintf(err, sizeof err, "out of host memory"); goto fail; }
+            c->pref_cap = ns;
+        }
+        if (cudaMemcpy(c->pref, c->ss.pref, (size_t)ns * 8, cudaMemcpyDeviceToHost) != cudaSuccess) {
+            snprintf(err, sizeof err, "cudaMemcpy of hit prefix sums failed"); goto fail;
+        }
+        lim = (int64_t *)malloc(((size_t)ns + 1) * sizeof *lim);
+        if (!lim) { snprintf(err, sizeof err, "out of host memory"); goto fail; }
+        size_t nb = hz_batches(c->pref, ns, t->max_hits, lim);
+        size_t s0 = 0;
+        for (size_t b = 0; b < nb; b++) {
+            int64_t e1 = lim[b];
+            size_t nsb = (size_t)(e1 + 1 - (int64_t)s0);
+            uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[e1] - base : 0;
+            hz_dev_batch db = { B->d_pos, c->ss.qpos + s0, c->ss.off + s0, c->ss.bstart + s0, (uint32_t)nsb, t->W, base };
+            if (process_batch(B, c, db, N, dQ, Q, Qlen, t, out, f, err, sizeof err)) goto fail;
+            s0 = (size_t)(e1 + 1);
+        }
+        free(lim);
+    }
+    return 0;
+fail:
+    free(lim);
+    pthread_mutex_lock(&B->lock);
+    if (!be->last_error[0]) snprintf(be->last_error, sizeof be->last_error, "%s", err);
+    pthread_mutex_unlock(&B->lock);
+    return -1;
+}
+
 static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, size_t ns,
                     const uint8_t *Q, int strand, uint32_t Qlen, hz_hspvec *out, hz_funnel *f, int tid)
 {
@@ -299,7 +412,7 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
                 cudaMemcpyAsync(c->d_off, c->h_off, nsb * 8, cudaMemcpyHostToDevice, c->st);
                 cudaMemcpyAsync(c->d_bstart, c->h_bstart, nsb * 8, cudaMemcpyHostToDevice, c->st);
                 f->t_anchor += hz_now() - ta;
-                hz_dev_batch db = { B->d_pos, c->d_qpos, c->d_off, c->d_bstart, (uint32_t)nsb, t->W };
+                hz_dev_batch db = { B->d_pos, c->d_qpos, c->d_off, c->d_bstart, (uint32_t)nsb, t->W, 0 };
                 for (uint64_t h0 = 0; h0 < N; h0 += B->tile) {
                     uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
                     if (run_tile(B, c, db, dQ, Qlen, h0, n, f, err, sizeof err)) { free(lim); goto fail; }
@@ -343,6 +456,7 @@ static void be_close(hz_backend *be)
     for (int i = 0; i < B->nt; i++) ctx_free(&B->t[i]);
     free(B->t);
     cudaFree(B->d_R); cudaFree(B->d_pos); cudaFree(B->d_Qf); cudaFree(B->d_Qr);
+    cudaFree(B->d_boff); cudaFree(B->d_Smin);
     pthread_mutex_destroy(&B->lock);
     free(B);
 }
@@ -413,10 +527,18 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         tile = v;
     }
     B->tile = tile;
-    snprintf(B->name, sizeof B->name, "cuda:0 %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, seed table on %s, ref-buckets off, tile %llu)",
+    {   /* device seeding needs the direct table (seed weight <= 13) */
+        hz_shape sh;
+        char e2[256];
+        int direct = hz_shape_parse(o->seed, o->transition, &sh, e2, sizeof e2) == 0 && sh.weight <= 13;
+        B->be.set_query_text = devtab && direct ? be_set_query_text : NULL;
+        B->be.chunk_range = devtab && direct ? be_chunk_range : NULL;
+        B->seeding = devtab && direct ? "device" : "host";
+    }
+    snprintf(B->name, sizeof B->name, "cuda:0 %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, seed table on %s, seeding on %s, ref-buckets off, tile %llu)",
              p.name, p.major, p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1073741824.0,
              drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, full ? "full" : "score",
-             devtab ? "device" : "host", (unsigned long long)tile);
+             devtab ? "device" : "host", B->seeding, (unsigned long long)tile);
     B->be.name = B->name;
     B->be.set_target = be_set_target;
     B->be.set_query = be_set_query;

@@ -12,6 +12,7 @@
 extern "C" {
 #include "xdrop.h"
 #include "gate.h"
+#include "seed.h"
 }
 
 #define HZ_CUDA_CHECK(call, err, errlen, label)                                              \
@@ -32,12 +33,14 @@ struct hz_dev_batch {
     const uint64_t *bstart;  /* [ns] first index of the seed's bucket in pos */
     uint32_t ns;
     uint32_t W;
+    uint64_t base;           /* off[] values are base + batch-relative hit index */
 };
 
 /* Anchor h (0-based within the batch). */
 __device__ __forceinline__ hz_anchor hz_dev_anchor(const hz_dev_batch &b, uint64_t h)
 {
     uint32_t lo = 0, hi = b.ns;           /* last seed with off <= h */
+    h += b.base;
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) >> 1;
         if (b.off[mid] <= h) lo = mid; else hi = mid;
@@ -47,6 +50,19 @@ __device__ __forceinline__ hz_anchor hz_dev_anchor(const hz_dev_batch &b, uint64
     a.aq = b.qpos[lo] + b.W;
     return a;
 }
+
+/* seed.cu: device seeding of query positions [j0, j1) of text S (seed codes 0..3, 4 invalid),
+ * L bytes; writes per seed: qpos, bstart, off (exclusive prefix of hits, global) and returns
+ * the seed count *ns and the total hits *nh.  Buffers are grown in sc. */
+struct hz_seed_scratch {
+    uint8_t *valid; uint32_t *kmer, *vid; uint64_t *cnt, *pref, *off, *bstart;
+    uint32_t *qpos; uint32_t *d_n; uint64_t *d_nh; void *temp; size_t temp_bytes;
+    size_t pos_cap, seed_cap;
+};
+int hz_cuda_seed_chunk(const uint8_t *S, uint32_t j0, uint32_t j1, const hz_shape *sh,
+                       const uint32_t *bucket_off, hz_seed_scratch *sc, uint32_t *ns, uint64_t *nh,
+                       cudaStream_t st, char *err, size_t errlen);
+void hz_seed_scratch_free(hz_seed_scratch *sc);
 
 /* gate.cu */
 void hz_cuda_gate(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,

@@ -120,3 +120,108 @@ fail:
     hz_seedtable_free(tab);
     return -1;
 }
+
+/* ---- device seeding of one query chunk (spec §3.2, §3.4) ------------------------------ */
+#include <cub/device/device_scan.cuh>
+
+__global__ void window_kernel(const uint8_t *__restrict__ S, uint32_t j0, uint32_t n, dev_shape sh,
+                              uint8_t *valid, uint32_t *kmer)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint8_t *w = S + j0 + i;
+    bool ok = true;
+    for (int k = 0; k < sh.span; k++) ok &= w[k] < 4;
+    uint32_t v = 0;
+    if (ok)
+        for (int k = 0; k < sh.weight; k++) v = (v << 2) | w[sh.care[k]];
+    valid[i] = ok;
+    kmer[i] = v;
+}
+
+__global__ void seed_count_kernel(const uint32_t *__restrict__ kmer, const uint32_t *__restrict__ vid,
+                                  uint64_t ns, uint32_t per, uint32_t j0, const uint32_t *__restrict__ boff,
+                                  uint64_t *cnt, uint64_t *bstart, uint32_t *qpos)
+{
+    uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= ns) return;
+    uint32_t idx = (uint32_t)(s / per), t = (uint32_t)(s % per);
+    uint32_t i = vid[idx];
+    uint32_t v = kmer[i] ^ (t ? (2u << (2 * (t - 1))) : 0u);
+    uint32_t a = boff[v];
+    cnt[s] = boff[v + 1] - a;
+    bstart[s] = a;
+    qpos[s] = j0 + i;
+}
+
+__global__ void excl_kernel(const uint64_t *pref, const uint64_t *cnt, uint64_t ns, uint64_t *off)
+{
+    uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < ns) off[s] = pref[s] - cnt[s];
+}
+
+void hz_seed_scratch_free(hz_seed_scratch *sc)
+{
+    cudaFree(sc->valid); cudaFree(sc->kmer); cudaFree(sc->vid); cudaFree(sc->cnt);
+    cudaFree(sc->pref); cudaFree(sc->off); cudaFree(sc->bstart); cudaFree(sc->qpos);
+    cudaFree(sc->d_n); cudaFree(sc->d_nh); cudaFree(sc->temp);
+    memset(sc, 0, sizeof *sc);
+}
+
+int hz_cuda_seed_chunk(const uint8_t *S, uint32_t j0, uint32_t j1, const hz_shape *sh,
+                       const uint32_t *bucket_off, hz_seed_scratch *sc, uint32_t *ns_out, uint64_t *nh_out,
+                       cudaStream_t st, char *err, size_t errlen)
+{
+    uint32_t n = j1 > j0 ? j1 - j0 : 0;
+    uint32_t per = 1 + (sh->transition ? (uint32_t)sh->weight : 0);
+    uint32_t nv = 0;
+    uint64_t ns, nh = 0;
+    size_t tb;
+    *ns_out = 0; *nh_out = 0;
+    if (!n) return 0;
+    if (n > sc->pos_cap || (size_t)n * per > sc->seed_cap) {
+        hz_seed_scratch_free(sc);
+        size_t pc = n, scap = (size_t)n * per;
+        HZ_CUDA_CHECK(cudaMalloc(&sc->valid, pc), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->kmer, pc * 4), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->vid, pc * 4), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->cnt, scap * 8), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->pref, scap * 8), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->off, scap * 8), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->bstart, scap * 8), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->qpos, scap * 4), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->d_n, 8), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMalloc(&sc->d_nh, 8), err, errlen, fail);
+        size_t b1 = 0, b2 = 0;
+        HZ_CUDA_CHECK(hz_cuda_select(sc->valid, pc, 1, sc->vid, sc->d_n, NULL, &b1, st), err, errlen, fail);
+        HZ_CUDA_CHECK(cub::DeviceScan::InclusiveSum(NULL, b2, sc->cnt, sc->pref, (int64_t)scap, st), err, errlen, fail);
+        sc->temp_bytes = b1 > b2 ? b1 : b2;
+        HZ_CUDA_CHECK(cudaMalloc(&sc->temp, sc->temp_bytes), err, errlen, fail);
+        sc->pos_cap = pc; sc->seed_cap = scap;
+    }
+    {
+        dev_shape ds; ds.span = sh->span; ds.weight = sh->weight;
+        memcpy(ds.care, sh->care, sizeof ds.care);
+        window_kernel<<<(n + 255) / 256, 256, 0, st>>>(S, j0, n, ds, sc->valid, sc->kmer);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+    }
+    tb = sc->temp_bytes;
+    HZ_CUDA_CHECK(hz_cuda_select(sc->valid, n, 1, sc->vid, sc->d_n, sc->temp, &tb, st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemcpyAsync(&nv, sc->d_n, 4, cudaMemcpyDeviceToHost, st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaStreamSynchronize(st), err, errlen, fail);
+    ns = (uint64_t)nv * per;
+    if (!ns) return 0;
+    seed_count_kernel<<<(unsigned)((ns + 255) / 256), 256, 0, st>>>(sc->kmer, sc->vid, ns, per, j0, bucket_off,
+                                                                   sc->cnt, sc->bstart, sc->qpos);
+    HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+    tb = sc->temp_bytes;
+    HZ_CUDA_CHECK(cub::DeviceScan::InclusiveSum(sc->temp, tb, sc->cnt, sc->pref, (int64_t)ns, st), err, errlen, fail);
+    excl_kernel<<<(unsigned)((ns + 255) / 256), 256, 0, st>>>(sc->pref, sc->cnt, ns, sc->off);
+    HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemcpyAsync(&nh, sc->pref + ns - 1, 8, cudaMemcpyDeviceToHost, st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaStreamSynchronize(st), err, errlen, fail);
+    *ns_out = (uint32_t)ns; *nh_out = nh;
+    return 0;
+fail:
+    return -1;
+}

@@ -24,6 +24,15 @@ struct hz_backend {
     /* optional: build the target seed table (identical to hz_seedtable_build); NULL = host */
     int (*build_table)(hz_backend *be, hz_seedtable *tab, const uint8_t *T, uint32_t L,
                        const hz_shape *sh, uint32_t step, char *err, size_t errlen);
+    /* optional device seeding (HSPZ_DEVICE_SEEDS=1): set_query_text gives the seeding texts
+     * of the query block (forward bytes, host reverse complement; spec §2.3, delta §1b), and
+     * chunk_range seeds query positions [j0, j1) of one strand itself (spec §3.2) and then
+     * does what chunk does with those seeds.  Same HSPs as chunk. */
+    int (*set_query_text)(hz_backend *be, const uint8_t *fwd_text, const uint8_t *hrc_text,
+                          uint32_t L, char *err, size_t errlen);
+    int (*chunk_range)(hz_backend *be, const hz_target *t, const hz_shape *sh, int strand,
+                       uint32_t j0, uint32_t j1, uint32_t Qlen, const uint8_t *Q, hz_hspvec *out,
+                       hz_funnel *f, int tid);
     void (*close)(hz_backend *be);
     void *impl;
 };

@@ -101,6 +101,13 @@ static void *worker(void *pa)
         size_t i = atomic_fetch_add(&w->next, 1);
         if (i >= w->njobs || atomic_load(&w->failed)) break;
         const job_t *j = &w->jobs[i];
+        if (w->be && w->be->chunk_range) {
+            if (w->be->chunk_range(w->be, w->tgt, w->sh, j->strand, j->j0, j->j1, w->qlen,
+                                   w->qcode[j->strand], &w->res[i], f, a->tid)) {
+                atomic_store(&w->failed, 1); break;
+            }
+            continue;
+        }
         double t0 = hz_now();
         int64_t ns = hz_seeds_chunk(w->qtext[j->strand], j->j0, j->j1, w->sh, &s->seeds, &s->seeds_cap);
         f->t_seed += hz_now() - t0;
@@ -262,6 +269,7 @@ int hz_run(const hz_opts *o)
             if (L < W && !o->quiet)
                 fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
             if (be && be->set_query(be, qfc, qrc, L, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
+            if (be && be->set_query_text && be->set_query_text(be, qbytes, qhrc, L, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
             uint32_t (*iv)[2];
             size_t niv = hz_intervals(L, W, o->interval_size, &iv);
             uint32_t E = L > W ? L - W : 0;
