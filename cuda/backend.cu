@@ -468,6 +468,10 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     cudaError_t e = cudaGetDeviceCount(&n);
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
+    if (e == cudaErrorInsufficientDriver && drv == 0) {
+        snprintf(err, errlen, "no NVIDIA driver is loaded (no GPU visible)");
+        return 1;
+    }
     if (e == cudaErrorInsufficientDriver) {
         snprintf(err, errlen, "the NVIDIA driver supports CUDA %d.%d but this hspz needs CUDA %d.%d: "
                  "update the driver or run with --device cpu", drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
