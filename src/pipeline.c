@@ -278,6 +278,7 @@ int hz_run(const hz_opts *o)
                 /* chunks (spec §3.5) */
                 size_t nj = 0, cap = 2 * ((size_t)((e - s) / o->chunk_size) + 2);
                 job_t *jobs = malloc(cap * sizeof *jobs);
+                if (!jobs) { free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
                 if (do_plus)
                     for (uint64_t i = s; i < e; i += o->chunk_size)
                         jobs[nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1)};
@@ -288,6 +289,7 @@ int hz_run(const hz_opts *o)
                         jobs[nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1)};
                 }
                 hz_hspvec *res = calloc(nj ? nj : 1, sizeof *res);
+                if (!res) { free(jobs); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
                 work_t w = { &tgt, &sh, { qbytes, qhrc }, { qfc, qrc }, L, jobs, nj, res, 0, 0, scratch, funnels, be };
                 int nt = nthreads < (int)nj ? nthreads : (int)nj;
                 for (int t = 0; t < nt; t++) { wa[t].w = &w; wa[t].tid = t; }
@@ -324,8 +326,14 @@ int hz_run(const hz_opts *o)
                         hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); goto done;
                     }
                     total.written += v->n;
-                    if (ncmd == capcmd) { capcmd = capcmd ? 2 * capcmd : 64; cmds = realloc(cmds, capcmd * sizeof *cmds); }
+                    if (ncmd == capcmd) {
+                        size_t nc = capcmd ? 2 * capcmd : 64;
+                        cmd_t *c2 = realloc(cmds, nc * sizeof *cmds);
+                        if (!c2) { hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
+                        cmds = c2; capcmd = nc;
+                    }
                     cmds[ncmd] = (cmd_t){ strand, k + 1, q, tb->start, hz_lastz_command(o, base, r, q, strand) };
+                    if (!cmds[ncmd].line) { hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
                     ncmd++;
                 }
                 hz_hspvec_free(&fw); hz_hspvec_free(&rc);
