@@ -87,14 +87,18 @@ def cases():
     return local + shared
 
 
+def tier(pair, setting):
+    return golden.tier_of(pair)
+
+
 def render():
     order = {"tiny": 0, "small": 1, "medium": 2, "large": 3}
-    rows = sorted(cases(), key=lambda c: (order[golden.tier_of(c[0])], c[0], c[1]))
+    rows = sorted(cases(), key=lambda c: (order[tier(c[0], c[1])], c[0], c[1]))
     out = [HEAD]
     for pair, setting, d in rows:
-        tier = golden.tier_of(pair)
+        tier_ = tier(pair, setting)
         out.append('\n@test "golden %s %s/%s" {\n    golden_case %s %s\n}\n'
-                   % (tier, pair, setting, d, tier))
+                   % (tier_, pair, setting, d, tier_))
     return "".join(out)
 
 

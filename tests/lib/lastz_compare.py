@@ -11,6 +11,7 @@ same eight tab-separated columns.  Lines are compared as multisets of whole line
 
 Every line found on one side only is put in the first class that fits, looking at the lines of
 the OTHER side with the same names and strand on the same diagonal (start2 - start1):
+  duplicate       an extra copy of a line the other side has fewer copies of
   same-coords     same start/end on both sequences, different score
   contained       inside a line of the other side (KegAlign extends every seed hit, LASTZ
                   skips hits inside HSPs it already found, so each finds fragments the other
@@ -27,7 +28,7 @@ import collections
 import os
 import sys
 
-CLASSES = ("same-coords", "contained", "contains", "overlaps", "other")
+CLASSES = ("duplicate", "same-coords", "contained", "contains", "overlaps", "other")
 
 
 def parse(lines, blank):
@@ -58,7 +59,7 @@ def classify(x, index):
     found = set()
     for (t1, u1, score) in index.get((n1, n2, st, s2 - s1), []):
         if t1 == s1 and u1 == e1:
-            return "same-coords"
+            return "duplicate" if score == sc else "same-coords"
         if t1 <= s1 and e1 <= u1:
             found.add("contained")
         elif s1 <= t1 and u1 <= e1:
