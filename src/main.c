@@ -1,6 +1,8 @@
 /* hspz — command line (issue "hspz run": KegAlign's and hillerlab/hspZ's option names). */
 #include "options.h"
 #include "seed.h"
+#include "config.h"
+#include "package.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -10,12 +12,17 @@
 
 static const char *USAGE =
 "Usage: hspz run -r TARGET -q QUERY -o OUTDIR [options]\n"
+"       hspz config [--config FILE] [run options]   (print the resolved configuration)\n"
 "       hspz --version | hspz version [--verbose] | hspz help\n"
 "\n"
 "Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
 "QUERY (FASTA, FASTA.gz/bgzip or 2bit); writes LASTZ segment files, ref_block/query_block\n"
 ".name files and lastz-commands.txt into OUTDIR.\n"
 "\n"
+"Configuration\n"
+"      --config FILE                YAML settings (conf/hspz.yaml lists every key); flags win\n"
+"      --dry-run                    resolve inputs, configuration and plan, print them, exit\n"
+"                                   (nothing is extended, OUTDIR is not created)\n"
 "Inputs and output\n"
 "  -r, --target, --reference FILE   target (reference) genome\n"
 "  -q, --query FILE                 query genome\n"
@@ -44,6 +51,14 @@ static const char *USAGE =
 "      --nogapped                   write no lastz commands\n"
 "      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
 "      --print-commands             also print the commands on stdout\n"
+"Packaging\n"
+"      --tarball[=PATH]             also write Galaxy's data package (galaxy/commands.json,\n"
+"                                   format.txt, files/: 2bit, .name, .segments) as a\n"
+"                                   reproducible .tar.gz [OUTDIR.tar.gz, next to OUTDIR]\n"
+"      --diagonal-partition N       split segment files along the diagonal so that no lastz\n"
+"                                   command gets more than N segments (tmp*.splitK.segments)\n"
+"      --single-file                also write OUTDIR/all.segments: every segment in the order\n"
+"                                   lastz TARGET[multiple] QUERY --segments= reads\n"
 "Machine\n"
 "  -t, --threads N                  worker threads, 0 = all cores [0]\n"
 "      --device auto|cpu|cuda       [auto]\n"
@@ -75,10 +90,12 @@ static long long parse_int(const char *opt, const char *v, long long lo, long lo
 
 enum {
     O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
-    O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG
+    O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
+    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN
 };
 
-static int cmd_run(int argc, char **argv)
+/* mode 0: hspz run; 1: hspz config (print the resolved configuration) */
+static int cmd_run(int argc, char **argv, int mode)
 {
     hz_opts o;
     hz_opts_default(&o);
@@ -103,13 +120,20 @@ static int cmd_run(int argc, char **argv)
         {"gpus", 1, 0, O_GPUS}, {"num_gpu", 1, 0, O_GPUS},
         {"quiet", 0, 0, O_QUIET}, {"progress", 0, 0, O_PROGRESS}, {"no-progress", 0, 0, O_NOPROGRESS},
         {"debug", 0, 0, O_DEBUG}, {"help", 0, 0, 'h'},
+        {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 1, 0, O_DIAGPART},
+        {"single-file", 0, 0, O_SINGLEFILE},
+        {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
         {0, 0, 0, 0}
     };
     opterr = 0;
     optind = 1;
     int c, li;
     const char *gpus = NULL;
-    while ((c = getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:h", lo, &li)) != -1) {
+    const char *cfgpath = NULL;
+    int dry_run = 0;
+    unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
+    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:h", lo, &li))) != -1) {
+        hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
@@ -152,6 +176,13 @@ static int cmd_run(int argc, char **argv)
         case O_PROGRESS: o.progress = 1; break;
         case O_NOPROGRESS: o.progress = 0; break;
         case O_DEBUG: break;
+        case O_TARBALL:
+            if (optarg && !optarg[0]) usage_error("--tarball: empty path%s%s", "", "");
+            o.tarball = optarg ? optarg : ""; break;
+        case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
+        case O_SINGLEFILE: o.single_file = 1; break;
+        case O_CONFIG: cfgpath = optarg; break;
+        case O_DRYRUN: dry_run = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
         default: usage_error("unknown option '%s'%s", argv[optind - 1], ""); break;
@@ -159,6 +190,14 @@ static int cmd_run(int argc, char **argv)
     }
     (void)gpus;
     if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
+    /* defaults < --config FILE < flags (config.h) */
+    static hz_config cfg;
+    {
+        char cerr[2048];
+        if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
+        o = cfg.o;
+    }
+    if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
     if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
     if (!o.query) usage_error("missing -q/--query QUERY%s%s", "", "");
     if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output OUTDIR%s%s", "", "");
@@ -166,6 +205,8 @@ static int cmd_run(int argc, char **argv)
     char err[512];
     if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
     if (o.progress == 1 && o.quiet) o.progress = 0;
+    if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    if (dry_run) { cfg.o = o; return hz_dry_run(&cfg); }
     return hz_run(&o);
 }
 
@@ -184,7 +225,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { fputs(USAGE, stdout); return 0; }
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1, 0);
+    if (!strcmp(cmd, "config")) return cmd_run(argc - 1, argv + 1, 1);
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

@@ -30,7 +30,12 @@ typedef struct {
     const char *data_folder;        /* "work/" */
     const char *device;             /* auto | cpu | cuda */
     int progress;                   /* -1 auto (stderr is a terminal), 0, 1 */
+    /* output packaging (package.c) */
+    const char *tarball;            /* NULL = none, "" = OUTDIR.tar.gz, else the path */
+    uint64_t diagonal_partition;    /* 0 = off, else max segments per lastz job */
+    int single_file;                /* also write all.segments */
     int argc; char **argv;          /* the command line, for the record */
+    const struct hz_config *cfg;    /* the resolved configuration with sources (config.h), or NULL */
 } hz_opts;
 
 void hz_opts_default(hz_opts *o);

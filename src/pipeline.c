@@ -13,6 +13,8 @@
 #include "dedup.h"
 #include "segments.h"
 #include "backend.h"
+#include "manifest.h"
+#include "package.h"
 #include <errno.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -169,6 +171,8 @@ int hz_run(const hz_opts *o)
     worker_arg *wa = calloc((size_t)nthreads, sizeof *wa);
     uint8_t *tbytes = NULL, *tcodes = NULL, *qbytes = NULL, *qhrc = NULL, *qfc = NULL, *qrc = NULL;
     hz_backend *be = NULL;
+    hz_manifest_info mi = { .o = o, .t = &tseqs, .q = &qseqs, .start_time = time(NULL) };
+    int funnels_added = 0;
     int show_progress = o->progress < 0 ? (!o->quiet && isatty(2)) : o->progress;
     init_tables();
 
@@ -358,10 +362,30 @@ int hz_run(const hz_opts *o)
         if (!o->nogapped)
             for (size_t i = 0; i < ncmd; i++) {
                 fputs(cmds[i].line, fp); fputc('\n', fp);
-                if (o->print_commands) { fputs(cmds[i].line, stdout); fputc('\n', stdout); }
+                if (o->print_commands && !o->diagonal_partition) { fputs(cmds[i].line, stdout); fputc('\n', stdout); }
             }
         if (fclose(fp) != 0) { snprintf(err, sizeof err, "%s: write failed: %s", path, strerror(errno)); goto done; }
         t_output += hz_now() - to;
+    }
+    /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
+    {
+        double to = hz_now();
+        if (hz_package(o, tmpdir, &tside, &qside, err, sizeof err)) goto done;
+        t_output += hz_now() - to;
+    }
+    /* provenance manifest (manifest.c): the last file written into the output folder */
+    for (int t = 0; t < nthreads; t++) hz_funnel_add(&total, &funnels[t]);
+    funnels_added = 1;
+    {
+        mi.funnel = total; mi.have_plan = 1;
+        hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
+        mi.t_load = t_load; mi.t_plan = t_plan; mi.t_table = t_table; mi.t_output = t_output;
+        mi.t_wall = hz_now() - t_start; mi.threads = nthreads;
+        mi.backend = be ? be->name : "cpu";
+        mi.device_seeding = be && be->chunk_range; mi.device_table = be && be->build_table;
+        char mp[4096];
+        snprintf(mp, sizeof mp, "%s/manifest.json", tmpdir);
+        if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
     }
     /* publish */
     if (stat(o->outdir, &st) == 0) {
@@ -373,7 +397,11 @@ int hz_run(const hz_opts *o)
         goto done;
     }
     free(tmpdir); tmpdir = NULL;
-    for (int t = 0; t < nthreads; t++) hz_funnel_add(&total, &funnels[t]);
+    {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
+        char *fm = hz_failed_manifest_path(o->outdir);
+        if (fm) unlink(fm);
+        free(fm);
+    }
     if (!o->quiet) {
         fprintf(stderr, "hspz: funnel: seeds %llu anchors %llu gate_survivors %llu hsps_accepted %llu "
                 "hsps_after_dedup %llu segments_written %llu long_anchors %llu\n",
@@ -383,7 +411,7 @@ int hz_run(const hz_opts *o)
         fprintf(stderr, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
                 "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
                 t_load, t_plan, t_table, total.t_seed, total.t_anchor, total.t_gate, total.t_extend,
-                total.t_dedup, t_output, hz_now() - t_start, nthreads);
+                total.t_dedup, t_output, mi.t_wall, nthreads);
         fprintf(stderr, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
                 be ? be->name : "cpu", (unsigned long long)total.written, ncmd, o->outdir);
     }
@@ -393,6 +421,23 @@ done:
         if (show_progress) fprintf(stderr, "\n");
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
         if (tmpdir) rm_rf(tmpdir);
+        /* failure manifest next to OUTDIR (docs/manifest.md); silently skipped when it cannot be written */
+        char *fm = hz_failed_manifest_path(o->outdir);
+        if (fm) {
+            char e2[512];
+            if (!funnels_added)
+                for (int t = 0; funnels && t < nthreads; t++) hz_funnel_add(&total, &funnels[t]);
+            mi.funnel = total;
+            mi.have_plan = tside.block && qside.block;
+            if (mi.have_plan) hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
+            mi.t_load = t_load; mi.t_plan = t_plan; mi.t_table = t_table; mi.t_output = t_output;
+            mi.t_wall = hz_now() - t_start; mi.threads = nthreads;
+            mi.backend = be ? be->name : "cpu";
+            mi.device_seeding = be && be->chunk_range; mi.device_table = be && be->build_table;
+            mi.exit_status = status; mi.error = err[0] ? err : "failed";
+            hz_manifest_write(&mi, fm, NULL, e2, sizeof e2);
+            free(fm);
+        }
     }
     free(tmpdir);
     for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);

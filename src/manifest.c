@@ -1,0 +1,380 @@
+/* manifest — provenance JSON of a run (see manifest.h, docs/manifest.md). */
+#include "manifest.h"
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if HSPZ_HAVE_CUDA
+/* cudart (C linkage; cudaError_t is an int-sized enum) */
+extern int cudaRuntimeGetVersion(int *v);
+extern int cudaDriverGetVersion(int *v);
+#endif
+
+static void hexify(const unsigned char *md, char hex[65])
+{
+    for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
+    hex[64] = 0;
+}
+
+int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return -1;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) { fclose(fp); EVP_MD_CTX_free(ctx); errno = ENOMEM; return -1; }
+    unsigned char buf[1 << 16];
+    size_t n;
+    uint64_t nb = 0, nl = 0;
+    int last = '\n';
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) {
+        EVP_DigestUpdate(ctx, buf, n);
+        nb += n;
+        for (size_t i = 0; i < n; i++) nl += buf[i] == '\n';
+        last = buf[n - 1];
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    unsigned char md[32];
+    unsigned int mdl = 0;
+    EVP_DigestFinal_ex(ctx, md, &mdl);
+    EVP_MD_CTX_free(ctx);
+    if (bad) { errno = EIO; return -1; }
+    if (last != '\n') nl++;
+    hexify(md, hex);
+    if (bytes) *bytes = nb;
+    if (lines) *lines = nl;
+    return 0;
+}
+
+/* ---- canonical digest ------------------------------------------------------------------- */
+typedef struct { const char *p; size_t n; } line_t;   /* without the newline */
+
+static int line_cmp(const void *a, const void *b)
+{
+    const line_t *x = a, *y = b;
+    size_t m = x->n < y->n ? x->n : y->n;
+    int c = memcmp(x->p, y->p, m);
+    if (c) return c;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* sorted names of the regular files of dir (excluding names starting with "manifest.json") */
+static char **list_files(const char *dir, size_t *n)
+{
+    DIR *d = opendir(dir);
+    *n = 0;
+    if (!d) return NULL;
+    size_t cap = 16;
+    char **v = malloc(cap * sizeof *v);
+    struct dirent *e;
+    while (v && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        if (!strncmp(e->d_name, "manifest.json", 13)) continue;
+        char p[4096];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &st) || !S_ISREG(st.st_mode)) continue;
+        if (*n == cap) { cap *= 2; char **nv = realloc(v, cap * sizeof *v); if (!nv) break; v = nv; }
+        v[(*n)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (v) qsort(v, *n, sizeof *v, name_cmp);
+    return v;
+}
+
+static void free_list(char **v, size_t n) { for (size_t i = 0; i < n; i++) free(v[i]); free(v); }
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen)
+{
+    size_t nf;
+    char **names = list_files(dir, &nf);
+    char *all = NULL; size_t len = 0;
+    int rc = -1;
+    for (size_t i = 0; i < nf; i++) {
+        if (!ends_with(names[i], ".segments")) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        FILE *fp = fopen(p, "rb");
+        if (!fp) { snprintf(err, errlen, "%s: cannot read: %s", p, strerror(errno)); goto out; }
+        struct stat st;
+        fstat(fileno(fp), &st);
+        char *na = realloc(all, len + (size_t)st.st_size + 2);
+        if (!na) { fclose(fp); snprintf(err, errlen, "out of memory digesting %s", p); goto out; }
+        all = na;
+        size_t got = fread(all + len, 1, (size_t)st.st_size, fp);
+        fclose(fp);
+        len += got;
+        if (got && all[len - 1] != '\n') all[len++] = '\n';
+    }
+    size_t nl = 0;
+    for (size_t i = 0; i < len; i++) nl += all[i] == '\n';
+    line_t *L = malloc((nl ? nl : 1) * sizeof *L);
+    if (!L) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    size_t k = 0, s = 0;
+    for (size_t i = 0; i < len; i++)
+        if (all[i] == '\n') { L[k].p = all + s; L[k].n = i - s; k++; s = i + 1; }
+    qsort(L, nl, sizeof *L, line_cmp);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    for (size_t i = 0; i < nl; i++) { EVP_DigestUpdate(ctx, L[i].p, L[i].n); EVP_DigestUpdate(ctx, "\n", 1); }
+    unsigned char md[32];
+    unsigned int mdl;
+    EVP_DigestFinal_ex(ctx, md, &mdl);
+    EVP_MD_CTX_free(ctx);
+    hexify(md, hex);
+    if (nlines) *nlines = nl;
+    free(L);
+    rc = 0;
+out:
+    free(all);
+    free_list(names, nf);
+    return rc;
+}
+
+/* ---- the manifest ----------------------------------------------------------------------- */
+static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
+
+static void iso_time(time_t t, char *buf, size_t n)
+{
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *input_json(const char *role, const char *path, const hz_seqset *s)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "role", json_string(role));
+    json_object_set_new(j, "path", jstr(path));
+    char hex[65];
+    uint64_t bytes = 0;
+    if (path && hz_sha256_file(path, hex, &bytes, NULL) == 0) {
+        json_object_set_new(j, "bytes", json_integer((json_int_t)bytes));
+        json_object_set_new(j, "sha256", json_string(hex));
+    } else {
+        json_object_set_new(j, "bytes", json_null());
+        json_object_set_new(j, "sha256", json_null());
+    }
+    int loaded = s && s->path;
+    json_object_set_new(j, "format", loaded ? json_string(s->kind) : json_null());
+    json_object_set_new(j, "records", loaded ? json_integer((json_int_t)s->n) : json_null());
+    json_object_set_new(j, "bases", loaded ? json_integer((json_int_t)s->total) : json_null());
+    return j;
+}
+
+static json_t *config_json(const hz_opts *o)
+{
+    const hz_config *c = o->cfg;
+    json_t *j = json_object(), *vals = json_object();
+    json_t *file = json_null();
+    if (c && c->config_path) {
+        file = json_object();
+        json_object_set_new(file, "path", json_string(c->config_path));
+        char hex[65];
+        json_object_set_new(file, "sha256", hz_sha256_file(c->config_path, hex, NULL, NULL) == 0 ? json_string(hex) : json_null());
+    }
+    json_object_set_new(j, "file", file);
+    for (int i = 0; i < hz_param_count(); i++) {
+        const hz_param *p = hz_param_at(i);
+        json_t *v = json_object(), *val;
+        char buf[64];
+        switch (hz_cfg_value_kind(o, i)) {
+        case 1: val = jstr(*(const char *const *)((const char *)o + p->off)); break;
+        case 2: val = json_boolean(hz_cfg_value_int(o, i)); break;
+        case 3: val = json_integer((json_int_t)hz_cfg_value_int(o, i)); break;
+        default: hz_cfg_value_text(o, i, buf, sizeof buf); val = json_string(buf); break;
+        }
+        json_object_set_new(v, "value", val);
+        json_object_set_new(v, "source", json_string(hz_src_name(c ? (hz_src)c->src[i] : HZ_SRC_DEFAULT)));
+        json_object_set_new(v, "section", json_string(p->section));
+        json_object_set_new(vals, p->key, v);
+    }
+    json_object_set_new(j, "values", vals);
+    return j;
+}
+
+int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *outdir,
+                      char *err, size_t errlen)
+{
+    const hz_opts *o = mi->o;
+    json_t *m = json_object();
+    char tbuf[64];
+    json_object_set_new(m, "manifest_version", json_integer(1));
+
+    json_t *tool = json_object(), *build = json_object();
+    json_object_set_new(tool, "name", json_string("hspz"));
+    json_object_set_new(tool, "version", json_string(HSPZ_VERSION));
+    json_object_set_new(tool, "git_commit", json_string(HSPZ_GIT_COMMIT));
+    json_object_set_new(build, "build_type", json_string(HSPZ_BUILD_TYPE));
+    json_object_set_new(build, "c_flags", json_string(HSPZ_C_FLAGS));
+    json_object_set_new(build, "compiler", json_string(__VERSION__));
+    json_object_set_new(build, "cuda", json_boolean(HSPZ_HAVE_CUDA));
+    json_object_set_new(tool, "build", build);
+    json_object_set_new(m, "tool", tool);
+
+    json_t *run = json_object(), *argv = json_array();
+    for (int i = 0; i < o->argc; i++) json_array_append_new(argv, json_string(o->argv[i]));
+    json_object_set_new(run, "command_line", argv);
+    json_object_set_new(run, "output_directory", jstr(o->outdir));
+    iso_time(mi->start_time, tbuf, sizeof tbuf);
+    json_object_set_new(run, "start_time", json_string(tbuf));
+    iso_time(time(NULL), tbuf, sizeof tbuf);
+    json_object_set_new(run, "end_time", json_string(tbuf));
+    json_object_set_new(run, "status", json_string(mi->exit_status == 0 ? "completed" : "failed"));
+    json_object_set_new(run, "exit_status", json_integer(mi->exit_status));
+    json_object_set_new(run, "error", jstr(mi->error));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_object_set_new(run, "hostname", json_string(host));
+    json_object_set_new(run, "threads", json_integer(mi->threads));
+    json_object_set_new(m, "run", run);
+
+    json_t *hw = json_object();
+    json_object_set_new(hw, "backend", json_string(mi->backend ? mi->backend : "cpu"));
+#if HSPZ_HAVE_CUDA
+    {
+        int rt = 0, drv = 0;
+        json_t *cu = json_object();
+        cudaRuntimeGetVersion(&rt);
+        cudaDriverGetVersion(&drv);
+        json_object_set_new(cu, "runtime_version", json_integer(rt));
+        json_object_set_new(cu, "driver_version", json_integer(drv));
+        json_object_set_new(hw, "cuda", cu);
+    }
+#else
+    json_object_set_new(hw, "cuda", json_null());
+#endif
+    json_object_set_new(m, "hardware", hw);
+
+    json_object_set_new(m, "config", config_json(o));
+
+    int nev;
+    const hz_envvar *ev = hz_env_vars(&nev);
+    json_t *env = json_object();
+    for (int k = 0; k < nev; k++) json_object_set_new(env, ev[k].name, jstr(ev[k].value));
+    json_object_set_new(m, "environment", env);
+
+    json_t *ker = json_object();
+    int gpu = mi->backend && strcmp(mi->backend, "cpu") != 0;
+    const char *gate_env = NULL, *tile_env = NULL;
+    for (int k = 0; k < nev; k++) {
+        if (!strcmp(ev[k].name, "HSPZ_GATE")) gate_env = ev[k].value;
+        if (!strcmp(ev[k].name, "HSPZ_GPU_TILE")) tile_env = ev[k].value;
+    }
+    json_object_set_new(ker, "backend", json_string(gpu ? "cuda" : "cpu"));
+    json_object_set_new(ker, "seed_table", json_string(mi->device_table ? "device" : "host"));
+    json_object_set_new(ker, "seeding", json_string(mi->device_seeding ? "device" : "host"));
+    json_object_set_new(ker, "gate", json_string(gpu ? (gate_env && !strcmp(gate_env, "full") ? "full" : "score") : "cpu"));
+    json_object_set_new(ker, "ref_buckets", json_string("off"));
+    json_object_set_new(ker, "gpu_tile", json_string(gpu ? (tile_env ? tile_env : "auto") : "none"));
+    json_object_set_new(m, "kernels", ker);
+
+    json_t *inputs = json_array();
+    json_array_append_new(inputs, input_json("target", o->target, mi->t));
+    json_array_append_new(inputs, input_json("query", o->query, mi->q));
+    json_object_set_new(m, "inputs", inputs);
+
+    if (mi->have_plan) {
+        json_t *pl = json_object();
+        json_object_set_new(pl, "target_blocks", json_integer((json_int_t)mi->plan.target_blocks));
+        json_object_set_new(pl, "query_blocks", json_integer((json_int_t)mi->plan.query_blocks));
+        json_object_set_new(pl, "intervals", json_integer((json_int_t)mi->plan.intervals));
+        json_object_set_new(pl, "work_units", json_integer((json_int_t)mi->plan.work_units));
+        json_object_set_new(pl, "chunks", json_integer((json_int_t)mi->plan.chunks));
+        json_object_set_new(m, "plan", pl);
+    } else json_object_set_new(m, "plan", json_null());
+
+    const hz_funnel *f = &mi->funnel;
+    json_t *fu = json_object();
+    json_object_set_new(fu, "seeds", json_integer((json_int_t)f->seeds));
+    json_object_set_new(fu, "anchors", json_integer((json_int_t)f->anchors));
+    json_object_set_new(fu, "gate_survivors", json_integer((json_int_t)f->survivors));
+    json_object_set_new(fu, "hsps_accepted", json_integer((json_int_t)f->accepted));
+    json_object_set_new(fu, "hsps_after_dedup", json_integer((json_int_t)f->after_batch));
+    json_object_set_new(fu, "segments_written", json_integer((json_int_t)f->written));
+    json_object_set_new(fu, "long_anchors", json_integer((json_int_t)f->long_anchors));
+    json_object_set_new(fu, "batches", json_integer((json_int_t)f->batches));
+    json_object_set_new(m, "funnel", fu);
+
+    json_t *ts = json_object();
+    json_object_set_new(ts, "load", json_real(mi->t_load));
+    json_object_set_new(ts, "plan", json_real(mi->t_plan));
+    json_object_set_new(ts, "seedtable", json_real(mi->t_table));
+    json_object_set_new(ts, "seeds", json_real(f->t_seed));
+    json_object_set_new(ts, "anchors", json_real(f->t_anchor));
+    json_object_set_new(ts, "gate", json_real(f->t_gate));
+    json_object_set_new(ts, "extend", json_real(f->t_extend));
+    json_object_set_new(ts, "dedup", json_real(f->t_dedup));
+    json_object_set_new(ts, "output", json_real(mi->t_output));
+    json_object_set_new(ts, "wall", json_real(mi->t_wall));
+    json_object_set_new(m, "time_s", ts);
+
+    json_t *outs = json_array();
+    json_t *digest = json_null(), *nseg = json_null();
+    if (outdir) {
+        size_t nf;
+        char **names = list_files(outdir, &nf);
+        for (size_t i = 0; i < nf; i++) {
+            char p[4096], hex[65];
+            uint64_t b = 0, l = 0;
+            snprintf(p, sizeof p, "%s/%s", outdir, names[i]);
+            if (hz_sha256_file(p, hex, &b, &l)) continue;
+            json_t *e = json_object();
+            json_object_set_new(e, "name", json_string(names[i]));
+            json_object_set_new(e, "bytes", json_integer((json_int_t)b));
+            json_object_set_new(e, "lines", json_integer((json_int_t)l));
+            json_object_set_new(e, "sha256", json_string(hex));
+            json_array_append_new(outs, e);
+        }
+        free_list(names, nf);
+        char hex[65];
+        uint64_t nl = 0;
+        if (hz_canonical_digest(outdir, hex, &nl, err, errlen)) { json_decref(m); json_decref(outs); return -1; }
+        digest = json_string(hex);
+        nseg = json_integer((json_int_t)nl);
+    }
+    json_object_set_new(m, "outputs", outs);
+    json_object_set_new(m, "segment_lines", nseg);
+    json_object_set_new(m, "canonical_digest_sha256", digest);
+
+    size_t tl = strlen(path) + 32;
+    char *tmp = malloc(tl);
+    snprintf(tmp, tl, "%s.tmp-%ld", path, (long)getpid());
+    int rc = -1;
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno)); goto out; }
+    int wr = json_dumpf(m, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    wr |= fputc('\n', fp) == EOF;
+    if (fflush(fp) || fsync(fileno(fp)) || wr) { fclose(fp); unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
+    if (fclose(fp)) { unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
+    if (rename(tmp, path)) { unlink(tmp); snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno)); goto out; }
+    rc = 0;
+out:
+    free(tmp);
+    json_decref(m);
+    return rc;
+}
+
+char *hz_failed_manifest_path(const char *outdir)
+{
+    if (!outdir || !outdir[0]) return NULL;
+    size_t n = strlen(outdir);
+    while (n > 1 && outdir[n - 1] == '/') n--;
+    char *p = malloc(n + 32);
+    if (p) snprintf(p, n + 32, "%.*s.failed-manifest.json", (int)n, outdir);
+    return p;
+}

@@ -1,0 +1,47 @@
+/* manifest — the provenance record of one `hspz run` (docs/manifest.md,
+ * docs/manifest.schema.json): OUTDIR/manifest.json on success, OUTDIR.failed-manifest.json
+ * (next to OUTDIR) on failure.  Written with jansson; sha256 with OpenSSL libcrypto.
+ */
+#ifndef HZ_MANIFEST_H
+#define HZ_MANIFEST_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "options.h"
+#include "seqio.h"
+#include "plan.h"
+#include "chunk.h"
+#include "config.h"
+
+typedef struct {
+    const hz_opts *o;
+    const hz_seqset *t, *q;      /* loaded when ->path != NULL */
+    int have_plan;
+    hz_plan_counts plan;
+    hz_funnel funnel;            /* totals over all threads */
+    double t_load, t_plan, t_table, t_output, t_wall;
+    int threads;
+    const char *backend;         /* be->name, or "cpu" */
+    int device_seeding, device_table;   /* kernels the backend chose */
+    int exit_status;
+    const char *error;           /* NULL on success */
+    time_t start_time;
+} hz_manifest_info;
+
+/* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line
+ * counts) of a file.  Returns 0 or -1 (errno set). */
+int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines);
+
+/* RULES.md "canonical digest" of the *.segments files of dir. */
+int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen);
+
+/* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose
+ * files are listed as outputs and digested (NULL: none, e.g. a failed run). */
+int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *outdir,
+                      char *err, size_t errlen);
+
+/* The failure manifest path of outdir: "<outdir without trailing '/'>.failed-manifest.json"
+ * (malloc'd; NULL when outdir is NULL or empty). */
+char *hz_failed_manifest_path(const char *outdir);
+
+#endif

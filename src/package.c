@@ -1,0 +1,883 @@
+/* package — see package.h. */
+#include "package.h"
+#include "segments.h"
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ small helpers */
+
+typedef struct { char *s; size_t n, cap; } sbuf;
+
+static int sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 256;
+        while (c < b->n + n + 1) c *= 2;
+        char *p = realloc(b->s, c);
+        if (!p) return -1;
+        b->s = p; b->cap = c;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+    return 0;
+}
+static int sb_str(sbuf *b, const char *s) { return sb_add(b, s, strlen(s)); }
+
+/* JSON string as Python's json.dumps writes it (ensure_ascii: non-ASCII as \uXXXX). */
+static int sb_json(sbuf *b, const char *s)
+{
+    int rc = sb_add(b, "\"", 1);
+    const unsigned char *p = (const unsigned char *)s;
+    char tmp[16];
+    while (*p && !rc) {
+        unsigned c = *p;
+        if (c == '"') rc = sb_str(b, "\\\"");
+        else if (c == '\\') rc = sb_str(b, "\\\\");
+        else if (c == '\n') rc = sb_str(b, "\\n");
+        else if (c == '\r') rc = sb_str(b, "\\r");
+        else if (c == '\t') rc = sb_str(b, "\\t");
+        else if (c == '\b') rc = sb_str(b, "\\b");
+        else if (c == '\f') rc = sb_str(b, "\\f");
+        else if (c < 0x20 || c == 0x7f) {
+            snprintf(tmp, sizeof tmp, "\\u%04x", c);
+            rc = sb_str(b, tmp);
+        } else if (c < 0x80) rc = sb_add(b, (const char *)p, 1);
+        else {
+            /* UTF-8 sequence -> code point; an invalid byte is written as U+00XX */
+            uint32_t cp = c; int len = 1;
+            if ((c & 0xe0) == 0xc0 && (p[1] & 0xc0) == 0x80) { cp = ((c & 0x1fu) << 6) | (p[1] & 0x3fu); len = 2; }
+            else if ((c & 0xf0) == 0xe0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80) {
+                cp = ((c & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu); len = 3;
+            } else if ((c & 0xf8) == 0xf0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80) {
+                cp = ((c & 0x07u) << 18) | ((p[1] & 0x3fu) << 12) | ((p[2] & 0x3fu) << 6) | (p[3] & 0x3fu); len = 4;
+            }
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                snprintf(tmp, sizeof tmp, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+            } else snprintf(tmp, sizeof tmp, "\\u%04x", cp);
+            rc = sb_str(b, tmp);
+            p += len;
+            continue;
+        }
+        p++;
+    }
+    if (!rc) rc = sb_add(b, "\"", 1);
+    return rc;
+}
+
+static int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen)
+{
+    *data = NULL; *len = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
+    sbuf b = {0};
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+        if (sb_add(&b, buf, n)) { fclose(fp); free(b.s); snprintf(err, errlen, "out of memory reading %s", path); return -1; }
+    if (ferror(fp)) { fclose(fp); free(b.s); snprintf(err, errlen, "%s: read failed: %s", path, strerror(errno)); return -1; }
+    fclose(fp);
+    if (!b.s && sb_add(&b, "", 0)) { snprintf(err, errlen, "out of memory"); return -1; }
+    *data = b.s; *len = b.n;
+    return 0;
+}
+
+static int write_file(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno)); return -1; }
+    int ok = fwrite(data, 1, len, fp) == len;
+    if (fclose(fp) != 0) ok = 0;
+    if (!ok) { snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno)); remove(path); return -1; }
+    return 0;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* string -> index map (open addressing, FNV-1a) over caller-owned keys */
+typedef struct { const char **key; size_t *klen; size_t *val; size_t cap, n; } smap;
+
+static uint64_t fnv(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 1099511628211ULL; }
+    return h;
+}
+static int smap_init(smap *m, size_t want)
+{
+    size_t c = 16;
+    while (c < 2 * want + 16) c *= 2;
+    m->key = calloc(c, sizeof *m->key); m->klen = calloc(c, sizeof *m->klen); m->val = calloc(c, sizeof *m->val);
+    m->cap = c; m->n = 0;
+    return (m->key && m->klen && m->val) ? 0 : -1;
+}
+static void smap_free(smap *m) { free(m->key); free(m->klen); free(m->val); memset(m, 0, sizeof *m); }
+/* Find key; if absent insert it with value v.  Returns the stored value.  The table is sized
+ * for the number of keys at init (callers insert at most that many). */
+static size_t smap_get(smap *m, const char *k, size_t kl, size_t v, int *found)
+{
+    size_t i = (size_t)fnv(k, kl) & (m->cap - 1);
+    while (m->key[i]) {
+        if (m->klen[i] == kl && memcmp(m->key[i], k, kl) == 0) { if (found) *found = 1; return m->val[i]; }
+        i = (i + 1) & (m->cap - 1);
+    }
+    m->key[i] = k; m->klen[i] = kl; m->val[i] = v; m->n++;
+    if (found) *found = 0;
+    return v;
+}
+
+/* ------------------------------------------------------------------ 2bit writer */
+
+static void put32(unsigned char *p, uint32_t x) { p[0] = x; p[1] = x >> 8; p[2] = x >> 16; p[3] = x >> 24; }
+
+static int is_acgt(uint8_t c)
+{
+    switch (c) { case 'A': case 'C': case 'G': case 'T': case 'a': case 'c': case 'g': case 't': return 1; }
+    return 0;
+}
+static int is_lower(uint8_t c) { return c >= 'a' && c <= 'z'; }
+
+/* Number of runs of bytes with pred true in s[0..n). */
+static uint64_t count_runs(const uint8_t *s, uint64_t n, int want_n)
+{
+    uint64_t runs = 0; int in = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int x = want_n ? !is_acgt(s[i]) : is_lower(s[i]);
+        if (x && !in) runs++;
+        in = x;
+    }
+    return runs;
+}
+
+static int write_runs(FILE *fp, const uint8_t *s, uint64_t n, int want_n, uint64_t count)
+{
+    unsigned char b[4];
+    put32(b, (uint32_t)count);
+    if (fwrite(b, 1, 4, fp) != 4) return -1;
+    for (int pass = 0; pass < 2; pass++) {           /* starts, then sizes */
+        uint64_t i = 0;
+        while (i < n) {
+            int x = want_n ? !is_acgt(s[i]) : is_lower(s[i]);
+            if (!x) { i++; continue; }
+            uint64_t j = i;
+            while (j < n && (want_n ? !is_acgt(s[j]) : is_lower(s[j]))) j++;
+            put32(b, (uint32_t)(pass == 0 ? i : j - i));
+            if (fwrite(b, 1, 4, fp) != 4) return -1;
+            i = j;
+        }
+    }
+    return 0;
+}
+
+int hz_twobit_write(const char *path, const hz_seqset *seqs, char *const *names, char *err, size_t errlen)
+{
+    char *const *nm = names ? names : seqs->name;
+    size_t n = seqs->n;
+    if (n > UINT32_MAX) { snprintf(err, errlen, "%s: too many records for 2bit", path); return -1; }
+    uint64_t *nN = calloc(n ? n : 1, sizeof *nN), *nM = calloc(n ? n : 1, sizeof *nM);
+    if (!nN || !nM) { free(nN); free(nM); snprintf(err, errlen, "out of memory writing %s", path); return -1; }
+    uint64_t index_bytes = 0, data_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(nm[i]);
+        if (l > 255) { free(nN); free(nM); snprintf(err, errlen, "%s: record name '%.40s...' is longer than 255 bytes (2bit limit)", path, nm[i]); return -1; }
+        if (seqs->len[i] > UINT32_MAX) { free(nN); free(nM); snprintf(err, errlen, "%s: record '%s' has 2^32 bases or more (2bit limit)", path, nm[i]); return -1; }
+        const uint8_t *s = seqs->data + seqs->off[i];
+        nN[i] = count_runs(s, seqs->len[i], 1);
+        nM[i] = count_runs(s, seqs->len[i], 0);
+        index_bytes += 1 + l;
+        data_bytes += 16 + 8 * nN[i] + 8 * nM[i] + (seqs->len[i] + 3) / 4;
+    }
+    int version = 16 + index_bytes + 4 * (uint64_t)n + data_bytes > UINT32_MAX ? 1 : 0;
+    uint64_t off = 16 + index_bytes + (version ? 8 : 4) * (uint64_t)n;
+    FILE *fp = fopen(path, "wb");
+    if (!fp) { free(nN); free(nM); snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno)); return -1; }
+    unsigned char b[16];
+    int ok = 1;
+    put32(b, 0x1A412743u); put32(b + 4, (uint32_t)version); put32(b + 8, (uint32_t)n); put32(b + 12, 0);
+    ok = fwrite(b, 1, 16, fp) == 16;
+    for (size_t i = 0; i < n && ok; i++) {
+        unsigned char l = (unsigned char)strlen(nm[i]);
+        ok = fputc(l, fp) != EOF && fwrite(nm[i], 1, l, fp) == l;
+        put32(b, (uint32_t)off); put32(b + 4, (uint32_t)(off >> 32));
+        if (ok) ok = fwrite(b, 1, version ? 8 : 4, fp) == (size_t)(version ? 8 : 4);
+        off += 16 + 8 * nN[i] + 8 * nM[i] + (seqs->len[i] + 3) / 4;
+    }
+    static const uint8_t code[256] = { ['T'] = 0, ['C'] = 1, ['A'] = 2, ['G'] = 3,
+                                       ['t'] = 0, ['c'] = 1, ['a'] = 2, ['g'] = 3 };
+    unsigned char *pack = malloc(65536);
+    if (!pack) ok = 0;
+    for (size_t i = 0; i < n && ok; i++) {
+        const uint8_t *s = seqs->data + seqs->off[i];
+        uint64_t L = seqs->len[i];
+        put32(b, (uint32_t)L);
+        ok = fwrite(b, 1, 4, fp) == 4;
+        if (ok) ok = write_runs(fp, s, L, 1, nN[i]) == 0;
+        if (ok) ok = write_runs(fp, s, L, 0, nM[i]) == 0;
+        put32(b, 0);
+        if (ok) ok = fwrite(b, 1, 4, fp) == 4;
+        size_t used = 0;
+        for (uint64_t j = 0; j < L && ok; j += 4) {
+            unsigned x = 0;
+            for (int k = 0; k < 4; k++) x = (x << 2) | (j + k < L ? code[s[j + k]] : 0);
+            pack[used++] = (unsigned char)x;
+            if (used == 65536) { ok = fwrite(pack, 1, used, fp) == used; used = 0; }
+        }
+        if (ok && used) ok = fwrite(pack, 1, used, fp) == used;
+    }
+    free(pack); free(nN); free(nM);
+    if (fclose(fp) != 0) ok = 0;
+    if (!ok) { snprintf(err, errlen, "%s: write failed: %s", path, errno ? strerror(errno) : "out of memory"); remove(path); return -1; }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ commands */
+
+typedef struct { char *base; size_t r, q; int strand; } pcmd;
+typedef struct { pcmd *v; size_t n, cap; } pcmds;
+
+static void pcmds_free(pcmds *c) { for (size_t i = 0; i < c->n; i++) free(c->v[i].base); free(c->v); memset(c, 0, sizeof *c); }
+
+static int pcmds_push(pcmds *c, char *base, size_t r, size_t q, int strand)
+{
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? 2 * c->cap : 64;
+        pcmd *p = realloc(c->v, nc * sizeof *p);
+        if (!p) return -1;
+        c->v = p; c->cap = nc;
+    }
+    c->v[c->n++] = (pcmd){ base, r, q, strand };
+    return 0;
+}
+
+/* Parse lastz-commands.txt (the lines hz_lastz_command writes). */
+static int read_commands(const char *dir, pcmds *out, char *err, size_t errlen)
+{
+    char *path = path_join(dir, "lastz-commands.txt"), *data; size_t len;
+    if (!path) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (read_file(path, &data, &len, err, errlen)) { free(path); return -1; }
+    int rc = 0;
+    char *line = data;
+    while (*line && !rc) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        char *sg = strstr(line, " --segments="), *rb = strstr(line, "[subset=ref_block"),
+             *qb = strstr(line, "[subset=query_block"), *st = strstr(line, " --strand=");
+        char *se = sg ? strstr(sg, ".segments ") : NULL;
+        if (!sg || !rb || !qb || !st || !se) {
+            snprintf(err, errlen, "%s: cannot parse the line '%.80s'", path, line);
+            rc = -1; break;
+        }
+        sg += strlen(" --segments=");
+        char *base = strndup(sg, (size_t)(se - sg));
+        size_t r = strtoull(rb + strlen("[subset=ref_block"), NULL, 10);
+        size_t q = strtoull(qb + strlen("[subset=query_block"), NULL, 10);
+        int strand = strncmp(st + strlen(" --strand="), "minus", 5) == 0;
+        if (!base || pcmds_push(out, base, r, q, strand)) { free(base); snprintf(err, errlen, "out of memory"); rc = -1; }
+        if (!nl) break;
+        line = nl + 1;
+    }
+    free(data); free(path);
+    return rc;
+}
+
+static int write_commands(const hz_opts *o, const char *dir, const pcmds *c, char *err, size_t errlen)
+{
+    char *path = path_join(dir, "lastz-commands.txt");
+    if (!path) { snprintf(err, errlen, "out of memory"); return -1; }
+    sbuf b = {0};
+    int rc = 0;
+    for (size_t i = 0; i < c->n && !rc; i++) {
+        char *line = hz_lastz_command(o, c->v[i].base, c->v[i].r, c->v[i].q, c->v[i].strand);
+        if (!line || sb_str(&b, line) || sb_add(&b, "\n", 1)) rc = -1;
+        free(line);
+    }
+    if (rc) snprintf(err, errlen, "out of memory");
+    else rc = write_file(path, b.s ? b.s : "", b.n, err, errlen);
+    if (!rc && o->print_commands) fwrite(b.s ? b.s : "", 1, b.n, stdout);
+    free(b.s); free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ segment lines */
+
+typedef struct {
+    const char *s; size_t len;       /* whole line with '\n' */
+    const char *t; size_t tl;        /* target name */
+    const char *q; size_t ql;        /* query name */
+    int64_t ts, te, qs, qe;
+    int minus;
+    int64_t key1, key2; size_t idx;  /* sort keys */
+} segline;
+
+/* Split data into lines and parse the 8 columns. */
+static int parse_lines(char *data, size_t len, const char *path, segline **out, size_t *nout, char *err, size_t errlen)
+{
+    size_t n = 0, cap = 0;
+    segline *v = NULL;
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && data[j] != '\n') j++;
+        size_t e = j < len ? j + 1 : j;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            segline *p = realloc(v, cap * sizeof *p);
+            if (!p) { free(v); snprintf(err, errlen, "out of memory"); return -1; }
+            v = p;
+        }
+        segline *L = &v[n];
+        memset(L, 0, sizeof *L);
+        L->s = data + i; L->len = e - i; L->idx = n;
+        const char *f[8]; size_t fl[8]; int nf = 0;
+        size_t k = i;
+        while (nf < 8 && k <= j) {
+            size_t m = k;
+            while (m < j && data[m] != '\t') m++;
+            f[nf] = data + k; fl[nf] = m - k; nf++;
+            k = m + 1;
+        }
+        if (nf != 8 || k <= j) {
+            free(v);
+            snprintf(err, errlen, "%s: line %zu does not have 8 tab-separated columns", path, n + 1);
+            return -1;
+        }
+        L->t = f[0]; L->tl = fl[0]; L->q = f[3]; L->ql = fl[3];
+        L->ts = strtoll(f[1], NULL, 10); L->te = strtoll(f[2], NULL, 10);
+        L->qs = strtoll(f[4], NULL, 10); L->qe = strtoll(f[5], NULL, 10);
+        L->minus = fl[6] == 1 && f[6][0] == '-';
+        n++;
+        i = e;
+    }
+    *out = v; *nout = n;
+    return 0;
+}
+
+static int cmp_keys(const void *pa, const void *pb)
+{
+    const segline *a = pa, *b = pb;
+    if (a->key1 != b->key1) return a->key1 < b->key1 ? -1 : 1;
+    if (a->key2 != b->key2) return a->key2 < b->key2 ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* ------------------------------------------------------------------ diagonal partition */
+
+typedef struct { size_t first, count, qorder; size_t *lines; size_t nl; } dpair;
+
+static int write_lines(const char *path, segline *const *ls, size_t n, char *err, size_t errlen)
+{
+    sbuf b = {0};
+    for (size_t i = 0; i < n; i++)
+        if (sb_add(&b, ls[i]->s, ls[i]->len)) { free(b.s); snprintf(err, errlen, "out of memory"); return -1; }
+    int rc = write_file(path, b.s ? b.s : "", b.n, err, errlen);
+    free(b.s);
+    return rc;
+}
+
+static const segline *g_lines;  /* for qsort of pair indices */
+static const dpair *g_pairs;
+static int cmp_skip(const void *pa, const void *pb)   /* (count, tname, qname) */
+{
+    const dpair *a = &g_pairs[*(const size_t *)pa], *b = &g_pairs[*(const size_t *)pb];
+    if (a->count != b->count) return a->count < b->count ? -1 : 1;
+    const segline *x = &g_lines[a->first], *y = &g_lines[b->first];
+    size_t m = x->tl < y->tl ? x->tl : y->tl;
+    int c = memcmp(x->t, y->t, m);
+    if (c) return c;
+    if (x->tl != y->tl) return x->tl < y->tl ? -1 : 1;
+    m = x->ql < y->ql ? x->ql : y->ql;
+    c = memcmp(x->q, y->q, m);
+    if (c) return c;
+    return x->ql < y->ql ? -1 : x->ql > y->ql;
+}
+static int cmp_qorder(const void *pa, const void *pb)  /* stable: (qorder, position) */
+{
+    const size_t *a = pa, *b = pb;   /* pairs [pair index, position] */
+    if (g_pairs[a[0]].qorder != g_pairs[b[0]].qorder) return g_pairs[a[0]].qorder < g_pairs[b[0]].qorder ? -1 : 1;
+    return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Split one command's segments file; appends the resulting commands to out. */
+static int partition_one(const hz_opts *o, const char *dir, const pcmd *c, uint64_t N, pcmds *out,
+                         char *err, size_t errlen)
+{
+    char name[4096];
+    snprintf(name, sizeof name, "%s.segments", c->base);
+    char *path = path_join(dir, name), *data = NULL;
+    size_t len, n = 0;
+    segline *ls = NULL;
+    dpair *pairs = NULL; size_t np = 0;
+    segline **buf = NULL;
+    size_t *order = NULL;
+    smap pm = {0}, qm = {0};
+    int rc = -1;
+    if (!path) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (read_file(path, &data, &len, err, errlen)) goto out;
+    if (parse_lines(data, len, path, &ls, &n, err, errlen)) goto out;
+    if (n <= N) {
+        char *b = strdup(c->base);
+        if (!b || pcmds_push(out, b, c->r, c->q, c->strand)) { free(b); snprintf(err, errlen, "out of memory"); goto out; }
+        rc = 0; goto out;
+    }
+    /* group by (target, query) in order of first appearance */
+    if (smap_init(&pm, n) || smap_init(&qm, n)) { snprintf(err, errlen, "out of memory"); goto out; }
+    pairs = calloc(n, sizeof *pairs);
+    size_t *pair_of = calloc(n, sizeof *pair_of);
+    char **pkeys = calloc(n, sizeof *pkeys);
+    if (!pairs || !pair_of || !pkeys) { free(pair_of); free(pkeys); snprintf(err, errlen, "out of memory"); goto out; }
+    size_t nq = 0;
+    int oom = 0;
+    for (size_t i = 0; i < n && !oom; i++) {
+        /* the pair key is "target\tquery" (names hold no tab) */
+        segline *L = &ls[i];
+        size_t kl;
+        char *k = malloc(L->tl + L->ql + 2);
+        if (!k) { snprintf(err, errlen, "out of memory"); oom = 1; break; }
+        memcpy(k, L->t, L->tl); k[L->tl] = '\t'; memcpy(k + L->tl + 1, L->q, L->ql);
+        kl = L->tl + 1 + L->ql;
+        int found;
+        size_t p = smap_get(&pm, k, kl, np, &found);
+        if (found) free(k);
+        else {
+            pkeys[np] = k;
+            pairs[np].first = i;
+            pairs[np].qorder = smap_get(&qm, L->q, L->ql, nq, &found);
+            if (!found) nq++;
+            np++;
+        }
+        pair_of[i] = p;
+        pairs[p].count++;
+    }
+    for (size_t i = 0; i < np; i++) free(pkeys[i]);
+    free(pkeys);
+    if (oom) { free(pair_of); goto out; }
+    for (size_t p = 0; p < np; p++) {
+        pairs[p].lines = malloc(pairs[p].count * sizeof(size_t));
+        if (!pairs[p].lines) { free(pair_of); snprintf(err, errlen, "out of memory"); goto out_pairs; }
+    }
+    for (size_t i = 0; i < n; i++) { dpair *P = &pairs[pair_of[i]]; P->lines[P->nl++] = i; }
+    free(pair_of);
+    int several = np > 1;
+    buf = malloc(n * sizeof *buf);
+    order = malloc(2 * (np ? np : 1) * sizeof *order);
+    segline *tmp = malloc(n * sizeof *tmp);
+    if (!buf || !order || !tmp) { free(tmp); snprintf(err, errlen, "out of memory"); goto out_pairs; }
+    size_t ctr = 0;
+    char sbase[4096], sname[4200];
+    /* non-skip pairs: sorted along the diagonal, cut into N-line files */
+    for (size_t p = 0; p < np; p++) {
+        dpair *P = &pairs[p];
+        if (several && P->count <= N) continue;
+        for (size_t j = 0; j < P->nl; j++) {
+            segline *L = &tmp[j];
+            *L = ls[P->lines[j]];
+            int64_t half = (L->te - L->ts) / 2;
+            int64_t tm = L->ts + half, qm2 = L->qs + half;
+            L->key1 = c->strand ? qm2 - tm : qm2 + tm;
+            L->key2 = tm;
+            L->idx = j;
+        }
+        qsort(tmp, P->nl, sizeof *tmp, cmp_keys);
+        for (size_t j = 0; j < P->nl; j += N) {
+            size_t m = P->nl - j < N ? P->nl - j : N;
+            for (size_t x = 0; x < m; x++) buf[x] = &tmp[j + x];
+            ctr++;
+            snprintf(sbase, sizeof sbase, "%s.split%zu", c->base, ctr);
+            snprintf(sname, sizeof sname, "%s/%s.segments", dir, sbase);
+            char *b = strdup(sbase);
+            if (write_lines(sname, buf, m, err, errlen) || !b || pcmds_push(out, b, c->r, c->q, c->strand)) {
+                free(b); free(tmp); if (!err[0]) snprintf(err, errlen, "out of memory"); goto out_pairs;
+            }
+        }
+    }
+    free(tmp);
+    /* skip pairs: packed greedily by (count, pair), each file in query order */
+    size_t ns = 0;
+    if (several)
+        for (size_t p = 0; p < np; p++) if (pairs[p].count <= N) order[ns++] = p;
+    g_lines = ls; g_pairs = pairs;
+    qsort(order, ns, sizeof *order, cmp_skip);
+    size_t a = 0;
+    while (a < ns) {
+        size_t e = a, cnt = 0;
+        while (e < ns && (e == a || cnt + pairs[order[e]].count <= N)) { cnt += pairs[order[e]].count; e++; }
+        size_t (*pp)[2] = malloc((e - a) * sizeof *pp);
+        if (!pp) { snprintf(err, errlen, "out of memory"); goto out_pairs; }
+        for (size_t x = a; x < e; x++) { pp[x - a][0] = order[x]; pp[x - a][1] = x - a; }
+        qsort(pp, e - a, sizeof *pp, cmp_qorder);
+        size_t m = 0;
+        for (size_t x = 0; x < e - a; x++) {
+            dpair *P = &pairs[pp[x][0]];
+            for (size_t j = 0; j < P->nl; j++) buf[m++] = &ls[P->lines[j]];
+        }
+        free(pp);
+        ctr++;
+        snprintf(sbase, sizeof sbase, "%s.split%zu", c->base, ctr);
+        snprintf(sname, sizeof sname, "%s/%s.segments", dir, sbase);
+        char *b = strdup(sbase);
+        if (write_lines(sname, buf, m, err, errlen) || !b || pcmds_push(out, b, c->r, c->q, c->strand)) {
+            free(b); if (!err[0]) snprintf(err, errlen, "out of memory"); goto out_pairs;
+        }
+        a = e;
+    }
+    if (remove(path) != 0) { snprintf(err, errlen, "%s: cannot remove: %s", path, strerror(errno)); goto out_pairs; }
+    rc = 0;
+out_pairs:
+    for (size_t p = 0; p < np; p++) free(pairs[p].lines);
+out:
+    (void)o;
+    smap_free(&pm); smap_free(&qm);
+    free(order); free(buf); free(pairs); free(ls); free(data); free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ single file */
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int list_segments(const char *dir, char ***names, size_t *n, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) { snprintf(err, errlen, "%s: cannot read: %s", dir, strerror(errno)); return -1; }
+    struct dirent *de;
+    size_t cap = 0; *names = NULL; *n = 0;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l <= 9 || strcmp(de->d_name + l - 9, ".segments") || !strcmp(de->d_name, "all.segments")) continue;
+        if (*n == cap) { cap = cap ? 2 * cap : 64; char **p = realloc(*names, cap * sizeof *p); if (!p) break; *names = p; }
+        if (!((*names)[*n] = strdup(de->d_name))) break;
+        (*n)++;
+    }
+    closedir(d);
+    if (*n) qsort(*names, *n, sizeof **names, cmp_name);
+    return 0;
+}
+
+static int single_file(const char *dir, const hz_side *q, char *err, size_t errlen)
+{
+    char **names = NULL; size_t nf = 0;
+    if (list_segments(dir, &names, &nf, err, errlen)) return -1;
+    sbuf all = {0};
+    int rc = 0;
+    for (size_t i = 0; i < nf && !rc; i++) {
+        char *p = path_join(dir, names[i]), *d; size_t l;
+        rc = !p || read_file(p, &d, &l, err, errlen);
+        if (!rc) { rc = sb_add(&all, d, l); free(d); if (rc) snprintf(err, errlen, "out of memory"); }
+        free(p);
+    }
+    for (size_t i = 0; i < nf; i++) free(names[i]);
+    free(names);
+    if (rc) { free(all.s); return -1; }
+    char *out = path_join(dir, "all.segments");
+    segline *ls = NULL; size_t n = 0;
+    smap qm = {0};
+    if (!out || parse_lines(all.s ? all.s : "", all.n, "all.segments", &ls, &n, err, errlen)) { rc = -1; goto done; }
+    if (smap_init(&qm, q->n_rec)) { snprintf(err, errlen, "out of memory"); rc = -1; goto done; }
+    for (size_t i = 0; i < q->n_rec; i++) {
+        int found;
+        smap_get(&qm, q->name[i], strlen(q->name[i]), i, &found);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int found;
+        size_t r = smap_get(&qm, ls[i].q, ls[i].ql, SIZE_MAX, &found);
+        if (!found) { snprintf(err, errlen, "all.segments: query name '%.*s' is not a query record", (int)ls[i].ql, ls[i].q); rc = -1; goto done; }
+        ls[i].key1 = (int64_t)r; ls[i].key2 = ls[i].minus; ls[i].idx = i;
+    }
+    qsort(ls, n, sizeof *ls, cmp_keys);
+    segline **bp = malloc((n ? n : 1) * sizeof *bp);
+    if (!bp) { snprintf(err, errlen, "out of memory"); rc = -1; goto done; }
+    for (size_t i = 0; i < n; i++) bp[i] = &ls[i];
+    rc = write_lines(out, bp, n, err, errlen);
+    free(bp);
+done:
+    smap_free(&qm);
+    free(ls); free(all.s); free(out);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ tarball */
+
+typedef struct {
+    char *arc;          /* member name */
+    char *src;          /* file to copy, or NULL */
+    char *mem; size_t memlen;  /* in-memory content */
+    int dir;
+} member;
+typedef struct { member *v; size_t n, cap; } members;
+
+static int mem_add(members *m, const char *arc, const char *src, char *mem, size_t memlen, int dir)
+{
+    for (size_t i = 0; i < m->n; i++) if (!strcmp(m->v[i].arc, arc)) { free(mem); return 0; }
+    if (m->n == m->cap) {
+        size_t nc = m->cap ? 2 * m->cap : 64;
+        member *p = realloc(m->v, nc * sizeof *p);
+        if (!p) { free(mem); return -1; }
+        m->v = p; m->cap = nc;
+    }
+    member *x = &m->v[m->n];
+    x->arc = strdup(arc); x->src = src ? strdup(src) : NULL; x->mem = mem; x->memlen = memlen; x->dir = dir;
+    if (!x->arc || (src && !x->src)) { free(x->arc); free(x->src); free(mem); return -1; }
+    m->n++;
+    /* parent directories */
+    char *p = strdup(arc);
+    if (!p) return -1;
+    size_t l = strlen(p);
+    if (l && p[l - 1] == '/') p[--l] = 0;
+    char *s = strrchr(p, '/');
+    int rc = 0;
+    if (s) { s[1] = 0; rc = mem_add(m, p, NULL, NULL, 0, 1); }
+    free(p);
+    return rc;
+}
+static void members_free(members *m)
+{
+    for (size_t i = 0; i < m->n; i++) { free(m->v[i].arc); free(m->v[i].src); free(m->v[i].mem); }
+    free(m->v); memset(m, 0, sizeof *m);
+}
+static int cmp_member(const void *a, const void *b) { return strcmp(((const member *)a)->arc, ((const member *)b)->arc); }
+
+char *hz_package_tarball_path(const hz_opts *o)
+{
+    if (!o->tarball) return NULL;
+    if (o->tarball[0]) return strdup(o->tarball);
+    size_t l = strlen(o->outdir);
+    while (l > 1 && o->outdir[l - 1] == '/') l--;
+    char *p = malloc(l + 8);
+    if (p) { memcpy(p, o->outdir, l); memcpy(p + l, ".tar.gz", 8); }
+    return p;
+}
+
+static int data_folder_ok(const char *d)
+{
+    if (d[0] == '/') return 0;
+    const char *s = d;
+    while (*s) {
+        const char *e = strchr(s, '/');
+        size_t l = e ? (size_t)(e - s) : strlen(s);
+        if ((l == 0 && e) || (l == 1 && s[0] == '.') || (l == 2 && s[0] == '.' && s[1] == '.')) return 0;
+        if (!e) break;
+        s = e + 1;
+    }
+    return 1;
+}
+
+int hz_package_precheck(const hz_opts *o, char *err, size_t errlen)
+{
+    if ((o->tarball || o->diagonal_partition) && o->nogapped) {
+        snprintf(err, errlen, "%s works on lastz commands, which --nogapped turns off",
+                 o->tarball ? "--tarball" : "--diagonal-partition");
+        return -1;
+    }
+    if (!o->tarball) return 0;
+    if (!data_folder_ok(o->data_folder)) {
+        snprintf(err, errlen, "--tarball: --data-folder '%s' must be a relative path without '.', '..' or empty components",
+                 o->data_folder);
+        return -1;
+    }
+    char *tp = hz_package_tarball_path(o);
+    if (!tp) { snprintf(err, errlen, "out of memory"); return -1; }
+    struct stat st;
+    int rc = 0;
+    if (stat(tp, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: tarball path is a directory", tp); rc = -1; }
+        else if (!o->force) { snprintf(err, errlen, "%s: tarball exists (use --force to replace it)", tp); rc = -1; }
+    }
+    free(tp);
+    return rc;
+}
+
+static int arch_fail(struct archive *a, const char *path, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: %s", path, archive_error_string(a) ? archive_error_string(a) : "archive write failed");
+    return -1;
+}
+
+static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q,
+                         const pcmds *c, char *err, size_t errlen)
+{
+    char *tpath = hz_package_tarball_path(o);
+    if (!tpath) { snprintf(err, errlen, "out of memory"); return -1; }
+    size_t tl = strlen(tpath) + 32;
+    char *tmp = malloc(tl);
+    char *tref = path_join(dir, ".hspz-ref.2bit"), *tqry = path_join(dir, ".hspz-query.2bit");
+    members m = {0};
+    sbuf js = {0};
+    struct archive *a = NULL;
+    int rc = -1, created = 0;
+    char arc[8192], src[8192];
+    if (!tmp || !tref || !tqry) { snprintf(err, errlen, "out of memory"); goto done; }
+    snprintf(tmp, tl, "%s.tmp-%ld", tpath, (long)getpid());
+
+    /* commands.json (package_output.py: flags, str options, int options, --target, --query) */
+    const char *D = o->data_folder, *F = o->format;
+    int G = o->gappedthresh >= 0 ? o->gappedthresh : o->hspthresh;
+    for (size_t i = 0; i < c->n; i++) {
+        const pcmd *x = &c->v[i];
+        char *args[16]; int na = 0;
+        char tmpa[8][4200];
+        if (o->notrivial) args[na++] = "--notrivial";
+        if (o->ambiguous && o->ambiguous[0]) { snprintf(tmpa[0], sizeof tmpa[0], "--ambiguous=%s", o->ambiguous); args[na++] = tmpa[0]; }
+        snprintf(tmpa[1], sizeof tmpa[1], "--format=%s", F); args[na++] = tmpa[1];
+        snprintf(tmpa[2], sizeof tmpa[2], "--output=%s.%s", x->base, F); args[na++] = tmpa[2];
+        if (o->scoring) args[na++] = "--scores=data/scores.txt";
+        snprintf(tmpa[3], sizeof tmpa[3], "--segments=%s.segments", x->base); args[na++] = tmpa[3];
+        args[na++] = x->strand ? "--strand=minus" : "--strand=plus";
+        snprintf(tmpa[4], sizeof tmpa[4], "--gappedthresh=%d", G); args[na++] = tmpa[4];
+        snprintf(tmpa[5], sizeof tmpa[5], "--ydrop=%d", o->ydrop); args[na++] = tmpa[5];
+        snprintf(tmpa[6], sizeof tmpa[6], "--target=%sref.2bit[nameparse=darkspace][multiple][subset=ref_block%zu.name]", D, x->r);
+        args[na++] = tmpa[6];
+        snprintf(tmpa[7], sizeof tmpa[7], "--query=%squery.2bit[nameparse=darkspace][subset=query_block%zu.name]", D, x->q);
+        args[na++] = tmpa[7];
+        int e = sb_str(&js, "{\"executable\": \"lastz\", \"args\": [");
+        for (int k = 0; k < na && !e; k++) { if (k) e = sb_str(&js, ", "); if (!e) e = sb_json(&js, args[k]); }
+        char errname[4200];
+        snprintf(errname, sizeof errname, "%s.err", x->base);
+        if (!e) e = sb_str(&js, "], \"stdin\": null, \"stdout\": null, \"stderr\": ");
+        if (!e) e = sb_json(&js, errname);
+        if (!e) e = sb_str(&js, "}\n");
+        if (e) { snprintf(err, errlen, "out of memory"); goto done; }
+        /* files of this command */
+        snprintf(arc, sizeof arc, "galaxy/files/%s.segments", x->base);
+        snprintf(src, sizeof src, "%s/%s.segments", dir, x->base);
+        if (mem_add(&m, arc, src, NULL, 0, 0)) goto oom;
+        snprintf(arc, sizeof arc, "galaxy/files/ref_block%zu.name", x->r);
+        snprintf(src, sizeof src, "%s/ref_block%zu.name", dir, x->r);
+        if (mem_add(&m, arc, src, NULL, 0, 0)) goto oom;
+        snprintf(arc, sizeof arc, "galaxy/files/query_block%zu.name", x->q);
+        snprintf(src, sizeof src, "%s/query_block%zu.name", dir, x->q);
+        if (mem_add(&m, arc, src, NULL, 0, 0)) goto oom;
+    }
+    char *jm = js.s ? js.s : strdup("");
+    if (!jm) goto oom;
+    size_t jl = js.n; js.s = NULL; js.n = 0;
+    if (mem_add(&m, "galaxy/commands.json", NULL, jm, jl, 0)) goto oom;
+    size_t fl = strlen(F) + 2;
+    char *fm = malloc(fl);
+    if (!fm) goto oom;
+    snprintf(fm, fl, "%s\n", F);
+    if (mem_add(&m, "galaxy/format.txt", NULL, fm, fl - 1, 0)) goto oom;
+    if (o->scoring && mem_add(&m, "galaxy/files/data/scores.txt", o->scoring, NULL, 0, 0)) goto oom;
+    if (c->n) {
+        if (hz_twobit_write(tref, t->seqs, t->name, err, errlen)) goto done;
+        if (hz_twobit_write(tqry, q->seqs, q->name, err, errlen)) goto done;
+        snprintf(arc, sizeof arc, "galaxy/files/%sref.2bit", D);
+        if (mem_add(&m, arc, tref, NULL, 0, 0)) goto oom;
+        snprintf(arc, sizeof arc, "galaxy/files/%squery.2bit", D);
+        if (mem_add(&m, arc, tqry, NULL, 0, 0)) goto oom;
+    }
+    qsort(m.v, m.n, sizeof *m.v, cmp_member);
+
+    a = archive_write_new();
+    if (!a) goto oom;
+    if (archive_write_set_format_gnutar(a) != ARCHIVE_OK ||
+        archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+        archive_write_set_filter_option(a, "gzip", "compression-level", "6") != ARCHIVE_OK ||
+        archive_write_set_filter_option(a, "gzip", "timestamp", NULL) != ARCHIVE_OK) {
+        arch_fail(a, tpath, err, errlen); goto done;
+    }
+    if (archive_write_open_filename(a, tmp) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
+    created = 1;
+    char *buf = malloc(1 << 20);
+    if (!buf) goto oom;
+    for (size_t i = 0; i < m.n; i++) {
+        member *x = &m.v[i];
+        struct archive_entry *e = archive_entry_new();
+        if (!e) { free(buf); goto oom; }
+        archive_entry_set_pathname(e, x->arc);
+        archive_entry_set_mtime(e, 0, 0);
+        archive_entry_set_uid(e, 0); archive_entry_set_gid(e, 0);
+        FILE *fp = NULL;
+        int64_t size = 0;
+        if (x->dir) {
+            archive_entry_set_filetype(e, AE_IFDIR);
+            archive_entry_set_perm(e, 0755);
+        } else {
+            archive_entry_set_filetype(e, AE_IFREG);
+            archive_entry_set_perm(e, 0644);
+            if (x->src) {
+                struct stat st;
+                fp = fopen(x->src, "rb");
+                if (!fp || fstat(fileno(fp), &st) != 0) {
+                    snprintf(err, errlen, "%s: cannot open: %s", x->src, strerror(errno));
+                    if (fp) fclose(fp);
+                    archive_entry_free(e); free(buf); goto done;
+                }
+                size = st.st_size;
+            } else size = (int64_t)x->memlen;
+        }
+        archive_entry_set_size(e, size);
+        if (archive_write_header(a, e) != ARCHIVE_OK) {
+            arch_fail(a, tmp, err, errlen); if (fp) fclose(fp); archive_entry_free(e); free(buf); goto done;
+        }
+        archive_entry_free(e);
+        int bad = 0;
+        if (fp) {
+            int64_t left = size;
+            size_t r;
+            while (left > 0 && (r = fread(buf, 1, (size_t)(left < (1 << 20) ? left : (1 << 20)), fp)) > 0) {
+                if (archive_write_data(a, buf, r) != (la_ssize_t)r) { bad = 1; break; }
+                left -= (int64_t)r;
+            }
+            if (!bad && left != 0) { snprintf(err, errlen, "%s: file changed while packaging", x->src); bad = 2; }
+            fclose(fp);
+        } else if (!x->dir && x->memlen) {
+            if (archive_write_data(a, x->mem, x->memlen) != (la_ssize_t)x->memlen) bad = 1;
+        }
+        if (bad) { if (bad == 1) arch_fail(a, tmp, err, errlen); free(buf); goto done; }
+    }
+    free(buf);
+    if (archive_write_close(a) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
+    if (rename(tmp, tpath) != 0) { snprintf(err, errlen, "%s: cannot rename %s to it: %s", tpath, tmp, strerror(errno)); goto done; }
+    created = 0;
+    rc = 0;
+    goto done;
+oom:
+    snprintf(err, errlen, "out of memory writing the tarball");
+done:
+    if (a) archive_write_free(a);
+    if (created && tmp) remove(tmp);
+    if (tref) remove(tref);
+    if (tqry) remove(tqry);
+    members_free(&m);
+    free(js.s); free(tref); free(tqry); free(tmp); free(tpath);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ entry point */
+
+int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, char *err, size_t errlen)
+{
+    if (!o->tarball && !o->diagonal_partition && !o->single_file) return 0;
+    pcmds c = {0}, split = {0};
+    int rc = -1;
+    if (o->tarball || o->diagonal_partition)
+        if (read_commands(dir, &c, err, errlen)) goto done;
+    if (o->diagonal_partition) {
+        for (size_t i = 0; i < c.n; i++)
+            if (partition_one(o, dir, &c.v[i], o->diagonal_partition, &split, err, errlen)) goto done;
+        pcmds_free(&c);
+        c = split; memset(&split, 0, sizeof split);
+        if (write_commands(o, dir, &c, err, errlen)) goto done;
+    }
+    if (o->single_file && single_file(dir, q, err, errlen)) goto done;
+    if (o->tarball && write_tarball(o, dir, t, q, &c, err, errlen)) goto done;
+    rc = 0;
+done:
+    pcmds_free(&c); pcmds_free(&split);
+    return rc;
+}

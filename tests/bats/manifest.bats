@@ -1,0 +1,229 @@
+#!/usr/bin/env bats
+# Provenance manifest (docs/manifest.md): OUTDIR/manifest.json of every successful run,
+# OUTDIR.failed-manifest.json next to OUTDIR of a failed one; validated against
+# docs/manifest.schema.json; real values checked against the files, the goldens and stderr.
+
+load ../lib/common
+
+AO=tests/data/apple_orange
+AOR=$AO/apple.fasta.gz
+AOQ=$AO/orange.fasta.gz
+MT=tests/data/tiny_mtdna_human_vs_orangutan
+GOLD=tests/golden/kegalign-v03
+SCHEMA=docs/manifest.schema.json
+
+setup() {
+    require_hspz
+    T="$BATS_TEST_TMPDIR"
+    OUT="$T/out"
+    unset HSPZ_GATE HSPZ_DEVICE_SEEDS HSPZ_REF_BUCKETS HSPZ_GPU_TILE
+}
+
+# validate FILE — FILE is valid against the schema (python3 jsonschema, installed by
+# tests/lib/deps.sh).
+validate() {
+    python3 -c 'import jsonschema' 2>/dev/null || skip "python3 jsonschema is not installed (tests/lib/deps.sh)"
+    python3 - "$SCHEMA" "$1" <<'EOF'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))), key=str)
+for e in errors[:10]:
+    print("schema violation at /%s: %s" % ("/".join(map(str, e.absolute_path)), e.message))
+sys.exit(1 if errors else 0)
+EOF
+}
+
+# jq_ FILE EXPR — a value of the manifest (python, so that jq is not needed); None prints null.
+mf() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"d": d})
+print("null" if v is None else (json.dumps(v) if isinstance(v, (dict, list, bool)) else v))
+EOF
+}
+
+golden_field() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$GOLD/$1/case.json" "$2"
+}
+
+@test "manifest: a run writes a valid manifest.json with real values" {
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -t 2
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local M="$OUT/manifest.json"
+    [ -f "$M" ]
+    validate "$M"
+    [ "$(mf "$M" 'd["tool"]["name"]')" = hspz ]
+    [ "$(mf "$M" 'd["tool"]["version"]')" = "$("$HSPZ" --version)" ]
+    [ "$(mf "$M" 'd["run"]["status"]')" = completed ]
+    [ "$(mf "$M" 'd["run"]["exit_status"]')" = 0 ]
+    [ "$(mf "$M" 'd["run"]["error"]')" = null ]
+    [ "$(mf "$M" '" ".join(d["run"]["command_line"])')" = "run -r $AOR -q $AOQ -o $OUT -t 2" ]
+    [ "$(mf "$M" 'd["run"]["threads"]')" = 2 ]
+    # backend: the same words as the stderr line
+    local be
+    be="$(sed -nE 's/^hspz: backend (.*); wrote .*/\1/p' "$T/stderr")"
+    [ "$(mf "$M" 'd["hardware"]["backend"]')" = "$be" ]
+    # inputs: size and sha256 of the files, records and bases of the sequences
+    [ "$(mf "$M" 'd["inputs"][0]["path"]')" = "$AOR" ]
+    [ "$(mf "$M" 'd["inputs"][0]["sha256"]')" = "$(sha256sum <"$AOR" | cut -d' ' -f1)" ]
+    [ "$(mf "$M" 'd["inputs"][1]["sha256"]')" = "$(sha256sum <"$AOQ" | cut -d' ' -f1)" ]
+    [ "$(mf "$M" 'd["inputs"][1]["bytes"]')" = "$(stat -c %s "$AOQ")" ]
+    [ "$(mf "$M" 'd["inputs"][1]["records"]')" = "$(gzip -dc "$AOQ" | grep -c '^>')" ]
+    [ "$(mf "$M" 'd["inputs"][1]["bases"]')" = "$(gzip -dc "$AOQ" | grep -v '^>' | tr -d '\n' | wc -c)" ]
+    [ "$(mf "$M" 'd["inputs"][0]["format"]')" = fasta.gz ]
+    # outputs: every other file of OUTDIR with its size, lines and sha256
+    local f n=0
+    for f in $(cd "$OUT" && ls | grep -v '^manifest.json$'); do
+        local got
+        got="$(mf "$M" "[(o['bytes'], o['lines'], o['sha256']) for o in d['outputs'] if o['name'] == '$f']")"
+        [ "$got" = "[[$(stat -c %s "$OUT/$f"), $(grep -c '' "$OUT/$f"), \"$(sha256sum <"$OUT/$f" | cut -d' ' -f1)\"]]" ] ||
+            { echo "$f: $got"; return 1; }
+        n=$((n + 1))
+    done
+    [ "$(mf "$M" 'len(d["outputs"])')" = "$n" ]
+    # canonical digest = the golden's, = RULES.md's shell definition
+    [ "$(mf "$M" 'd["canonical_digest_sha256"]')" = "$(golden_field apple_orange/default canonical_digest_sha256)" ]
+    [ "$(mf "$M" 'd["canonical_digest_sha256"]')" = "$(canonical_digest "$OUT")" ]
+    [ "$(mf "$M" 'd["segment_lines"]')" = "$(golden_field apple_orange/default segment_lines)" ]
+    # funnel: the numbers of the stderr funnel line
+    local line k v
+    line="$(sed -n 's/^hspz: funnel: //p' "$T/stderr")"
+    set -- $line
+    while [ $# -ge 2 ]; do
+        [ "$(mf "$M" "d['funnel']['$1']")" = "$2" ] || { echo "funnel $1: $(mf "$M" "d['funnel']['$1']") != $2"; return 1; }
+        shift 2
+    done
+    [ "$(mf "$M" 'd["funnel"]["segments_written"]')" = 1225 ]
+    # plan: one block per side, one interval, 2 chunks per strand; one batch per chunk
+    [ "$(mf "$M" 'd["plan"]')" = '{"target_blocks": 1, "query_blocks": 1, "intervals": 1, "work_units": 1, "chunks": 4}' ]
+    [ "$(mf "$M" 'd["funnel"]["batches"]')" = 4 ]
+    # time per stage: the stderr time line's stages are all there
+    for k in load plan seedtable seeds anchors gate extend dedup output wall; do
+        [ "$(mf "$M" "d['time_s']['$k'] >= 0")" = true ]
+    done
+    # configuration: values and sources
+    [ "$(mf "$M" 'd["config"]["values"]["xdrop"]')" = '{"value": 910, "source": "default", "section": "extension"}' ]
+    [ "$(mf "$M" 'd["config"]["values"]["threads"]["source"]')" = flag ]
+    [ "$(mf "$M" 'd["config"]["file"]')" = null ]
+    [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null}' ]
+}
+
+@test "manifest: written last and atomically (no temp file, newest file of OUTDIR)" {
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ -z "$(ls -A "$OUT" | grep -F '.tmp-' || true)" ]
+    [ -z "$(find "$OUT" -newer "$OUT/manifest.json" -type f)" ]
+    [ ! -e "$OUT.failed-manifest.json" ]
+}
+
+@test "manifest: canonical digest is the same for --threads 1, --threads 2 and a repeated run" {
+    local d1 d2 d3
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/t1" --threads 1 --quiet; [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/t2" --threads 2 --quiet; [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/t3" --threads 2 --quiet; [ "$status" -eq 0 ] || { show_run; return 1; }
+    d1="$(mf "$T/t1/manifest.json" 'd["canonical_digest_sha256"]')"
+    d2="$(mf "$T/t2/manifest.json" 'd["canonical_digest_sha256"]')"
+    d3="$(mf "$T/t3/manifest.json" 'd["canonical_digest_sha256"]')"
+    [ "$d1" = "$d2" ] && [ "$d2" = "$d3" ]
+    [ "$d1" = "$(golden_field apple_orange/default canonical_digest_sha256)" ]
+    # the reproducible part: outputs and funnel counts are equal too
+    [ "$(mf "$T/t1/manifest.json" 'd["outputs"]')" = "$(mf "$T/t2/manifest.json" 'd["outputs"]')" ]
+    [ "$(mf "$T/t1/manifest.json" 'd["funnel"]')" = "$(mf "$T/t3/manifest.json" 'd["funnel"]')" ]
+}
+
+@test "manifest: digest of several blocks and of the mtDNA pair equal the goldens" {
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/b" --seq-block-size 100000 --lastz-interval-size 40000 --wga-chunk-size 15000 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(mf "$T/b/manifest.json" 'd["canonical_digest_sha256"]')" = "$(golden_field apple_orange/blocks_small canonical_digest_sha256)" ]
+    [ "$(mf "$T/b/manifest.json" 'd["plan"]["target_blocks"]')" = 4 ]
+    validate "$T/b/manifest.json"
+    hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$T/m" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(mf "$T/m/manifest.json" 'd["canonical_digest_sha256"]')" = "$(golden_field tiny_mtdna_human_vs_orangutan/default canonical_digest_sha256)" ]
+    [ "$(mf "$T/m/manifest.json" 'd["inputs"][0]["format"]')" = fasta ]
+}
+
+@test "manifest: config file, sources and HSPZ_* variables are recorded" {
+    printf 'extension:\n  hspthresh: 2000\n  xdrop: 600\n' >"$T/c.yaml"
+    HSPZ_GATE=full HSPZ_GPU_TILE=8192 hz_run run --config "$T/c.yaml" --xdrop 500 -r "$AOR" -q "$AOQ" -o "$OUT" --device cpu --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local M="$OUT/manifest.json"
+    validate "$M"
+    [ "$(mf "$M" 'd["config"]["file"]["path"]')" = "$T/c.yaml" ]
+    [ "$(mf "$M" 'd["config"]["file"]["sha256"]')" = "$(sha256sum <"$T/c.yaml" | cut -d' ' -f1)" ]
+    [ "$(mf "$M" 'd["config"]["values"]["hspthresh"]')" = '{"value": 2000, "source": "file", "section": "extension"}' ]
+    [ "$(mf "$M" 'd["config"]["values"]["xdrop"]')" = '{"value": 500, "source": "flag", "section": "extension"}' ]
+    [ "$(mf "$M" 'd["config"]["values"]["ydrop"]["source"]')" = default ]
+    [ "$(mf "$M" 'd["config"]["values"]["device"]')" = '{"value": "cpu", "source": "flag", "section": "devices"}' ]
+    [ "$(mf "$M" 'd["environment"]["HSPZ_GATE"]')" = full ]
+    [ "$(mf "$M" 'd["environment"]["HSPZ_GPU_TILE"]')" = 8192 ]
+    [ "$(mf "$M" 'd["environment"]["HSPZ_DEVICE_SEEDS"]')" = null ]
+    # on the CPU the chosen kernels are the CPU ones whatever the variables say
+    [ "$(mf "$M" 'd["kernels"]')" = '{"backend": "cpu", "seed_table": "host", "seeding": "host", "gate": "cpu", "ref_buckets": "off", "gpu_tile": "none"}' ]
+    [ "$(mf "$M" 'd["canonical_digest_sha256"]')" = "$(golden_field apple_orange/hsp2000_x500 canonical_digest_sha256)" ]
+}
+
+@test "manifest: a failed run leaves no OUTDIR but OUTDIR.failed-manifest.json saying why" {
+    hz_run run -r "$AOR" -q "$T/missing.fa" -o "$OUT"
+    assert_one_error_line 1
+    assert_no_outdir "$OUT"
+    local F="$OUT.failed-manifest.json"
+    [ -f "$F" ] || { ls -la "$T"; return 1; }
+    validate "$F"
+    [ "$(mf "$F" 'd["run"]["status"]')" = failed ]
+    [ "$(mf "$F" 'd["run"]["exit_status"]')" = 1 ]
+    # the error is the stderr line
+    [ "hspz: $(mf "$F" 'd["run"]["error"]')" = "$(cat "$T/stderr" | grep -v '^hspz: note: ')" ]
+    [[ "$(mf "$F" 'd["run"]["error"]')" == *"$T/missing.fa"* ]]
+    [ "$(mf "$F" 'd["outputs"]')" = '[]' ]
+    [ "$(mf "$F" 'd["canonical_digest_sha256"]')" = null ]
+    # the target was read, the query could not be
+    [ "$(mf "$F" 'd["inputs"][0]["sha256"]')" = "$(sha256sum <"$AOR" | cut -d' ' -f1)" ]
+    [ "$(mf "$F" 'd["inputs"][1]["sha256"]')" = null ]
+    [ "$(mf "$F" 'd["inputs"][1]["records"]')" = null ]
+    [ -z "$(ls "$T" | grep -F '.tmp-' || true)" ]
+}
+
+@test "manifest: a refused non-empty OUTDIR is left untouched; a later good run removes the stale failure manifest" {
+    mkdir -p "$OUT"; echo keep >"$OUT/mine.txt"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT/"
+    assert_one_error_line 1
+    [ "$(ls "$OUT")" = mine.txt ]
+    local F="$OUT.failed-manifest.json"
+    validate "$F"
+    [[ "$(mf "$F" 'd["run"]["error"]')" == *"not empty"* ]]
+    [ "$(mf "$F" 'd["plan"]["chunks"]')" = 4 ]
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ ! -e "$F" ]
+    [ -f "$OUT/manifest.json" ] && [ ! -e "$OUT/mine.txt" ]
+}
+
+@test "manifest: usage errors (exit 2) and dry runs write no manifest" {
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --xdrop abc
+    assert_one_error_line 2
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --dry-run
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ -z "$(ls -A "$T" | grep -v -E '^(stdout|stderr)$' || true)" ] || { ls -la "$T"; return 1; }
+}
+
+@test "manifest: the schema rejects a manifest without a digest or with a bad status" {
+    python3 -c 'import jsonschema' 2>/dev/null || skip "python3 jsonschema is not installed (tests/lib/deps.sh)"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    python3 - "$OUT/manifest.json" "$T" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = json.loads(json.dumps(d)); a["canonical_digest_sha256"] = None
+b = json.loads(json.dumps(d)); b["run"]["status"] = "ok"
+c = json.loads(json.dumps(d)); c["config"]["values"]["xdrop"]["source"] = "env"
+for n, x in (("a", a), ("b", b), ("c", c)):
+    json.dump(x, open(sys.argv[2] + "/bad_" + n + ".json", "w"))
+EOF
+    local f
+    for f in "$T"/bad_*.json; do
+        ! validate "$f" >/dev/null || { echo "accepted: $f"; return 1; }
+    done
+}

@@ -1,0 +1,237 @@
+/* Unit tests for src/config.c (YAML configuration, precedence, flag marking, printing, the
+ * HSPZ_* environment, plan counts) and src/manifest.c (sha256, canonical digest, failure
+ * manifest path).  Writes small files into a fresh directory under $TMPDIR or /tmp and
+ * removes them.  Prints "ok N - ..." / "not ok N - ..." lines; exits non-zero on any failure. */
+#include "config.h"
+#include "manifest.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int n_tests, n_fail;
+static char dir[512];
+
+static int check(int cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    n_tests++;
+    if (!cond) n_fail++;
+    printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    return cond;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *fp = fopen(p, "wb");
+    fputs(text, fp);
+    fclose(fp);
+    return p;
+}
+
+/* resolve text as a config file with no flags; returns 0/-1 and the error */
+static int resolve_text(hz_config *c, const char *text, char *err, size_t n)
+{
+    hz_opts f;
+    hz_opts_default(&f);
+    unsigned char set[HZ_CFG_MAX] = {0};
+    const char *p = write_file("c.yaml", text);
+    err[0] = 0;
+    return hz_cfg_resolve(c, p, &f, set, err, n);
+}
+
+static void test_defaults_and_precedence(void)
+{
+    hz_config c;
+    char err[2048];
+    hz_opts f, d;
+    hz_opts_default(&d);
+    hz_opts_default(&f);
+    unsigned char set[HZ_CFG_MAX] = {0};
+    check(hz_cfg_resolve(&c, NULL, &f, set, err, sizeof err) == 0, "resolve without a file");
+    check(c.o.xdrop == 910 && c.o.hspthresh == 3000 && c.o.chunk_size == 250000 && !strcmp(c.o.seed, "12of19"),
+          "defaults: xdrop 910, hspthresh 3000, chunk 250000, seed 12of19");
+    int all_default = 1;
+    for (int i = 0; i < hz_param_count(); i++) all_default &= c.src[i] == HZ_SRC_DEFAULT;
+    check(all_default, "every source is default");
+    check(c.o.cfg == &c, "o.cfg points to the configuration");
+
+    /* flags: -x 700 (short), --hspthresh 3000 (long, equal to the default), --num_threads 2 */
+    f.xdrop = 700; hz_cfg_mark(set, 'x', NULL);
+    f.hspthresh = 3000; hz_cfg_mark(set, 0, "hspthresh");
+    f.threads = 2; hz_cfg_mark(set, 0, "num_threads");
+    f.transition = 0; hz_cfg_mark(set, 0, "notransition");
+    f.progress = 0; hz_cfg_mark(set, 0, "no-progress");
+    f.chunk_size = 1000; hz_cfg_mark(set, 0, "wga-chunk-size");
+    hz_cfg_mark(set, 0, "help");    /* not a parameter */
+    hz_cfg_mark(set, 'h', NULL);
+    const char *p = write_file("p.yaml",
+        "extension:\n  xdrop: 500\n  hspthresh: 2500\n  entropy: false\n"
+        "plan:\n  seq_block_size: 12345\n  wga_chunk_size: 777\n"
+        "devices:\n  progress: on\n");
+    check(hz_cfg_resolve(&c, p, &f, set, err, sizeof err) == 0, "resolve file + flags: %s", err);
+    int ix = hz_param_find("xdrop"), ih = hz_param_find("hspthresh"), ie = hz_param_find("entropy");
+    int ib = hz_param_find("seq_block_size"), ic = hz_param_find("wga_chunk_size"), iy = hz_param_find("ydrop");
+    int it = hz_param_find("threads"), itr = hz_param_find("transition"), ip = hz_param_find("progress");
+    check(c.o.xdrop == 700 && c.src[ix] == HZ_SRC_FLAG, "xdrop: flag 700 beats file 500");
+    check(c.o.hspthresh == 3000 && c.src[ih] == HZ_SRC_FLAG, "hspthresh: flag equal to the default still wins (source flag)");
+    check(c.o.entropy == 0 && c.src[ie] == HZ_SRC_FILE, "entropy: file false");
+    check(c.o.seq_block_size == 12345 && c.src[ib] == HZ_SRC_FILE, "seq_block_size: file 12345");
+    check(c.o.chunk_size == 1000 && c.src[ic] == HZ_SRC_FLAG, "wga_chunk_size: flag 1000 beats file 777");
+    check(c.o.ydrop == 9430 && c.src[iy] == HZ_SRC_DEFAULT, "ydrop: default 9430");
+    check(c.o.threads == 2 && c.src[it] == HZ_SRC_FLAG, "--num_threads marks threads");
+    check(c.o.transition == 0 && c.src[itr] == HZ_SRC_FLAG, "--notransition marks transition");
+    check(c.o.progress == 0 && c.src[ip] == HZ_SRC_FLAG, "--no-progress beats file progress: on");
+    int n_set = 0;
+    for (int i = 0; i < hz_param_count(); i++) n_set += set[i];
+    check(n_set == 6, "exactly 6 parameters marked (help marks none): %d", n_set);
+}
+
+static void expect_error(const char *text, const char *where, const char *what)
+{
+    hz_config c;
+    char err[2048], want[1200];
+    int rc = resolve_text(&c, text, err, sizeof err);
+    snprintf(want, sizeof want, "%s/c.yaml:%s: ", dir, where);
+    check(rc == -1 && strstr(err, want) == err && strstr(err, what), "error at %s: %s  [got: %s]", where, what, err);
+}
+
+static void test_errors(void)
+{
+    expect_error("extension:\n  xdorp: 1\n", "2:3", "unknown key 'xdorp' in section 'extension' (allowed: xdrop, hspthresh, entropy)");
+    expect_error("seeds:\n  step: 1\n", "1:1", "unknown section 'seeds' (allowed: inputs, scoring, seeding, extension, plan, output, devices)");
+    expect_error("extension:\n  xdrop: ten\n", "2:10", "extension.xdrop: expected an integer 1..100000000, got 'ten'");
+    expect_error("extension:\n  xdrop: '910'\n", "2:10", "expected an integer");
+    expect_error("extension:\n  xdrop: 100000001\n", "2:10", "extension.xdrop: 100000001 is out of range (allowed: 1..100000000)");
+    expect_error("devices:\n  threads: -1\n", "2:12", "devices.threads: -1 is out of range (allowed: 0..4096)");
+    expect_error("devices:\n  quiet: yes\n", "2:10", "devices.quiet: expected a boolean (allowed: true, false), got 'yes'");
+    expect_error("seeding:\n  strand: Both\n", "2:11", "seeding.strand: 'Both' is not allowed (allowed: plus, minus, both)");
+    expect_error("plan:\n  max_hits: {a: 1}\n", "2:13", "plan.max_hits: expected a single value, got a mapping");
+    expect_error("output:\n  nogapped: true\n  nogapped: false\n", "3:3", "key 'output.nogapped' appears twice");
+    expect_error("seeding:\n  seed: 1x1\n", "2:9", "seeding.seed: ");
+
+    hz_config c;
+    char err[2048];
+    check(resolve_text(&c, "# only a comment\n", err, sizeof err) == 0, "a file of comments is accepted");
+    check(resolve_text(&c, "inputs:\nseeding:\n  seed: \"14of22\"\n", err, sizeof err) == 0 && !strcmp(c.o.seed, "14of22"),
+          "an empty section is accepted; quoted seed 14of22");
+    check(resolve_text(&c, "scoring:\n  ambiguous: ~\n  scoring: \"x.txt\"\n", err, sizeof err) == 0 &&
+          c.o.ambiguous == NULL && !strcmp(c.o.scoring, "x.txt"), "null and strings for nullable keys");
+    check(resolve_text(&c, "output:\n  gappedthresh: -1\n  ydrop: 0\n", err, sizeof err) == 0 &&
+          c.o.gappedthresh == -1 && c.o.ydrop == 0, "range ends -1 and 0 accepted");
+}
+
+static void test_print_round_trip(void)
+{
+    hz_config c, c2;
+    char err[2048];
+    check(resolve_text(&c, "inputs:\n  target_prefix: \"a\\\"b\\\\c\\td\"\nseeding:\n  strand: minus\n"
+                           "plan:\n  max_hits: 9223372036854775807\ndevices:\n  progress: off\n", err, sizeof err) == 0,
+          "resolve for printing: %s", err);
+    char pth[1024];
+    snprintf(pth, sizeof pth, "%s/printed.yaml", dir);
+    FILE *fp = fopen(pth, "wb");
+    hz_cfg_print(&c, fp);
+    fclose(fp);
+    hz_opts f;
+    hz_opts_default(&f);
+    unsigned char set[HZ_CFG_MAX] = {0};
+    check(hz_cfg_resolve(&c2, pth, &f, set, err, sizeof err) == 0, "printed configuration parses: %s", err);
+    int same = 1;
+    for (int i = 0; i < hz_param_count(); i++) {
+        char a[256], b[256];
+        hz_cfg_value_text(&c.o, i, a, sizeof a);
+        hz_cfg_value_text(&c2.o, i, b, sizeof b);
+        if (strcmp(a, b)) { same = 0; printf("# %s: %s != %s\n", hz_param_at(i)->key, a, b); }
+        if (c2.src[i] != HZ_SRC_FILE) { same = 0; printf("# %s: source not file\n", hz_param_at(i)->key); }
+    }
+    check(same, "round trip: every value equal, every source file");
+    check(!strcmp(c2.o.target_prefix, "a\"b\\c\td"), "escaped string survives");
+    check(c2.o.max_hits == 9223372036854775807ULL && c2.o.progress == 0, "max_hits 2^63-1 and progress off survive");
+}
+
+static void test_env(void)
+{
+    char err[1024];
+    unsetenv("HSPZ_GATE"); unsetenv("HSPZ_GPU_TILE");
+    check(hz_env_check(err, sizeof err) == 0, "clean environment");
+    setenv("HSPZ_GATE", "full", 1);
+    setenv("HSPZ_GPU_TILE", "1073741824", 1);
+    setenv("HSPZ_TIMEOUT", "5", 1);   /* test harness: ignored */
+    check(hz_env_check(err, sizeof err) == 0, "valid values accepted: %s", err);
+    int n;
+    const hz_envvar *v = hz_env_vars(&n);
+    check(n == 4 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
+          v[1].value == NULL && !strcmp(v[3].value, "1073741824"), "values recorded");
+    setenv("HSPZ_GPU_TILE", "1073741825", 1);
+    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_GPU_TILE='1073741825' is not allowed (allowed: an integer 1..1073741824)"),
+          "tile above 2^30 refused: %s", err);
+    unsetenv("HSPZ_GPU_TILE");
+    setenv("HSPZ_REF_BUCKETS", "", 1);
+    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "(allowed: auto, on, off)"), "empty value refused: %s", err);
+    unsetenv("HSPZ_REF_BUCKETS");
+    setenv("HSPZ_KERNEL", "x", 1);
+    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_KERNEL is not known (allowed: HSPZ_GATE, HSPZ_DEVICE_SEEDS, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE"),
+          "unknown name refused: %s", err);
+    unsetenv("HSPZ_KERNEL"); unsetenv("HSPZ_GATE"); unsetenv("HSPZ_TIMEOUT");
+}
+
+static void test_digest(void)
+{
+    char sub[600], hex[65], err[512];
+    snprintf(sub, sizeof sub, "%s/o", dir);
+    mkdir(sub, 0777);
+    /* lines of two files, unsorted, the last without a newline; a .name file is not digested */
+    char p[700];
+    snprintf(p, sizeof p, "%s/a.segments", sub);
+    FILE *fp = fopen(p, "wb"); fputs("b 2\nab 1\n", fp); fclose(fp);
+    snprintf(p, sizeof p, "%s/b.segments", sub);
+    fp = fopen(p, "wb"); fputs("a 9\nb", fp); fclose(fp);
+    snprintf(p, sizeof p, "%s/x.name", sub);
+    fp = fopen(p, "wb"); fputs("zzz\n", fp); fclose(fp);
+    uint64_t nl = 0;
+    check(hz_canonical_digest(sub, hex, &nl, err, sizeof err) == 0 && nl == 4, "digest of 4 lines");
+    char want[65];
+    {
+        snprintf(p, sizeof p, "%s/ref.txt", dir);
+        fp = fopen(p, "wb"); fputs("a 9\nab 1\nb\nb 2\n", fp); fclose(fp);
+        uint64_t bytes, lines;
+        check(hz_sha256_file(p, want, &bytes, &lines) == 0 && bytes == 15 && lines == 4, "sha256 of a file, bytes 15, lines 4");
+    }
+    check(!strcmp(hex, want), "canonical digest = sha256 of the bytewise-sorted lines");
+    snprintf(p, sizeof p, "%s/empty", dir);
+    fp = fopen(p, "wb"); fclose(fp);
+    check(hz_sha256_file(p, hex, NULL, NULL) == 0 &&
+          !strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), "sha256 of the empty file");
+    char *fm = hz_failed_manifest_path("x/out//");
+    check(fm && !strcmp(fm, "x/out.failed-manifest.json"), "failure manifest path strips trailing '/': %s", fm);
+    free(fm);
+    check(hz_failed_manifest_path("") == NULL && hz_failed_manifest_path(NULL) == NULL, "no path without OUTDIR");
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/test_config.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) { printf("not ok 1 - cannot create a temporary directory\n"); return 1; }
+    /* the harness may export its own HSPZ_* variables; only allowed ones may remain */
+    test_defaults_and_precedence();
+    test_errors();
+    test_print_round_trip();
+    test_env();
+    test_digest();
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) {}
+    printf("# %d tests, %d failed\n", n_tests, n_fail);
+    return n_fail ? 1 : 0;
+}
