@@ -77,15 +77,36 @@ static long long parse_int(const char *opt, const char *v, long long lo, long lo
 {
     char *end;
     errno = 0;
+    if (!(v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))) usage_error("%s: '%s' is not an integer", opt, v);
     long long x = strtoll(v, &end, 10);
-    if (errno || end == v || *end) usage_error("%s: '%s' is not an integer", opt, v);
-    if (x < lo || x > hi) {
+    if (end == v || *end) usage_error("%s: '%s' is not an integer", opt, v);
+    if (errno == ERANGE || x < lo || x > hi) {
         char range[96];
         snprintf(range, sizeof range, "%lld..%lld", lo, hi);
         fprintf(stderr, "hspz: %s: %s is outside %s (see 'hspz help')\n", opt, v, range);
         exit(2);
     }
     return x;
+}
+
+/* --ambiguous: LASTZ's forms n | iupac, optionally ",REWARD" and ",PENALTY" (integers) */
+static int ambiguous_ok(const char *a)
+{
+    if (!a || !a[0]) return 1;
+    const char *c = strchr(a, ',');
+    size_t fl = c ? (size_t)(c - a) : strlen(a);
+    if (!((fl == 1 && !strncmp(a, "n", 1)) || (fl == 5 && !strncmp(a, "iupac", 5)))) return 0;
+    int parts = 0;
+    while (c) {
+        const char *v = c + 1;
+        char *end;
+        if (!(*v == '-' || (*v >= '0' && *v <= '9'))) return 0;
+        (void)strtol(v, &end, 10);
+        if (end == v || (*end && *end != ',')) return 0;
+        if (++parts > 2) return 0;
+        c = *end == ',' ? end : NULL;
+    }
+    return 1;
 }
 
 enum {
@@ -205,6 +226,20 @@ static int cmd_run(int argc, char **argv, int mode)
     char err[512];
     if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
     if (o.progress == 1 && o.quiet) o.progress = 0;
+    if (!ambiguous_ok(o.ambiguous))
+        usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
+    {   /* OUTDIR without trailing '/' (OUTDIR.tmp-<pid> is made next to it) */
+        static char outbuf[4096];
+        size_t n = strlen(o.outdir);
+        if (n >= sizeof outbuf) usage_error("-o/--output: path too long%s%s", "", "");
+        memcpy(outbuf, o.outdir, n + 1);
+        while (n > 1 && outbuf[n - 1] == '/') outbuf[--n] = 0;
+        const char *base = strrchr(outbuf, '/');
+        base = base ? base + 1 : outbuf;
+        if (!strcmp(outbuf, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
+            usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", o.outdir, "");
+        o.outdir = outbuf;
+    }
     if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     if (dry_run) { cfg.o = o; return hz_dry_run(&cfg); }
     return hz_run(&o);

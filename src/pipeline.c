@@ -15,7 +15,10 @@
 #include "backend.h"
 #include "manifest.h"
 #include "package.h"
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -74,6 +77,68 @@ static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw
 }
 static void rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
 
+/* A run stopped by SIGINT/SIGTERM/SIGHUP removes its OUTDIR.tmp-<pid> before exiting. */
+static char sig_tmpdir[4200];
+static void on_signal(int sig)
+{
+    if (sig_tmpdir[0]) rm_rf(sig_tmpdir);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+static void cleanup_on_signal(const char *tmpdir)
+{
+    if (tmpdir && strlen(tmpdir) < sizeof sig_tmpdir) {
+        snprintf(sig_tmpdir, sizeof sig_tmpdir, "%s", tmpdir);
+        signal(SIGINT, on_signal); signal(SIGTERM, on_signal); signal(SIGHUP, on_signal);
+    } else {
+        signal(SIGINT, SIG_DFL); signal(SIGTERM, SIG_DFL); signal(SIGHUP, SIG_DFL);
+        sig_tmpdir[0] = 0;
+    }
+}
+
+/* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
+ * --force, and with --force it must not hold an input (it is removed after the run). */
+static int check_outdir(const hz_opts *o, char *err, size_t errlen)
+{
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", o->outdir);
+    char *sl = strrchr(parent, '/');
+    if (sl == parent) parent[1] = 0;
+    else if (sl) *sl = 0;
+    else snprintf(parent, sizeof parent, ".");
+    struct stat st;
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
+        return -1;
+    }
+    if (stat(o->outdir, &st) != 0) return 0;
+    if (!S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: exists and is not a directory", o->outdir); return -1; }
+    DIR *d = opendir(o->outdir);
+    int empty = 1;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
+        closedir(d);
+    }
+    if (!empty && !o->force) {
+        snprintf(err, errlen, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
+        return -1;
+    }
+    if (!empty) {
+        char od[PATH_MAX], in[PATH_MAX];
+        if (!realpath(o->outdir, od)) { snprintf(err, errlen, "%s: %s", o->outdir, strerror(errno)); return -1; }
+        const char *ins[3] = { o->target, o->query, o->scoring };
+        size_t l = strlen(od);
+        for (int i = 0; i < 3; i++)
+            if (ins[i] && realpath(ins[i], in) && !strncmp(in, od, l) && in[l] == '/') {
+                snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, ins[i]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 typedef struct { int strand; uint32_t j0, j1; } job_t;   /* strand 0 plus, 1 minus */
 
 typedef struct {
@@ -89,7 +154,30 @@ typedef struct {
     hz_scratch *scratch;       /* one per thread */
     hz_funnel *funnel;         /* one per thread */
     hz_backend *be;
+    /* progress display (thread 0 redraws at most once a second) */
+    int show; double t_start, base_done, span_work, total_work, last; size_t r, R, q, Q;
+    atomic_size_t done;
 } work_t;
+
+static void progress_line(double done, double total, double t0, size_t r, size_t R, size_t q, size_t Q)
+{
+    double el = hz_now() - t0, frac = total > 0 ? done / total : 1.0;
+    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    fprintf(stderr, "\rhspz: target block %zu/%zu, query block %zu/%zu: %5.1f%%, %.2f Mbp/s, ETA %.0f s   ",
+            r + 1, R, q + 1, Q, 100 * frac, el > 0 ? done / el / 1e6 : 0, eta);
+    fflush(stderr);
+}
+
+static void job_done(work_t *w, int tid)
+{
+    size_t d = atomic_fetch_add(&w->done, 1) + 1;
+    if (!w->show || tid != 0) return;
+    double now = hz_now();
+    if (now - w->last < 1.0) return;
+    w->last = now;
+    progress_line(w->base_done + w->span_work * (double)d / (double)w->njobs, w->total_work,
+                  w->t_start, w->r, w->R, w->q, w->Q);
+}
 
 typedef struct { work_t *w; int tid; } worker_arg;
 
@@ -108,6 +196,7 @@ static void *worker(void *pa)
                                    w->qcode[j->strand], &w->res[i], f, a->tid)) {
                 atomic_store(&w->failed, 1); break;
             }
+            job_done(w, a->tid);
             continue;
         }
         double t0 = hz_now();
@@ -121,6 +210,7 @@ static void *worker(void *pa)
         else
             rc = hz_chunk_cpu(w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], w->qlen, &w->res[i], f, s);
         if (rc) { atomic_store(&w->failed, 1); break; }
+        job_done(w, a->tid);
     }
     return NULL;
 }
@@ -196,9 +286,6 @@ int hz_run(const hz_opts *o)
     xp.xdrop = o->xdrop; xp.hspthresh = o->hspthresh; xp.entropy = o->entropy;
     xp.gate_min_total = hz_gate_threshold(o->hspthresh);
 
-    /* device */
-    if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
-
     /* input */
     double t0 = hz_now();
     if (hz_seqset_load(o->target, &tseqs, err, sizeof err)) goto done;
@@ -208,20 +295,19 @@ int hz_run(const hz_opts *o)
     if (hz_side_plan(&tside, &tseqs, o->seq_block_size, o->target_prefix, err, sizeof err)) goto done;
     if (hz_side_plan(&qside, &qseqs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
 
-    /* output directory: OUTDIR.tmp-<pid>, renamed at the end */
+    /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
     struct stat st;
-    if (stat(o->outdir, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) { snprintf(err, sizeof err, "%s: exists and is not a directory", o->outdir); goto done; }
-        if (!o->force && rmdir(o->outdir) != 0) {
-            snprintf(err, sizeof err, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
-            goto done;
-        }
-    }
+    if (check_outdir(o, err, sizeof err)) goto done;
+
+    /* device (after the inputs: a bad input gets its one error line and nothing else) */
+    if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
+
     size_t tl = strlen(o->outdir) + 32;
     tmpdir = malloc(tl);
     snprintf(tmpdir, tl, "%s.tmp-%ld", o->outdir, (long)getpid());
     rm_rf(tmpdir);
     if (mkdir(tmpdir, 0777) != 0) { snprintf(err, sizeof err, "%s: cannot create: %s", tmpdir, strerror(errno)); goto done; }
+    cleanup_on_signal(tmpdir);
     if (hz_side_write_names(&tside, tmpdir, "ref", err, sizeof err)) goto done;
     if (hz_side_write_names(&qside, tmpdir, "query", err, sizeof err)) goto done;
     t_plan = hz_now() - t0;
@@ -294,7 +380,9 @@ int hz_run(const hz_opts *o)
                 }
                 hz_hspvec *res = calloc(nj ? nj : 1, sizeof *res);
                 if (!res) { free(jobs); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
-                work_t w = { &tgt, &sh, { qbytes, qhrc }, { qfc, qrc }, L, jobs, nj, res, 0, 0, scratch, funnels, be };
+                work_t w = { &tgt, &sh, { qbytes, qhrc }, { qfc, qrc }, L, jobs, nj, res, 0, 0, scratch, funnels, be,
+                             show_progress, t_start, work_done, (double)L * (double)(e - s) / (E ? E : 1), work_total,
+                             hz_now(), r, tside.n_block, q, qside.n_block, 0 };
                 int nt = nthreads < (int)nj ? nthreads : (int)nj;
                 for (int t = 0; t < nt; t++) { wa[t].w = &w; wa[t].tid = t; }
                 for (int t = 1; t < nt; t++) pthread_create(&th[t], NULL, worker, &wa[t]);
@@ -387,14 +475,33 @@ int hz_run(const hz_opts *o)
         snprintf(mp, sizeof mp, "%s/manifest.json", tmpdir);
         if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
     }
-    /* publish */
-    if (stat(o->outdir, &st) == 0) {
-        if (o->force) rm_rf(o->outdir);
-        else rmdir(o->outdir);
-    }
-    if (rename(tmpdir, o->outdir) != 0) {
-        snprintf(err, sizeof err, "%s: cannot rename %s to it: %s", o->outdir, tmpdir, strerror(errno));
-        goto done;
+    /* publish: an existing OUTDIR (empty, or any with --force) is moved aside first and only
+     * removed once the new one is in place, so a failed rename loses nothing */
+    {
+        char *old = NULL;
+        if (stat(o->outdir, &st) == 0) {
+            if (!o->force) {
+                if (rmdir(o->outdir) != 0) {
+                    snprintf(err, sizeof err, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
+                    goto done;
+                }
+            } else {
+                old = malloc(tl + 8);
+                snprintf(old, tl + 8, "%s.old-%ld", o->outdir, (long)getpid());
+                if (rename(o->outdir, old) != 0) {
+                    snprintf(err, sizeof err, "%s: cannot move the existing folder aside: %s", o->outdir, strerror(errno));
+                    free(old);
+                    goto done;
+                }
+            }
+        }
+        if (rename(tmpdir, o->outdir) != 0) {
+            snprintf(err, sizeof err, "%s: cannot rename %s to it: %s", o->outdir, tmpdir, strerror(errno));
+            if (old) { rename(old, o->outdir); free(old); }
+            goto done;
+        }
+        cleanup_on_signal(NULL);
+        if (old) { rm_rf(old); free(old); }
     }
     free(tmpdir); tmpdir = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
@@ -421,6 +528,7 @@ done:
         if (show_progress) fprintf(stderr, "\n");
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
         if (tmpdir) rm_rf(tmpdir);
+        cleanup_on_signal(NULL);
         /* failure manifest next to OUTDIR (docs/manifest.md); silently skipped when it cannot be written */
         char *fm = hz_failed_manifest_path(o->outdir);
         if (fm) {
