@@ -3,7 +3,7 @@
 #   every carried golden case: GPU bytes == CPU bytes (same machine) and canonical digest ==
 #   case.json's; knob variants (HSPZ_GATE=full, tiny physical tile, --threads 1, --max-hits);
 #   then timings.  Inputs come from .dev/ (carried: bin/hspz, lib/, data/, cases/).
-# Usage: tests/gpu/device_suite.sh OUTDIR [--quick]
+# Usage: tests/gpu/device_suite.sh OUTDIR   (CASES=REGEX limits the cases by name)
 set -u
 OUT=${1:?outdir}; QUICK=${2:-}
 export LD_LIBRARY_PATH=$PWD/.dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -36,6 +36,7 @@ print(' '.join(a.replace('../shared/','.dev/data/') for a in c['hspz_args']))")
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 for cj in .dev/cases/*/case.json; do
     name=$(basename $(dirname $cj))
+    [ -n "${CASES:-}" ] && ! [[ $name =~ $CASES ]] && continue
     runcase $name $cj cpu -- --device cpu
     runcase $name $cj gpu -- --device cuda
     case $name in
