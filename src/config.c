@@ -341,6 +341,17 @@ static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, 
         }
     }
     rc = 0;
+    {   /* one document only: a second one would be ignored silently */
+        yaml_document_t d2;
+        if (yaml_parser_load(&ps, &d2)) {
+            yaml_node_t *r2 = yaml_document_get_root_node(&d2);
+            if (r2) {
+                yerr(&y, r2->start_mark, "a second YAML document ('---'): put every setting in one document");
+                rc = -1;
+            }
+            yaml_document_delete(&d2);
+        }
+    }
 out:
     yaml_document_delete(&doc);
     yaml_parser_delete(&ps);

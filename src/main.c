@@ -241,7 +241,11 @@ static int cmd_run(int argc, char **argv, int mode)
         o.outdir = outbuf;
     }
     if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
-    if (dry_run) { cfg.o = o; return hz_dry_run(&cfg); }
+    if (dry_run) {
+        if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
+        cfg.o = o;
+        return hz_dry_run(&cfg);
+    }
     return hz_run(&o);
 }
 

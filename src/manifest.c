@@ -105,7 +105,8 @@ int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *e
     char *all = NULL; size_t len = 0;
     int rc = -1;
     for (size_t i = 0; i < nf; i++) {
-        if (!ends_with(names[i], ".segments")) continue;
+        /* all.segments (--single-file) repeats the other files' lines: not counted twice */
+        if (!ends_with(names[i], ".segments") || !strcmp(names[i], "all.segments")) continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         FILE *fp = fopen(p, "rb");

@@ -4,6 +4,7 @@
  */
 #ifndef HZ_OPTIONS_H
 #define HZ_OPTIONS_H
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct {
@@ -39,6 +40,10 @@ typedef struct {
 } hz_opts;
 
 void hz_opts_default(hz_opts *o);
+
+/* OUTDIR rules (pipeline.c): its parent exists; an existing OUTDIR is a folder, empty unless
+ * --force, and then holds no input.  Returns 0, or -1 with err set. */
+int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
 
 /* Run the whole HSP stage with o (pipeline.c).  Returns the process exit status:
  * 0 success, 1 input or runtime error (one line on stderr already printed). */

@@ -98,7 +98,7 @@ static void cleanup_on_signal(const char *tmpdir)
 
 /* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
  * --force, and with --force it must not hold an input (it is removed after the run). */
-static int check_outdir(const hz_opts *o, char *err, size_t errlen)
+int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
 {
     char parent[4096];
     snprintf(parent, sizeof parent, "%s", o->outdir);
@@ -297,7 +297,7 @@ int hz_run(const hz_opts *o)
 
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
     struct stat st;
-    if (check_outdir(o, err, sizeof err)) goto done;
+    if (hz_check_outdir(o, err, sizeof err)) goto done;
 
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
     if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;

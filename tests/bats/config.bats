@@ -339,3 +339,18 @@ EOF
     assert_stderr_names "$T/missing.fa"
     assert_no_outdir "$OUT"
 }
+
+@test "config: a second YAML document is an error, not silently ignored" {
+    printf 'extension:\n  xdrop: 5\n---\nplan:\n  seq_block_size: 77\n' > "$BATS_TEST_TMPDIR/m.yaml"
+    hz_run config --config "$BATS_TEST_TMPDIR/m.yaml"
+    [ "$status" -eq 2 ]
+    [[ "$stderr" == *"m.yaml:4:1: a second YAML document"* ]]
+}
+
+@test "config: --dry-run applies the OUTDIR rules (non-empty OUTDIR without --force)" {
+    mkdir -p "$BATS_TEST_TMPDIR/full" && touch "$BATS_TEST_TMPDIR/full/a"
+    hz_run run -r tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa \
+        -q tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa -o "$BATS_TEST_TMPDIR/full" --dry-run
+    [ "$status" -eq 1 ]
+    [[ "$stderr" == *"output directory exists and is not empty"* ]]
+}

@@ -227,3 +227,15 @@ EOF
         ! validate "$f" >/dev/null || { echo "accepted: $f"; return 1; }
     done
 }
+
+@test "manifest: --single-file does not count all.segments in the canonical digest" {
+    local o="$BATS_TEST_TMPDIR/sf"
+    hz_run run -r tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa \
+        -q tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa -o "$o" --single-file --quiet
+    [ "$status" -eq 0 ]
+    [ -s "$o/all.segments" ]
+    want=$(cat "$o"/tmp*.segments | LC_ALL=C sort | sha256sum | cut -d' ' -f1)
+    got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['canonical_digest_sha256'])" "$o/manifest.json")
+    [ "$got" = "$want" ]
+    [ "$got" = 1d9dab2c2ceeb2ff655631165b3e7ce1d434b5e1ef82c823b8812ce47f2ebfc3 ]
+}

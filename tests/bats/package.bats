@@ -280,8 +280,15 @@ EOF
     assert_no_outdir "$d/n"
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/n" --tarball --data-folder /abs/ --quiet
     assert_one_error_line 2
+    # a tarball folder that does not exist is refused before any work (usage error)
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/n" --tarball="$d/no/such/dir/x.tgz" --quiet
-    assert_one_error_line 1
+    assert_one_error_line 2
+    assert_stderr_names "$d/no/such/dir"
     assert_no_outdir "$d/n"
     ! compgen -G "$d/no/such/dir/*"
+    # and so is a tarball inside OUTDIR (OUTDIR is replaced at the end)
+    mkdir -p "$d/in"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/in" --force --tarball="$d/in/x.tgz" --quiet
+    assert_one_error_line 2
+    assert_stderr_names "inside OUTDIR"
 }
