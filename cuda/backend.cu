@@ -256,31 +256,6 @@ fail:
     return -1;
 }
 
-/* parked long anchors of a batch: host diagonal path (same code as the CPU backend) */
-static int run_long(cuda_be *B, tctx *c, const uint8_t *Q, uint32_t Qlen, const hz_target *t, hz_funnel *f)
-{
-    size_t n = c->nlong;
-    if (!n) return 0;
-    double t0 = hz_now();
-    uint32_t *ids = (uint32_t *)malloc(n * sizeof *ids);
-    hz_ext *res = (hz_ext *)malloc(n * sizeof *res);
-    if (!ids || !res) { free(ids); free(res); return -1; }
-    for (size_t i = 0; i < n; i++) ids[i] = (uint32_t)i;
-    if (hz_extend_diagonals(t->R, t->Rlen, Q, Qlen, c->longa, ids, n, B->xp.sub, B->xp.xdrop, res, &c->diag) ||
-        hz_hspvec_reserve(&c->batch, n)) { free(ids); free(res); return -1; }
-    size_t kept = 0, surv = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (res[i].right_score + res[i].left_score < B->xp.gate_min_total) continue;
-        surv++;
-        kept += (size_t)hz_finish_hsp(t->R, Q, &c->longa[i], &res[i], &B->xp, &c->batch.v[c->batch.n + kept]);
-    }
-    c->batch.n += kept;
-    f->survivors += surv; f->accepted += kept;
-    f->t_extend += hz_now() - t0;
-    free(ids); free(res);
-    c->nlong = 0;
-    return 0;
-}
 
 /* one semantic batch whose seeds are already on the device (db); N hits */
 static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N, const uint8_t *dQ,
@@ -292,7 +267,11 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
         uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
         if (run_tile(B, c, db, dQ, Qlen, h0, n, f, err, errlen)) return -1;
     }
-    if (run_long(B, c, Q, Qlen, t, f)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    if (hz_extend_long(t, Q, Qlen, c->longa, c->nlong, &c->diag, &c->batch, f)) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    c->nlong = 0;
     double td = hz_now();
     size_t k = hz_dedup_batch(c->batch.v, c->batch.n);
     f->after_batch += k;
@@ -381,14 +360,7 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
             if (!c->pref || !c->bst) { c->pref_cap = 0; snprintf(err, sizeof err, "out of host memory"); goto fail; }
             c->pref_cap = ns;
         }
-        uint64_t acc = 0;
-        for (size_t i = 0; i < ns; i++) {
-            uint64_t n;
-            if (t->tab->bucket_off && i + 24 < ns) __builtin_prefetch(&t->tab->bucket_off[seeds[i + 24].kmer]);
-            c->bst[i] = hz_seedtable_lookup(t->tab, seeds[i].kmer, &n);
-            acc += n;
-            c->pref[i] = acc;
-        }
+        hz_seed_hits(t->tab, seeds, ns, c->pref, c->bst);
         int64_t *lim = (int64_t *)malloc((ns + 1) * sizeof *lim);
         if (!lim) { snprintf(err, sizeof err, "out of host memory"); goto fail; }
         size_t nb = hz_batches(c->pref, ns, t->max_hits, lim);
@@ -397,10 +369,9 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
         size_t s0 = 0;
         for (size_t b = 0; b < nb; b++) {
             int64_t e1 = lim[b];
-            size_t nsb = (size_t)(e1 + 1 - (int64_t)s0), s1 = (size_t)e1;
-            uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[s1] - base : 0;
-            c->batch.n = 0;
-            if (N) {
+            size_t nsb = (size_t)(e1 + 1 - (int64_t)s0);
+            uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[e1] - base : 0;
+            if (N) {   /* the batch's seeds to the device, hit offsets relative to the batch */
                 double ta = hz_now();
                 if (ensure_seeds(c, nsb, err, sizeof err)) { free(lim); goto fail; }
                 for (size_t i = 0; i < nsb; i++) {
@@ -408,25 +379,15 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
                     c->h_off[i] = (s0 + i ? c->pref[s0 + i - 1] : 0) - base;
                     c->h_bstart[i] = c->bst[s0 + i];
                 }
-                cudaMemcpyAsync(c->d_qpos, c->h_qpos, nsb * 4, cudaMemcpyHostToDevice, c->st);
-                cudaMemcpyAsync(c->d_off, c->h_off, nsb * 8, cudaMemcpyHostToDevice, c->st);
-                cudaMemcpyAsync(c->d_bstart, c->h_bstart, nsb * 8, cudaMemcpyHostToDevice, c->st);
-                f->t_anchor += hz_now() - ta;
-                hz_dev_batch db = { B->d_pos, c->d_qpos, c->d_off, c->d_bstart, (uint32_t)nsb, t->W, 0 };
-                for (uint64_t h0 = 0; h0 < N; h0 += B->tile) {
-                    uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
-                    if (run_tile(B, c, db, dQ, Qlen, h0, n, f, err, sizeof err)) { free(lim); goto fail; }
+                if (cudaMemcpyAsync(c->d_qpos, c->h_qpos, nsb * 4, cudaMemcpyHostToDevice, c->st) != cudaSuccess ||
+                    cudaMemcpyAsync(c->d_off, c->h_off, nsb * 8, cudaMemcpyHostToDevice, c->st) != cudaSuccess ||
+                    cudaMemcpyAsync(c->d_bstart, c->h_bstart, nsb * 8, cudaMemcpyHostToDevice, c->st) != cudaSuccess) {
+                    free(lim); snprintf(err, sizeof err, "cudaMemcpyAsync of the batch's seeds failed"); goto fail;
                 }
-                if (run_long(B, c, Q, Qlen, t, f)) { free(lim); snprintf(err, sizeof err, "out of host memory"); goto fail; }
+                f->t_anchor += hz_now() - ta;
             }
-            double td = hz_now();
-            size_t k = hz_dedup_batch(c->batch.v, c->batch.n);
-            f->after_batch += k;
-            f->batches++;
-            if (hz_hspvec_reserve(out, k)) { free(lim); snprintf(err, sizeof err, "out of host memory"); goto fail; }
-            memcpy(out->v + out->n, c->batch.v, k * sizeof *out->v);
-            out->n += k;
-            f->t_dedup += hz_now() - td;
+            hz_dev_batch db = { B->d_pos, c->d_qpos, c->d_off, c->d_bstart, (uint32_t)nsb, t->W, 0 };
+            if (process_batch(B, c, db, N, dQ, Q, Qlen, t, out, f, err, sizeof err)) { free(lim); goto fail; }
             s0 = (size_t)(e1 + 1);
         }
         free(lim);

@@ -9,31 +9,41 @@
 #define HZ_TILE (1u << 16)
 #define HZ_GATE_CAP 128u   /* columns per side before an anchor takes the diagonal path */
 
-/* the parked long anchors of a batch: exact extension along diagonals, then the keep test */
-static int run_long(const hz_target *t, const uint8_t *Q, uint32_t Qlen, hz_funnel *f, hz_scratch *s)
+int hz_extend_long(const hz_target *t, const uint8_t *Q, uint32_t Qlen, const hz_anchor *a,
+                   size_t n, hz_diagbuf *diag, hz_hspvec *batch, hz_funnel *f)
 {
-    size_t n = s->nlong;
     if (!n) return 0;
     double t0 = hz_now();
     uint32_t *ids = malloc(n * sizeof *ids);
     hz_ext *res = malloc(n * sizeof *res);
-    if (!ids || !res) { free(ids); free(res); return -1; }
+    if (!ids || !res || hz_hspvec_reserve(batch, n)) { free(ids); free(res); return -1; }
     for (size_t i = 0; i < n; i++) ids[i] = (uint32_t)i;
-    if (hz_extend_diagonals(t->R, t->Rlen, Q, Qlen, s->longa, ids, n, t->xp->sub, t->xp->xdrop,
-                            res, &s->diag)) { free(ids); free(res); return -1; }
-    if (hz_hspvec_reserve(&s->batch, n)) { free(ids); free(res); return -1; }
+    if (hz_extend_diagonals(t->R, t->Rlen, Q, Qlen, a, ids, n, t->xp->sub, t->xp->xdrop, res, diag)) {
+        free(ids); free(res); return -1;
+    }
     size_t kept = 0, surv = 0;
     for (size_t i = 0; i < n; i++) {
         if (res[i].right_score + res[i].left_score < t->xp->gate_min_total) continue;
         surv++;
-        kept += (size_t)hz_finish_hsp(t->R, Q, &s->longa[i], &res[i], t->xp, &s->batch.v[s->batch.n + kept]);
+        kept += (size_t)hz_finish_hsp(t->R, Q, &a[i], &res[i], t->xp, &batch->v[batch->n + kept]);
     }
-    s->batch.n += kept;
+    batch->n += kept;
     f->survivors += surv; f->accepted += kept;
     f->t_extend += hz_now() - t0;
     free(ids); free(res);
-    s->nlong = 0;
     return 0;
+}
+
+void hz_seed_hits(const hz_seedtable *tab, const hz_seed *seeds, size_t ns, uint64_t *pref, uint64_t *bstart)
+{
+    uint64_t acc = 0;
+    for (size_t i = 0; i < ns; i++) {
+        uint64_t n;
+        if (tab->bucket_off && i + 24 < ns) __builtin_prefetch(&tab->bucket_off[seeds[i + 24].kmer]);
+        bstart[i] = hz_seedtable_lookup(tab, seeds[i].kmer, &n);
+        acc += n;
+        pref[i] = acc;
+    }
 }
 
 double hz_now(void)
@@ -151,15 +161,9 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
         s->ids = malloc(HZ_TILE * sizeof *s->ids);
         if (!s->anc || !s->flags || !s->ids) return -1;
     }
-    uint64_t *pref = s->pref, acc = 0;
+    uint64_t *pref = s->pref;
     uint64_t *bstart = s->pref + ns;   /* bucket start per seed (reuses the second half) */
-    for (size_t i = 0; i < ns; i++) {
-        uint64_t n;
-        if (t->tab->bucket_off && i + 24 < ns) __builtin_prefetch(&t->tab->bucket_off[seeds[i + 24].kmer]);
-        bstart[i] = hz_seedtable_lookup(t->tab, seeds[i].kmer, &n);
-        acc += n;
-        pref[i] = acc;
-    }
+    hz_seed_hits(t->tab, seeds, ns, pref, bstart);
     int64_t *lim = malloc((ns + 1) * sizeof *lim);
     if (!lim) return -1;
     size_t nb = hz_batches(pref, ns, t->max_hits, lim);
@@ -184,7 +188,8 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
         }
         tanch += hz_now() - ta;
         if (n && run_tile(t, Q, Qlen, n, f, s)) { free(lim); return -1; }
-        if (run_long(t, Q, Qlen, f, s)) { free(lim); return -1; }
+        if (hz_extend_long(t, Q, Qlen, s->longa, s->nlong, &s->diag, &s->batch, f)) { free(lim); return -1; }
+        s->nlong = 0;
         f->t_anchor += tanch;
         double td = hz_now();
         size_t k = hz_dedup_batch(s->batch.v, s->batch.n);

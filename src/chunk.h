@@ -55,6 +55,16 @@ void hz_scratch_free(hz_scratch *s);
  * are not listed (they change nothing), so at most ns + 1 ends are written. */
 size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, int64_t *lim);
 
+/* Hits of each seed (spec §3.4): bstart[i] = first index of seed i's bucket in the table,
+ * pref[i] = inclusive prefix sum of bucket sizes (hits) over seeds 0..i.  Arrays of ns. */
+void hz_seed_hits(const hz_seedtable *tab, const hz_seed *seeds, size_t ns, uint64_t *pref, uint64_t *bstart);
+
+/* Anchors a[0..n) whose extension passed the gate's work cap: exact extension along
+ * diagonals (extend.h hz_extend_diagonals), gate threshold, then KegAlign's keep test; kept
+ * HSPs are appended to batch and counted in f.  Returns 0, or -1 when out of memory. */
+int hz_extend_long(const hz_target *t, const uint8_t *Q, uint32_t Qlen, const hz_anchor *a,
+                   size_t n, hz_diagbuf *diag, hz_hspvec *batch, hz_funnel *f);
+
 /* Run one chunk on the CPU.  seeds[0..ns) in KegAlign order; Q/Qlen the query codes of the
  * strand (forward or reverse-complement block).  HSPs (after per-batch dedup, batches
  * concatenated) are appended to out.  Returns 0, or -1 when out of memory. */

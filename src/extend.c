@@ -25,27 +25,8 @@ void hz_diagbuf_free(hz_diagbuf *b)
 int hz_finish_hsp(const uint8_t *R, const uint8_t *Q, const hz_anchor *an, const hz_ext *e,
                   const hz_xparams *xp, hz_hsp *out)
 {
-    int32_t total = e->right_score + e->left_score;
-    int32_t extent = e->right_ext + e->left_ext;
-    int32_t K = xp->hspthresh;
-    double ent = 1.0;
-    if (xp->entropy && total >= K && (int64_t)total <= 3 * (int64_t)K) {
-        int32_t c[4] = {0, 0, 0, 0};
-        uint32_t r0 = an->ar - (uint32_t)e->left_ext, q0 = an->aq - (uint32_t)e->left_ext;
-        for (int32_t p = 0; p <= extent; p++) {
-            uint8_t x = R[r0 + p];
-            if (x < 4 && x == Q[q0 + p]) c[x]++;
-        }
-        int reject;
-        ent = hz_entropy(c, extent, &reject);
-        if (reject) return 0;
-    }
-    if ((int32_t)((double)(float)total * ent) < K) return 0;
-    out->rs = an->ar - (uint32_t)e->left_ext;
-    out->qs = an->aq - (uint32_t)e->left_ext;
-    out->len = (uint32_t)extent;
-    out->score = ent > 0 ? (int32_t)((double)total * ent) : 0;
-    return 1;
+    return hz_keep_hsp(R, Q, an->ar, an->aq, e->right_score + e->left_score, e->left_ext,
+                       e->right_ext, xp, out);
 }
 
 typedef struct {

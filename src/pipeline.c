@@ -227,17 +227,6 @@ static int cmd_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-static void progress(const hz_opts *o, int on, double done, double total, double t0,
-                     size_t r, size_t R, size_t q, size_t Q)
-{
-    (void)o;
-    if (!on) return;
-    double el = hz_now() - t0, frac = total > 0 ? done / total : 1.0;
-    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
-    fprintf(stderr, "\rhspz: target block %zu/%zu, query block %zu/%zu: %5.1f%%, %.1f Mbp/s, ETA %.0f s   ",
-            r + 1, R, q + 1, Q, 100 * frac, el > 0 ? done / el / 1e6 : 0, eta);
-    fflush(stderr);
-}
 
 int hz_run(const hz_opts *o)
 {
@@ -261,6 +250,8 @@ int hz_run(const hz_opts *o)
     worker_arg *wa = calloc((size_t)nthreads, sizeof *wa);
     uint8_t *tbytes = NULL, *tcodes = NULL, *qbytes = NULL, *qhrc = NULL, *qfc = NULL, *qrc = NULL;
     hz_backend *be = NULL;
+    hz_segwriter sw;
+    hz_segwriter_init(&sw, &tside, &qside, o);
     hz_manifest_info mi = { .o = o, .t = &tseqs, .q = &qseqs, .start_time = time(NULL) };
     int funnels_added = 0;
     int show_progress = o->progress < 0 ? (!o->quiet && isatty(2)) : o->progress;
@@ -315,8 +306,6 @@ int hz_run(const hz_opts *o)
     int do_plus = strcmp(o->strand, "plus") == 0 || strcmp(o->strand, "both") == 0;
     int do_minus = strcmp(o->strand, "minus") == 0 || strcmp(o->strand, "both") == 0;
     uint32_t W = (uint32_t)sh.span;
-    hz_segwriter sw;
-    hz_segwriter_init(&sw, &tside, &qside, o);
     double work_total = 0, work_done = 0;
     for (size_t q = 0; q < qside.n_block; q++) work_total += (double)qside.block[q].len * (double)tside.n_block;
 
@@ -431,7 +420,7 @@ int hz_run(const hz_opts *o)
                 hz_hspvec_free(&fw); hz_hspvec_free(&rc);
                 t_output += hz_now() - to;
                 work_done += (double)L * ((double)(e - s) + (k + 1 == niv ? 0 : 0)) / (E ? E : 1);
-                progress(o, show_progress, work_done, work_total, t_start, r, tside.n_block, q, qside.n_block);
+                if (show_progress) progress_line(work_done, work_total, t_start, r, tside.n_block, q, qside.n_block);
             }
             free(iv);
         }
@@ -554,6 +543,7 @@ done:
     free(scratch); free(funnels); free(th); free(wa);
     free(tbytes); free(tcodes); free(qbytes); free(qhrc); free(qfc); free(qrc);
     if (be) be->close(be);
+    hz_segwriter_free(&sw);
     hz_side_free(&tside); hz_side_free(&qside);
     hz_seqset_free(&tseqs); hz_seqset_free(&qseqs);
     return status;

@@ -192,21 +192,18 @@ HZ_HD double hz_entropy(const int32_t c[4], int32_t extent, int *reject)
     return -e / HZ_LN4_FLOAT;
 }
 
-/* Full extension of one anchor into an HSP with KegAlign's keep test (spec §4.2-4.5).
- * Returns 1 and fills *out when the HSP is kept, else 0. */
-HZ_HD int hz_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                         uint32_t ar, uint32_t aq, const hz_xparams *xp, hz_hsp *out)
+/* KegAlign's keep test and record for an anchor (ar, aq) whose two one-sided extensions are
+ * known: total score, left extent lext >= 0, right extent rext >= -1 (spec §4.2-4.5; counts
+ * per RULES.md "entropy counting").  Returns 1 and fills *out when the HSP is kept, else 0. */
+HZ_HD int hz_keep_hsp(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq, int32_t total,
+                      int32_t lext, int32_t rext, const hz_xparams *xp, hz_hsp *out)
 {
-    int32_t rext, lext;
-    int32_t rs = hz_xdrop_right(R, Rlen, Q, Qlen, ar, aq, xp->sub, xp->xdrop, &rext);
-    int32_t ls = hz_xdrop_left(R, Q, ar, aq, xp->sub, xp->xdrop, &lext);
-    int32_t total = rs + ls;
     int32_t extent = rext + lext;
     double ent = 1.0;
     int32_t K = xp->hspthresh;
+    uint32_t r0 = ar - (uint32_t)lext, q0 = aq - (uint32_t)lext;
     if (xp->entropy && total >= K && (int64_t)total <= 3 * (int64_t)K) {
         int32_t c[4] = {0, 0, 0, 0};
-        uint32_t r0 = ar - (uint32_t)lext, q0 = aq - (uint32_t)lext;
         for (int32_t p = 0; p <= extent; p++) {
             uint8_t a = R[r0 + p];
             if (a < 4 && a == Q[q0 + p]) c[a]++;
@@ -216,11 +213,22 @@ HZ_HD int hz_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
         if (reject) return 0;
     }
     if ((int32_t)((double)(float)total * ent) < K) return 0;
-    out->rs = ar - (uint32_t)lext;
-    out->qs = aq - (uint32_t)lext;
+    out->rs = r0;
+    out->qs = q0;
     out->len = (uint32_t)extent;
     out->score = ent > 0 ? (int32_t)((double)total * ent) : 0;
     return 1;
+}
+
+/* Full extension of one anchor into an HSP with KegAlign's keep test (spec §4.2-4.5).
+ * Returns 1 and fills *out when the HSP is kept, else 0. */
+HZ_HD int hz_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                         uint32_t ar, uint32_t aq, const hz_xparams *xp, hz_hsp *out)
+{
+    int32_t rext, lext;
+    int32_t rs = hz_xdrop_right(R, Rlen, Q, Qlen, ar, aq, xp->sub, xp->xdrop, &rext);
+    int32_t ls = hz_xdrop_left(R, Q, ar, aq, xp->sub, xp->xdrop, &lext);
+    return hz_keep_hsp(R, Q, ar, aq, rs + ls, lext, rext, xp, out);
 }
 
 /* The least total t for which the keep test can pass: (int)(double)(float)t >= K.  Since the
