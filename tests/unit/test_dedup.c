@@ -11,29 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define HZ_TEST_SEED 0xD1B54A32D192ED03ULL
+#include "tap.h"
 
-static int n_tests, n_fail;
 
-static int check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    n_tests++;
-    if (!cond) n_fail++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return cond;
-}
-
-static uint64_t rng_state = 0xD1B54A32D192ED03ULL;
-static uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    return rng_state = x;
-}
 
 static hz_hsp H(uint32_t rs, uint32_t qs, uint32_t len, int32_t score)
 {

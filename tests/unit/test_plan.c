@@ -15,21 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tap.h"
 
-static int n_tests, n_fail;
-
-static int check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    n_tests++;
-    if (!cond) n_fail++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return cond;
-}
 
 /* ---- in-memory sequence sets ------------------------------------------------------------- */
 

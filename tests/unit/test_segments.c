@@ -14,21 +14,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tap.h"
 
-static int n_tests, n_fail;
-
-static int check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    n_tests++;
-    if (!cond) n_fail++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return cond;
-}
 
 static void make_set(hz_seqset *s, const char *path, const char *const *names, const size_t *lens, size_t n)
 {

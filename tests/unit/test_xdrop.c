@@ -15,29 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define HZ_TEST_SEED 0x2545F4914F6CDD1DULL
+#include "tap.h"
 
-static int n_tests, n_fail;
 
-static int check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    n_tests++;
-    if (!cond) n_fail++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return cond;
-}
-
-static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
-static uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    return rng_state = x;
-}
 static double rnd01(void) { return (double)(rnd() >> 11) * (1.0 / 9007199254740992.0); }
 
 /* spec §9.1 default matrix (HOXD70, xdrop 910), rows = target code */
