@@ -51,24 +51,6 @@ void hz_opts_default(hz_opts *o)
     o->progress = -1;
 }
 
-/* extension codes (spec §2.2) and the complement codes of the device reverse complement */
-static uint8_t fwd_code[256], rc_code[256], hostrc_seed[256];
-static void init_tables(void)
-{
-    for (int b = 0; b < 256; b++) { fwd_code[b] = HZ_X; hostrc_seed[b] = 'N'; }
-    fwd_code['A'] = HZ_A; fwd_code['C'] = HZ_C; fwd_code['G'] = HZ_G; fwd_code['T'] = HZ_T;
-    fwd_code['a'] = fwd_code['c'] = fwd_code['g'] = fwd_code['t'] = HZ_L;
-    fwd_code['n'] = fwd_code['N'] = HZ_N;
-    fwd_code['&'] = HZ_E;
-    for (int b = 0; b < 256; b++) {
-        uint8_t c = fwd_code[b];
-        rc_code[b] = c < 4 ? (uint8_t)(3 - c) : c;
-    }
-    /* host reverse complement, 0.3.x (delta §1b): only what matters for seeding — upper-case
-     * A C G T U complement to T G C A A; every other byte is not seedable. */
-    hostrc_seed['A'] = 'T'; hostrc_seed['C'] = 'G'; hostrc_seed['G'] = 'C'; hostrc_seed['T'] = 'A';
-    hostrc_seed['U'] = 'A';
-}
 
 static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -255,7 +237,6 @@ int hz_run(const hz_opts *o)
     hz_manifest_info mi = { .o = o, .t = &tseqs, .q = &qseqs, .start_time = time(NULL) };
     int funnels_added = 0;
     int show_progress = o->progress < 0 ? (!o->quiet && isatty(2)) : o->progress;
-    init_tables();
 
     if (!scratch || !funnels || !th || !wa) { snprintf(err, sizeof err, "out of memory"); goto done; }
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
@@ -316,7 +297,7 @@ int hz_run(const hz_opts *o)
         tbytes = malloc((size_t)tb->len + 1); tcodes = malloc((size_t)tb->len + 1);
         if (!tbytes || !tcodes) { snprintf(err, sizeof err, "out of memory for target block %zu (%u bytes)", r, tb->len); goto done; }
         hz_block_bytes(&tside, r, tbytes);
-        for (uint32_t i = 0; i < tb->len; i++) tcodes[i] = fwd_code[tbytes[i]];
+        hz_block_codes(tbytes, tb->len, tcodes, NULL, NULL);
         hz_seedtable tab;
         if (tb->len < W && !o->quiet)
             fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", r, tb->len, W);
@@ -339,12 +320,7 @@ int hz_run(const hz_opts *o)
             qfc = malloc((size_t)L + 1); qrc = malloc((size_t)L + 1);
             if (!qbytes || !qhrc || !qfc || !qrc) { hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory for query block %zu", q); goto done; }
             hz_block_bytes(&qside, q, qbytes);
-            for (uint32_t i = 0; i < L; i++) {
-                uint8_t b = qbytes[i];
-                qfc[i] = fwd_code[b];
-                qrc[L - 1 - i] = rc_code[b];
-                qhrc[L - 1 - i] = hostrc_seed[b];
-            }
+            hz_block_codes(qbytes, L, qfc, qrc, qhrc);
             if (L < W && !o->quiet)
                 fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
             if (be && be->set_query(be, qfc, qrc, L, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }

@@ -1,5 +1,7 @@
 /* plan — blocks, names, intervals (spec §2.4-2.6). */
 #include "plan.h"
+#include "scoring.h"
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,4 +121,29 @@ size_t hz_find_le(const uint64_t *a, size_t n, uint64_t x)
     size_t lo = 0, hi = n;           /* first index with a[i] > x */
     while (lo < hi) { size_t m = (lo + hi) / 2; if (a[m] <= x) lo = m + 1; else hi = m; }
     return lo - 1;
+}
+
+static uint8_t fwd_code[256], rc_code[256], hostrc_seed[256];
+static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
+static void init_codes(void)
+{
+    for (int b = 0; b < 256; b++) { fwd_code[b] = HZ_X; hostrc_seed[b] = 'N'; }
+    fwd_code['A'] = HZ_A; fwd_code['C'] = HZ_C; fwd_code['G'] = HZ_G; fwd_code['T'] = HZ_T;
+    fwd_code['a'] = fwd_code['c'] = fwd_code['g'] = fwd_code['t'] = HZ_L;
+    fwd_code['n'] = fwd_code['N'] = HZ_N;
+    fwd_code['&'] = HZ_E;
+    for (int b = 0; b < 256; b++) rc_code[b] = fwd_code[b] < 4 ? (uint8_t)(3 - fwd_code[b]) : fwd_code[b];
+    hostrc_seed['A'] = 'T'; hostrc_seed['C'] = 'G'; hostrc_seed['G'] = 'C'; hostrc_seed['T'] = 'A';
+    hostrc_seed['U'] = 'A';
+}
+
+void hz_block_codes(const uint8_t *raw, uint32_t L, uint8_t *fwd, uint8_t *rc, uint8_t *hrc)
+{
+    pthread_once(&codes_once, init_codes);
+    for (uint32_t i = 0; i < L; i++) fwd[i] = fwd_code[raw[i]];
+    if (rc && hrc)
+        for (uint32_t i = 0; i < L; i++) {
+            rc[L - 1 - i] = rc_code[raw[i]];
+            hrc[L - 1 - i] = hostrc_seed[raw[i]];
+        }
 }

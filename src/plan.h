@@ -44,6 +44,13 @@ int hz_side_write_names(const hz_side *side, const char *dir, const char *stem, 
  * E = L - W; none when L <= W.  Returns the count; *iv is malloc'd pairs (s, e). */
 size_t hz_intervals(uint32_t L, uint32_t W, uint64_t I, uint32_t (**iv)[2]);
 
+/* Codes of a block's bytes raw[0..L): fwd[i] = extension code of raw[i] (spec §2.2: ACGT 0-3,
+ * acgt L, nN N, '&' E, anything else X).  When rc and hrc are given, the device reverse
+ * complement rc[L-1-i] (A<->T, C<->G, L/N/X/E kept) and the host reverse complement used for
+ * minus-strand seeding, hrc[L-1-i] (spec §2.3 with the 0.3.x table, delta §1b: upper-case
+ * A C G T U -> T G C A A, every other byte 'N', i.e. not seedable). */
+void hz_block_codes(const uint8_t *raw, uint32_t L, uint8_t *fwd, uint8_t *rc, uint8_t *hrc);
+
 /* Last index i in the ascending array a[0..n) with a[i] <= x (n > 0, a[0] <= x). */
 size_t hz_find_le(const uint64_t *a, size_t n, uint64_t x);
 

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "chunk.h"
 #include "seed.h"
+#include "plan.h"
 #include "scoring.h"
 #include "options.h"
 #include "xdrop.h"
@@ -133,22 +134,6 @@ static void gen_block(rng_t *r, buf_t *x, uint32_t want, const uint8_t *src, siz
     if (!x->b) put(x, 0), x->n = 0;
 }
 
-/* ---------------------------------------------------------------- code tables (pipeline.c) */
-static uint8_t fwd_code[256], rc_code[256], hostrc_seed[256];
-static void init_tables(void)
-{
-    for (int b = 0; b < 256; b++) { fwd_code[b] = HZ_X; hostrc_seed[b] = 'N'; }
-    fwd_code['A'] = HZ_A; fwd_code['C'] = HZ_C; fwd_code['G'] = HZ_G; fwd_code['T'] = HZ_T;
-    fwd_code['a'] = fwd_code['c'] = fwd_code['g'] = fwd_code['t'] = HZ_L;
-    fwd_code['n'] = fwd_code['N'] = HZ_N;
-    fwd_code['&'] = HZ_E;
-    for (int b = 0; b < 256; b++) {
-        uint8_t c = fwd_code[b];
-        rc_code[b] = c < 4 ? (uint8_t)(3 - c) : c;
-    }
-    hostrc_seed['A'] = 'T'; hostrc_seed['C'] = 'G'; hostrc_seed['G'] = 'C'; hostrc_seed['T'] = 'A';
-    hostrc_seed['U'] = 'A';
-}
 
 /* ---------------------------------------------------------------- brute-force reference */
 typedef struct { int W, K; int care[HZ_SEED_MAX_SPAN]; } ref_shape;
@@ -457,11 +442,8 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
 
     uint8_t *tcodes = malloc((size_t)Lt + 1), *qfc = malloc((size_t)L + 1), *qrc = malloc((size_t)L + 1),
             *qhrc = malloc((size_t)L + 1);
-    for (uint32_t i = 0; i < Lt; i++) tcodes[i] = fwd_code[T.b[i]];
-    for (uint32_t i = 0; i < L; i++) {
-        uint8_t b = Qb.b[i];
-        qfc[i] = fwd_code[b]; qrc[L - 1 - i] = rc_code[b]; qhrc[L - 1 - i] = hostrc_seed[b];
-    }
+    hz_block_codes(T.b, Lt, tcodes, NULL, NULL);        /* the pipeline's codes (src/plan.c) */
+    hz_block_codes(Qb.b, L, qfc, qrc, qhrc);
     const uint8_t *qtext[2] = { Qb.b, qhrc }, *qcode[2] = { qfc, qrc };
 
     hz_seedtable tab;
@@ -640,7 +622,6 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    init_tables();
     if (!cfg.cpu_only) {
 #if HSPZ_HAVE_CUDA
         hz_opts o; hz_opts_default(&o); o.threads = 1;
