@@ -32,7 +32,9 @@ typedef struct {
  * counts) of a file.  Returns 0 or -1 (errno set). */
 int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines);
 
-/* RULES.md "canonical digest" of the *.segments files of dir. */
+/* RULES.md "canonical digest" (sha256 hex of all segment lines, byte-sorted) of the
+ * *.segments files of dir, and their line count; all.segments (the --single-file copy of the
+ * same lines) is not counted.  Returns 0, or -1 with err naming an unreadable file. */
 int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen);
 
 /* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose

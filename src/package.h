@@ -29,7 +29,8 @@
 #include "seqio.h"
 
 /* Checks that need no input (run before the expensive work): option conflicts, the tarball
- * path (exists without --force), the data folder for the tarball.  0 or -1 with err. */
+ * path (exists without --force, its folder missing, inside OUTDIR), the data folder for the
+ * tarball.  0 or -1 with err. */
 int hz_package_precheck(const hz_opts *o, char *err, size_t errlen);
 
 /* The tarball path for o (o->tarball "" means OUTDIR.tar.gz); malloc'd, NULL if no tarball. */
