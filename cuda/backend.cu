@@ -1,12 +1,24 @@
-/* backend (CUDA) — device, memory, streams and the per-chunk driver of the GPU path.
+/* backend (CUDA) — devices, memory, streams and the per-chunk driver of the GPU path.
  *
- * Per chunk (called from each host worker thread on its own stream): host seeds and MAX_HITS
- * batches as the CPU (src/chunk.c); per batch, anchors in physical tiles of at most `tile`
- * anchors: gate (cuda/gate.cu) -> stable compaction (CUB) -> materialize survivors
- * (cuda/extend.cu) -> compaction of kept HSPs -> host.  Anchors whose extension passes the
- * gate's work cap go to the host's exact diagonal path (src/extend.c).  The per-batch HSP
- * multiset equals the CPU's, and per-batch dedup sorts it, so the bytes equal the CPU's for
- * any tile size, thread count or device.
+ * Each host worker thread owns a context (stream, buffers, CUDA events) on one device:
+ * thread t uses device t mod G (--gpus G).  Chunks are handed out by the pipeline in plan
+ * order and each chunk's HSPs go to the chunk's own slot, so the bytes never depend on which
+ * device or thread ran a chunk, nor on the order they finished.
+ *
+ * Per chunk: seeds (device seeding, cuda/seed.cu, or host seeds) and the MAX_HITS batches of
+ * the CPU (src/chunk.c); per batch, anchors in physical tiles of at most `tile` anchors:
+ * gate (cuda/gate.cu) -> stable compaction (CUB) -> materialization of the survivors
+ * (cuda/extend.cu); anchors past the gate's work cap: exact scans capped at 4096 columns on
+ * the device, and the few longer ones on the host's exact diagonal path (src/extend.c) ->
+ * kept HSPs to the host.  One tile costs two host round trips (counts, then data).  The
+ * per-batch dedup sorts the batch's HSP multiset —
+ * which equals the CPU's — so the bytes equal the CPU's for any tile, thread or device count.
+ *
+ * Kernel choices (environment, recorded in the manifest): HSPZ_GATE=score|full,
+ * HSPZ_GATE_KERNEL=vec|thread|warp, HSPZ_REF_BUCKETS=auto|on|off, HSPZ_DEVICE_SEEDS=0|1,
+ * HSPZ_DEVICE_LONG=1|0 (anchors past the gate cap extended on the device up to 4096 columns a
+ * side, the rest on the host; or all on the host),
+ * HSPZ_GPU_TILE=N.  CUDA events time every stage; report() gives them as JSON.
  */
 #include "cuda_common.cuh"
 #include <pthread.h>
@@ -19,81 +31,129 @@ extern "C" {
 }
 
 #define HZ_GATE_CAP_GPU 128u
+#define HZ_LONG_CAP_GPU 4096u   /* anchors past the gate cap: on the device up to this many columns a side */
+#define HZ_MAX_GPUS 64
+
+enum { GK_THREAD, GK_WARP, GK_VEC };
+static const char *const GK_NAME[] = { "thread", "warp", "vec", NULL };
+enum { ST_SEED, ST_GATE, ST_COMPACT, ST_MAT, ST_LONGSEL, ST_COPY, ST_N };
+static const char *const ST_NAME[ST_N] = { "seed", "gate", "compact", "materialize", "long_select", "copy" };
 
 struct tctx {
-    int ready;
+    int ready, dv;                        /* dv: index into cuda_be::d */
     cudaStream_t st;
-    uint8_t *d_flags, *d_kept;
-    uint32_t *d_ids, *d_count;
-    hz_hsp *d_hsp, *d_hsp2;
+    cudaEvent_t ev[ST_N + 1], es0, es1;
+    uint8_t *d_flags;
+    uint32_t *d_ids, *d_count;            /* d_count: [0] gate survivors, [1] kept HSPs, [2] anchors past
+                                           * the gate cap, [3] of those at the gate threshold on the
+                                           * device, [4] of those left to the host */
+    hz_hsp *d_hsp;
     hz_anchor *d_anc;
     void *d_temp; size_t temp_bytes;
+    hz_bucket_scratch bs;
     uint32_t *d_qpos; uint64_t *d_off, *d_bstart; size_t seed_cap;
     uint32_t *h_qpos; uint64_t *h_off, *h_bstart;
     hz_hsp *h_hsp; hz_anchor *h_anc; uint32_t *h_count;
+    size_t h_hsp_cap, h_anc_cap;          /* pinned staging, grown to the largest tile result */
     uint64_t *pref, *bst; size_t pref_cap;
     hz_hspvec batch;
     hz_anchor *longa; size_t nlong, long_cap;
     hz_diagbuf diag;
     hz_seed_scratch ss;
+    /* statistics: event milliseconds per stage, busy intervals (ms since the device's ref) */
+    double ms[ST_N]; uint64_t tiles, chunks, anchors, bucketed, long_dev, long_host;
+    float *iv; size_t niv, iv_cap;
+};
+
+struct devstate {
+    int dev;
+    cudaDeviceProp p;
+    cudaEvent_t ref;                      /* origin of the busy timeline */
+    uint8_t *d_R; uint32_t Rlen; uint32_t *d_pos;
+    uint8_t *d_Qf, *d_Qr; uint32_t Qlen;
+    uint32_t *d_boff;                     /* bucket offsets (direct tables only), device seeding */
+    uint8_t *d_Smin;                      /* minus-strand seed codes (host rc, 0..3 / 4) */
 };
 
 struct cuda_be {
     hz_backend be;
-    char name[256];
-    int dev;
+    char name[1024];
+    int nd; devstate d[HZ_MAX_GPUS];
     hz_xparams xp;
-    uint8_t *d_R; uint32_t Rlen; uint32_t *d_pos;
-    uint8_t *d_Qf, *d_Qr; uint32_t Qlen;
-    uint32_t *d_boff;            /* bucket offsets (direct tables only), for device seeding */
-    uint8_t *d_Smin;             /* minus-strand seed codes (host reverse complement, 0..3 / 4) */
     int nt; tctx *t;
-    int gate_full;
+    int gate_full, gate_kernel, long_dev;
+    int buckets_mode;                     /* 0 off, 1 on, 2 auto */
+    int buckets_now; uint32_t win;        /* for the current target block */
+    uint64_t blocks_bucketed, blocks;
     const char *seeding;
     uint64_t tile;
+    double t_open;
     pthread_mutex_t lock;
 };
 
-static int ensure_seeds(tctx *c, size_t ns, char *err, size_t errlen)
+/* cudaMalloc with the needed-vs-free message of issue 3 item 9 */
+static int dalloc(void **p, size_t bytes, const devstate *D, const char *what, char *err, size_t errlen)
+{
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e == cudaSuccess) return 0;
+    cudaGetLastError();
+    size_t fr = 0, tot = 0;
+    cudaMemGetInfo(&fr, &tot);
+    if (e == cudaErrorMemoryAllocation)
+        snprintf(err, errlen, "out of GPU memory on cuda:%d for %s: needed %.1f MiB, free %.1f MiB of %.1f MiB "
+                 "(use fewer --threads, a smaller --seq-block-size, or --device cpu)",
+                 D->dev, what, bytes / 1048576.0, fr / 1048576.0, tot / 1048576.0);
+    else
+        snprintf(err, errlen, "CUDA error %s allocating %s on cuda:%d: %s", cudaGetErrorName(e), what, D->dev, cudaGetErrorString(e));
+    *p = NULL;
+    return -1;
+}
+#define DALLOC(ptr, bytes, D, what) dalloc((void **)&(ptr), (bytes), (D), (what), err, errlen)
+
+static int ensure_seeds(tctx *c, const devstate *D, size_t ns, char *err, size_t errlen)
 {
     if (ns <= c->seed_cap) return 0;
     size_t n = c->seed_cap ? c->seed_cap : 1 << 16;
     while (n < ns) n *= 2;
     cudaFree(c->d_qpos); cudaFree(c->d_off); cudaFree(c->d_bstart);
     cudaFreeHost(c->h_qpos); cudaFreeHost(c->h_off); cudaFreeHost(c->h_bstart);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_qpos, n * 4), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_off, n * 8), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_bstart, n * 8), err, errlen, fail);
+    c->d_qpos = NULL; c->d_off = c->d_bstart = NULL; c->h_qpos = NULL; c->h_off = c->h_bstart = NULL;
+    c->seed_cap = 0;
+    if (DALLOC(c->d_qpos, n * 4, D, "seed query positions") || DALLOC(c->d_off, n * 8, D, "seed hit offsets") ||
+        DALLOC(c->d_bstart, n * 8, D, "seed bucket starts"))
+        return -1;
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_qpos, n * 4), err, errlen, fail);
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_off, n * 8), err, errlen, fail);
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_bstart, n * 8), err, errlen, fail);
     c->seed_cap = n;
     return 0;
 fail:
-    c->seed_cap = 0;
     return -1;
 }
 
-static int ctx_init(cuda_be *B, tctx *c, char *err, size_t errlen)
+static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
 {
     uint64_t T = B->tile;
-    size_t b1 = 0, b2 = 0;
-    HZ_CUDA_CHECK(cudaSetDevice(B->dev), err, errlen, fail);
+    size_t b1 = 0;
+    c->dv = tid % B->nd;
+    const devstate *D = &B->d[c->dv];
+    HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
     HZ_CUDA_CHECK(cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_flags, T), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_kept, T), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_ids, T * 4), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_count, 8), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_hsp, T * sizeof(hz_hsp)), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_hsp2, T * sizeof(hz_hsp)), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_anc, T * sizeof(hz_anchor)), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMallocHost(&c->h_hsp, T * sizeof(hz_hsp)), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMallocHost(&c->h_anc, T * sizeof(hz_anchor)), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 8), err, errlen, fail);
+    for (int k = 0; k <= ST_N; k++) HZ_CUDA_CHECK(cudaEventCreate(&c->ev[k]), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaEventCreate(&c->es0), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaEventCreate(&c->es1), err, errlen, fail);
+    if (DALLOC(c->d_flags, T, D, "gate flags") || DALLOC(c->d_ids, T * 4, D, "survivor ids") ||
+        DALLOC(c->d_count, 32, D, "counters") || DALLOC(c->d_hsp, T * sizeof(hz_hsp), D, "HSPs") ||
+        DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors"))
+        return -1;
+    HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 32), err, errlen, fail);
     HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, T, 1, c->d_ids, c->d_count, NULL, &b1, c->st), err, errlen, fail);
-    HZ_CUDA_CHECK(hz_cuda_select_hsp(c->d_hsp, c->d_kept, (uint32_t)T, c->d_hsp2, c->d_count, NULL, &b2, c->st), err, errlen, fail);
-    c->temp_bytes = b1 > b2 ? b1 : b2;
-    HZ_CUDA_CHECK(cudaMalloc(&c->d_temp, c->temp_bytes), err, errlen, fail);
+    c->temp_bytes = b1;
+    if (DALLOC(c->d_temp, c->temp_bytes, D, "compaction scratch")) return -1;
+    if (B->buckets_mode) {
+        cudaError_t e = hz_bucket_scratch_alloc(&c->bs, T);
+        if (e != cudaSuccess) { cudaGetLastError(); snprintf(err, errlen, "cannot allocate the reference-bucketing scratch on cuda:%d (%s)", D->dev, cudaGetErrorString(e)); return -1; }
+    }
     c->ready = 1;
     return 0;
 fail:
@@ -102,18 +162,46 @@ fail:
 
 static void ctx_free(tctx *c)
 {
-    if (!c->ready) return;
-    cudaFree(c->d_flags); cudaFree(c->d_kept); cudaFree(c->d_ids); cudaFree(c->d_count);
-    cudaFree(c->d_hsp); cudaFree(c->d_hsp2); cudaFree(c->d_anc); cudaFree(c->d_temp);
+    if (!c->ready) { free(c->iv); return; }
+    cudaFree(c->d_flags); cudaFree(c->d_ids); cudaFree(c->d_count);
+    cudaFree(c->d_hsp); cudaFree(c->d_anc); cudaFree(c->d_temp);
     cudaFree(c->d_qpos); cudaFree(c->d_off); cudaFree(c->d_bstart);
     cudaFreeHost(c->h_qpos); cudaFreeHost(c->h_off); cudaFreeHost(c->h_bstart);
     cudaFreeHost(c->h_hsp); cudaFreeHost(c->h_anc); cudaFreeHost(c->h_count);
+    hz_bucket_scratch_free(&c->bs);
     hz_seed_scratch_free(&c->ss);
+    for (int k = 0; k <= ST_N; k++) cudaEventDestroy(c->ev[k]);
+    cudaEventDestroy(c->es0); cudaEventDestroy(c->es1);
     cudaStreamDestroy(c->st);
-    free(c->pref); free(c->bst); free(c->longa);
+    free(c->pref); free(c->bst); free(c->longa); free(c->iv);
     hz_hspvec_free(&c->batch);
     hz_diagbuf_free(&c->diag);
     memset(c, 0, sizeof *c);
+}
+
+/* remember [a, b] (events already complete) as a busy interval of the thread's device */
+static void busy(cuda_be *B, tctx *c, cudaEvent_t a, cudaEvent_t b)
+{
+    float x = 0, y = 0;
+    cudaEvent_t ref = B->d[c->dv].ref;
+    if (cudaEventElapsedTime(&x, ref, a) != cudaSuccess || cudaEventElapsedTime(&y, ref, b) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    if (c->niv + 2 > c->iv_cap) {
+        size_t cap = c->iv_cap ? 2 * c->iv_cap : 1024;
+        float *p = (float *)realloc(c->iv, cap * sizeof *p);
+        if (!p) return;
+        c->iv = p; c->iv_cap = cap;
+    }
+    c->iv[c->niv++] = x; c->iv[c->niv++] = y;
+}
+
+static float ev_ms(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) { cudaGetLastError(); return 0; }
+    return ms;
 }
 
 static int be_set_target(hz_backend *be, const hz_target *t, char *err, size_t errlen)
@@ -122,25 +210,38 @@ static int be_set_target(hz_backend *be, const hz_target *t, char *err, size_t e
     const hz_seedtable *tab = t->tab;
     uint32_t *pos = tab->pos;
     uint32_t *tmp = NULL;
-    HZ_CUDA_CHECK(cudaSetDevice(B->dev), err, errlen, fail);
-    cudaFree(B->d_R); cudaFree(B->d_pos); B->d_R = NULL; B->d_pos = NULL;
     if (!tab->bucket_off) {   /* sorted mode: low 32 bits are the positions */
         tmp = (uint32_t *)malloc((tab->n_pos ? tab->n_pos : 1) * 4);
         if (!tmp) { snprintf(err, errlen, "out of host memory"); return -1; }
         for (uint64_t i = 0; i < tab->n_pos; i++) tmp[i] = (uint32_t)tab->sorted[i];
         pos = tmp;
     }
-    HZ_CUDA_CHECK(cudaMalloc(&B->d_R, (size_t)t->Rlen + 1), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMemcpy(B->d_R, t->R, t->Rlen, cudaMemcpyHostToDevice), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&B->d_pos, (tab->n_pos ? tab->n_pos : 1) * 4), err, errlen, fail);
-    if (tab->n_pos)
-        HZ_CUDA_CHECK(cudaMemcpy(B->d_pos, pos, tab->n_pos * 4, cudaMemcpyHostToDevice), err, errlen, fail);
-    B->Rlen = t->Rlen;
-    cudaFree(B->d_boff); B->d_boff = NULL;
-    if (tab->bucket_off) {
-        size_t nb = ((size_t)1 << (2 * tab->weight)) + 1;
-        HZ_CUDA_CHECK(cudaMalloc(&B->d_boff, nb * 4), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaMemcpy(B->d_boff, tab->bucket_off, nb * 4, cudaMemcpyHostToDevice), err, errlen, fail);
+    for (int g = 0; g < B->nd; g++) {
+        devstate *D = &B->d[g];
+        HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
+        cudaFree(D->d_R); cudaFree(D->d_pos); cudaFree(D->d_boff);
+        D->d_R = NULL; D->d_pos = NULL; D->d_boff = NULL;
+        if (DALLOC(D->d_R, (size_t)t->Rlen + HZ_DEV_PAD, D, "the target block")) goto fail;
+        HZ_CUDA_CHECK(cudaMemcpy(D->d_R, t->R, t->Rlen, cudaMemcpyHostToDevice), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemset(D->d_R + t->Rlen, 0, HZ_DEV_PAD), err, errlen, fail);
+        if (DALLOC(D->d_pos, (tab->n_pos ? tab->n_pos : 1) * 4, D, "the target seed table")) goto fail;
+        if (tab->n_pos)
+            HZ_CUDA_CHECK(cudaMemcpy(D->d_pos, pos, tab->n_pos * 4, cudaMemcpyHostToDevice), err, errlen, fail);
+        D->Rlen = t->Rlen;
+        if (tab->bucket_off) {
+            size_t nb = ((size_t)1 << (2 * tab->weight)) + 1;
+            if (DALLOC(D->d_boff, nb * 4, D, "the seed table's bucket offsets")) goto fail;
+            HZ_CUDA_CHECK(cudaMemcpy(D->d_boff, tab->bucket_off, nb * 4, cudaMemcpyHostToDevice), err, errlen, fail);
+        }
+    }
+    {   /* reference bucketing for this block: windows of at most 3/4 of L2, at most 32 */
+        uint64_t l2 = (uint64_t)B->d[0].p.l2CacheSize * 3 / 4;
+        uint32_t fit = l2 ? (uint32_t)((t->Rlen + l2 - 1) / l2) : 1;
+        B->buckets_now = B->buckets_mode == 1 || (B->buckets_mode == 2 && fit > 1);
+        B->win = (t->Rlen + 31) / 32;
+        if (B->win < 1) B->win = 1;
+        B->blocks++;
+        B->blocks_bucketed += (uint64_t)B->buckets_now;
     }
     free(tmp);
     return 0;
@@ -152,13 +253,19 @@ fail:
 static int be_set_query(hz_backend *be, const uint8_t *fwd, const uint8_t *rc, uint32_t L, char *err, size_t errlen)
 {
     cuda_be *B = (cuda_be *)be->impl;
-    HZ_CUDA_CHECK(cudaSetDevice(B->dev), err, errlen, fail);
-    cudaFree(B->d_Qf); cudaFree(B->d_Qr); B->d_Qf = B->d_Qr = NULL;
-    HZ_CUDA_CHECK(cudaMalloc(&B->d_Qf, (size_t)L + 1), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMalloc(&B->d_Qr, (size_t)L + 1), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMemcpy(B->d_Qf, fwd, L, cudaMemcpyHostToDevice), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMemcpy(B->d_Qr, rc, L, cudaMemcpyHostToDevice), err, errlen, fail);
-    B->Qlen = L;
+    for (int g = 0; g < B->nd; g++) {
+        devstate *D = &B->d[g];
+        HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
+        cudaFree(D->d_Qf); cudaFree(D->d_Qr); D->d_Qf = D->d_Qr = NULL;
+        if (DALLOC(D->d_Qf, (size_t)L + HZ_DEV_PAD, D, "the query block") ||
+            DALLOC(D->d_Qr, (size_t)L + HZ_DEV_PAD, D, "the query block (reverse complement)"))
+            return -1;
+        HZ_CUDA_CHECK(cudaMemcpy(D->d_Qf, fwd, L, cudaMemcpyHostToDevice), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemcpy(D->d_Qr, rc, L, cudaMemcpyHostToDevice), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemset(D->d_Qf + L, 0, HZ_DEV_PAD), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemset(D->d_Qr + L, 0, HZ_DEV_PAD), err, errlen, fail);
+        D->Qlen = L;
+    }
     return 0;
 fail:
     return -1;
@@ -175,10 +282,13 @@ static int be_set_query_text(hz_backend *be, const uint8_t *fwd_text, const uint
         uint8_t b = hrc_text[i];
         h[i] = b == 'A' ? 0 : b == 'C' ? 1 : b == 'G' ? 2 : b == 'T' ? 3 : 4;
     }
-    HZ_CUDA_CHECK(cudaSetDevice(B->dev), err, errlen, fail);
-    cudaFree(B->d_Smin); B->d_Smin = NULL;
-    HZ_CUDA_CHECK(cudaMalloc(&B->d_Smin, (size_t)L + 1), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMemcpy(B->d_Smin, h, L, cudaMemcpyHostToDevice), err, errlen, fail);
+    for (int g = 0; g < B->nd; g++) {
+        devstate *D = &B->d[g];
+        HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
+        cudaFree(D->d_Smin); D->d_Smin = NULL;
+        if (DALLOC(D->d_Smin, (size_t)L + 1, D, "the minus-strand seed codes")) goto fail;
+        HZ_CUDA_CHECK(cudaMemcpy(D->d_Smin, h, L, cudaMemcpyHostToDevice), err, errlen, fail);
+    }
     free(h);
     return 0;
 fail:
@@ -186,17 +296,7 @@ fail:
     return -1;
 }
 
-static int sync_count(tctx *c, uint32_t *out, char *err, size_t errlen)
-{
-    HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_count, c->d_count, 4, cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-    *out = *c->h_count;
-    return 0;
-fail:
-    return -1;
-}
-
-static int push_long(tctx *c, uint32_t n)
+static int reserve_long(tctx *c, size_t n)
 {
     if (c->nlong + n > c->long_cap) {
         size_t cap = c->long_cap ? c->long_cap : 4096;
@@ -205,57 +305,118 @@ static int push_long(tctx *c, uint32_t n)
         if (!p) return -1;
         c->longa = p; c->long_cap = cap;
     }
-    memcpy(c->longa + c->nlong, c->h_anc, (size_t)n * sizeof(hz_anchor));
-    c->nlong += n;
     return 0;
 }
 
-/* one physical tile [h0, h0+n) of a batch; kept HSPs appended to c->batch */
-static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *dQ, uint32_t Qlen,
-                    uint64_t h0, uint64_t n, hz_funnel *f, char *err, size_t errlen)
+#define HZ_PINNED_MAX ((size_t)1 << 20)   /* elements per staging copy: bounds pinned memory per thread */
+
+/* pinned host staging of at least n elements of size sz (grown geometrically; pinned memory
+ * is slow to allocate, so it is sized by what tiles return, not by the tile) */
+static int ensure_pinned(void **p, size_t *cap, size_t n, size_t sz, char *err, size_t errlen)
 {
-    uint32_t nsurv = (uint32_t)n, nkept = 0, nlong = 0;
-    size_t tb = c->temp_bytes;
-    double t0 = hz_now(), t1;
-    if (!B->gate_full) {
-        hz_cuda_gate(B->d_R, B->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU, c->d_flags, c->st);
-        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
-        HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 1, c->d_ids, c->d_count, c->d_temp, &tb, c->st), err, errlen, fail);
-        if (sync_count(c, &nsurv, err, errlen)) return -1;
-    }
-    t1 = hz_now(); f->t_gate += t1 - t0;
-    hz_cuda_materialize(B->d_R, B->Rlen, dQ, Qlen, db, h0, c->d_ids, nsurv, B->gate_full, B->xp,
-                        c->d_hsp, c->d_kept, c->st);
-    HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
-    tb = c->temp_bytes;
-    HZ_CUDA_CHECK(hz_cuda_select_hsp(c->d_hsp, c->d_kept, nsurv, c->d_hsp2, c->d_count, c->d_temp, &tb, c->st), err, errlen, fail);
-    if (sync_count(c, &nkept, err, errlen)) return -1;
-    if (hz_hspvec_reserve(&c->batch, nkept)) { snprintf(err, errlen, "out of host memory"); return -1; }
-    if (nkept) {
-        HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_hsp2, (size_t)nkept * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-        memcpy(c->batch.v + c->batch.n, c->h_hsp, (size_t)nkept * sizeof(hz_hsp));
-        c->batch.n += nkept;
-    }
-    f->t_extend += hz_now() - t1;
-    if (!B->gate_full) {
-        tb = c->temp_bytes;
-        HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 2, c->d_ids, c->d_count, c->d_temp, &tb, c->st), err, errlen, fail);
-        if (sync_count(c, &nlong, err, errlen)) return -1;
-        if (nlong) {
-            hz_cuda_anchors(db, h0, c->d_ids, nlong, c->d_anc, c->st);
-            HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
-            HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_anc, c->d_anc, (size_t)nlong * sizeof(hz_anchor), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
-            HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-            if (push_long(c, nlong)) { snprintf(err, errlen, "out of host memory"); return -1; }
-        }
-    }
-    f->anchors += n; f->survivors += nsurv; f->accepted += nkept; f->long_anchors += nlong;
+    if (n <= *cap) return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < n) c *= 2;
+    cudaFreeHost(*p);
+    *p = NULL; *cap = 0;
+    HZ_CUDA_CHECK(cudaMallocHost(p, c * sz), err, errlen, fail);
+    *cap = c;
     return 0;
 fail:
     return -1;
 }
 
+/* one physical tile [h0, h0+n) of a batch; kept HSPs appended to c->batch, long anchors to
+ * c->longa.  Two host round trips: the three counts, then the data. */
+static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *dQ, uint32_t Qlen,
+                    uint64_t h0, uint64_t n, hz_funnel *f, char *err, size_t errlen)
+{
+    const devstate *D = &B->d[c->dv];
+    uint32_t nsurv = (uint32_t)n, nkept = 0, nlong = 0, npast = 0;
+    size_t tb;
+    cudaEvent_t *ev = c->ev;
+    double t0 = hz_now(), t1;
+    HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 20, c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaEventRecord(ev[0], c->st), err, errlen, fail);
+    if (!B->gate_full) {
+        if (B->buckets_now) {
+            HZ_CUDA_CHECK(hz_cuda_gate_buckets(D->d_R, D->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU,
+                                               B->win, &c->bs, c->d_flags, c->st), err, errlen, fail);
+            c->bucketed += n;
+        } else if (B->gate_kernel == GK_WARP)
+            hz_cuda_gate_warp(D->d_R, D->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU, c->d_flags, c->st);
+        else if (B->gate_kernel == GK_VEC)
+            hz_cuda_gate_vec(D->d_R, D->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU, c->d_flags, c->st);
+        else
+            hz_cuda_gate(D->d_R, D->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU, c->d_flags, c->st);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
+        tb = c->temp_bytes;
+        HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 1, c->d_ids, c->d_count, c->d_temp, &tb, c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
+        hz_cuda_materialize(D->d_R, D->Rlen, dQ, Qlen, db, h0, c->d_ids, c->d_count, (uint32_t)n, B->xp,
+                            c->d_hsp, c->d_count + 1, c->st);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
+        tb = c->temp_bytes;
+        HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 2, c->d_ids, c->d_count + 2, c->d_temp, &tb, c->st), err, errlen, fail);
+        if (B->long_dev)
+            hz_cuda_long(D->d_R, D->Rlen, dQ, Qlen, db, h0, c->d_ids, c->d_count + 2, (uint32_t)n, B->xp, HZ_LONG_CAP_GPU,
+                         c->d_hsp, c->d_count + 1, c->d_count + 3, c->d_anc, c->d_count + 4, c->st);
+        else
+            hz_cuda_anchors(db, h0, c->d_ids, c->d_count + 2, (uint32_t)n, c->d_anc, c->st);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+    } else {   /* HSPZ_GATE=full: every anchor extended, KegAlign's way */
+        HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
+        hz_cuda_materialize(D->d_R, D->Rlen, dQ, Qlen, db, h0, NULL, NULL, (uint32_t)n, B->xp,
+                            c->d_hsp, c->d_count + 1, c->st);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
+    }
+    HZ_CUDA_CHECK(cudaEventRecord(ev[4], c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_count, c->d_count, 20, cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
+    if (!B->gate_full) {
+        nsurv = c->h_count[0];
+        npast = c->h_count[2];
+        nlong = B->long_dev ? c->h_count[4] : npast;
+        nsurv += B->long_dev ? c->h_count[3] : 0;   /* the host path counts its own */
+        c->long_dev += npast - nlong; c->long_host += nlong;
+    }
+    nkept = c->h_count[1];
+    t1 = hz_now(); f->t_gate += t1 - t0;
+    if (hz_hspvec_reserve(&c->batch, nkept) || reserve_long(c, nlong)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    /* results through pinned staging, at most HZ_PINNED_MAX elements per copy */
+    for (size_t k0 = 0, l0 = 0; k0 < nkept || l0 < nlong || k0 == 0;) {
+        size_t k = nkept - k0 < HZ_PINNED_MAX ? nkept - k0 : HZ_PINNED_MAX;
+        size_t l = nlong - l0 < HZ_PINNED_MAX ? nlong - l0 : HZ_PINNED_MAX;
+        if (ensure_pinned((void **)&c->h_hsp, &c->h_hsp_cap, k, sizeof(hz_hsp), err, errlen) ||
+            ensure_pinned((void **)&c->h_anc, &c->h_anc_cap, l, sizeof(hz_anchor), err, errlen))
+            return -1;
+        if (k) HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_hsp + k0, k * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
+        if (l) HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_anc, c->d_anc + l0, l * sizeof(hz_anchor), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[5], c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
+        if (k) memcpy(c->batch.v + c->batch.n, c->h_hsp, k * sizeof(hz_hsp));
+        if (l) memcpy(c->longa + c->nlong, c->h_anc, l * sizeof(hz_anchor));
+        c->batch.n += k; c->nlong += l;
+        k0 += k; l0 += l;
+        if (!k && !l) break;
+    }
+    f->t_extend += hz_now() - t1;
+    c->ms[ST_GATE] += ev_ms(ev[0], ev[1]);
+    c->ms[ST_COMPACT] += ev_ms(ev[1], ev[2]);
+    c->ms[ST_MAT] += ev_ms(ev[2], ev[3]);
+    c->ms[ST_LONGSEL] += ev_ms(ev[3], ev[4]);
+    c->ms[ST_COPY] += ev_ms(ev[4], ev[5]);
+    busy(B, c, ev[0], ev[5]);
+    c->tiles++; c->anchors += n;
+    f->anchors += n; f->survivors += nsurv; f->accepted += nkept; f->long_anchors += npast;
+    return 0;
+fail:
+    return -1;
+}
 
 /* one semantic batch whose seeds are already on the device (db); N hits */
 static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N, const uint8_t *dQ,
@@ -283,6 +444,24 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
     return 0;
 }
 
+static tctx *thread_ctx(cuda_be *B, int tid, char *err, size_t errlen)
+{
+    if (tid < 0 || tid >= B->nt) { snprintf(err, errlen, "worker thread %d beyond %d", tid, B->nt); return NULL; }
+    tctx *c = &B->t[tid];
+    if (!c->ready && ctx_init(B, c, tid, err, errlen)) return NULL;
+    if (cudaSetDevice(B->d[c->dv].dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice(%d) failed", B->d[c->dv].dev); return NULL; }
+    return c;
+}
+
+static int fail_with(hz_backend *be, const char *err)
+{
+    cuda_be *B = (cuda_be *)be->impl;
+    pthread_mutex_lock(&B->lock);
+    if (!be->last_error[0]) snprintf(be->last_error, sizeof be->last_error, "%s", err);
+    pthread_mutex_unlock(&B->lock);
+    return -1;
+}
+
 static int be_chunk_range(hz_backend *be, const hz_target *t, const hz_shape *sh, int strand,
                           uint32_t j0, uint32_t j1, uint32_t Qlen, const uint8_t *Q, hz_hspvec *out,
                           hz_funnel *f, int tid)
@@ -291,54 +470,50 @@ static int be_chunk_range(hz_backend *be, const hz_target *t, const hz_shape *sh
     char err[512] = "";
     uint32_t ns = 0; uint64_t nh = 0;
     int64_t *lim = NULL;
-    if (tid >= B->nt) { snprintf(err, sizeof err, "thread %d beyond %d", tid, B->nt); goto fail; }
-    {
-        tctx *c = &B->t[tid];
-        if (!c->ready && ctx_init(B, c, err, sizeof err)) goto fail;
-        if (cudaSetDevice(B->dev) != cudaSuccess) { snprintf(err, sizeof err, "cudaSetDevice failed"); goto fail; }
-        if (!B->d_boff) { snprintf(err, sizeof err, "device seeding needs a direct seed table (weight <= 13)"); goto fail; }
-        const uint8_t *S = strand ? B->d_Smin : B->d_Qf, *dQ = strand ? B->d_Qr : B->d_Qf;
-        double t0 = hz_now();
-        if (hz_cuda_seed_chunk(S, j0, j1, sh, B->d_boff, &c->ss, &ns, &nh, c->st, err, sizeof err)) goto fail;
-        f->t_seed += hz_now() - t0;
-        if (!ns) return 0;
-        f->seeds += ns;
-        if (t->max_hits == 0 || nh < t->max_hits) {
-            hz_dev_batch db = { B->d_pos, c->ss.qpos, c->ss.off, c->ss.bstart, ns, t->W, 0 };
-            if (process_batch(B, c, db, nh, dQ, Q, Qlen, t, out, f, err, sizeof err)) goto fail;
-            return 0;
-        }
-        /* several semantic batches: the partition needs the prefix sums on the host */
-        if (ns > c->pref_cap) {
-            free(c->pref); free(c->bst);
-            c->pref = (uint64_t *)malloc((size_t)ns * 8); c->bst = (uint64_t *)malloc((size_t)ns * 8);
-            if (!c->pref || !c->bst) { c->pref_cap = 0; snprintf(err, sizeof err, "out of host memory"); goto fail; }
-            c->pref_cap = ns;
-        }
-        if (cudaMemcpy(c->pref, c->ss.pref, (size_t)ns * 8, cudaMemcpyDeviceToHost) != cudaSuccess) {
-            snprintf(err, sizeof err, "cudaMemcpy of hit prefix sums failed"); goto fail;
-        }
-        lim = (int64_t *)malloc(((size_t)ns + 1) * sizeof *lim);
-        if (!lim) { snprintf(err, sizeof err, "out of host memory"); goto fail; }
-        size_t nb = hz_batches(c->pref, ns, t->max_hits, lim);
-        size_t s0 = 0;
-        for (size_t b = 0; b < nb; b++) {
-            int64_t e1 = lim[b];
-            size_t nsb = (size_t)(e1 + 1 - (int64_t)s0);
-            uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[e1] - base : 0;
-            hz_dev_batch db = { B->d_pos, c->ss.qpos + s0, c->ss.off + s0, c->ss.bstart + s0, (uint32_t)nsb, t->W, base };
-            if (process_batch(B, c, db, N, dQ, Q, Qlen, t, out, f, err, sizeof err)) goto fail;
-            s0 = (size_t)(e1 + 1);
-        }
-        free(lim);
+    tctx *c = thread_ctx(B, tid, err, sizeof err);
+    if (!c) return fail_with(be, err);
+    const devstate *D = &B->d[c->dv];
+    if (!D->d_boff) return fail_with(be, "device seeding needs a direct seed table (weight <= 13)");
+    const uint8_t *S = strand ? D->d_Smin : D->d_Qf, *dQ = strand ? D->d_Qr : D->d_Qf;
+    double t0 = hz_now();
+    cudaEventRecord(c->es0, c->st);
+    if (hz_cuda_seed_chunk(S, j0, j1, sh, D->d_boff, &c->ss, &ns, &nh, c->st, err, sizeof err)) return fail_with(be, err);
+    cudaEventRecord(c->es1, c->st);
+    cudaEventSynchronize(c->es1);
+    c->ms[ST_SEED] += ev_ms(c->es0, c->es1);
+    busy(B, c, c->es0, c->es1);
+    c->chunks++;
+    f->t_seed += hz_now() - t0;
+    if (!ns) return 0;
+    f->seeds += ns;
+    if (t->max_hits == 0 || nh < t->max_hits) {
+        hz_dev_batch db = { D->d_pos, c->ss.qpos, c->ss.off, c->ss.bstart, ns, t->W, 0 };
+        if (process_batch(B, c, db, nh, dQ, Q, Qlen, t, out, f, err, sizeof err)) return fail_with(be, err);
+        return 0;
     }
-    return 0;
-fail:
+    /* several semantic batches: the partition needs the prefix sums on the host */
+    if (ns > c->pref_cap) {
+        free(c->pref); free(c->bst);
+        c->pref = (uint64_t *)malloc((size_t)ns * 8); c->bst = (uint64_t *)malloc((size_t)ns * 8);
+        if (!c->pref || !c->bst) { c->pref_cap = 0; return fail_with(be, "out of host memory"); }
+        c->pref_cap = ns;
+    }
+    if (cudaMemcpy(c->pref, c->ss.pref, (size_t)ns * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return fail_with(be, "cudaMemcpy of hit prefix sums failed");
+    lim = (int64_t *)malloc(((size_t)ns + 1) * sizeof *lim);
+    if (!lim) return fail_with(be, "out of host memory");
+    size_t nb = hz_batches(c->pref, ns, t->max_hits, lim);
+    size_t s0 = 0;
+    for (size_t b = 0; b < nb; b++) {
+        int64_t e1 = lim[b];
+        size_t nsb = (size_t)(e1 + 1 - (int64_t)s0);
+        uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[e1] - base : 0;
+        hz_dev_batch db = { D->d_pos, c->ss.qpos + s0, c->ss.off + s0, c->ss.bstart + s0, (uint32_t)nsb, t->W, base };
+        if (process_batch(B, c, db, N, dQ, Q, Qlen, t, out, f, err, sizeof err)) { free(lim); return fail_with(be, err); }
+        s0 = (size_t)(e1 + 1);
+    }
     free(lim);
-    pthread_mutex_lock(&B->lock);
-    if (!be->last_error[0]) snprintf(be->last_error, sizeof be->last_error, "%s", err);
-    pthread_mutex_unlock(&B->lock);
-    return -1;
+    return 0;
 }
 
 static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, size_t ns,
@@ -347,57 +522,50 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
     cuda_be *B = (cuda_be *)be->impl;
     char err[512] = "";
     if (ns == 0) return 0;
-    if (tid >= B->nt) { snprintf(be->last_error, sizeof be->last_error, "thread %d beyond %d", tid, B->nt); return -1; }
-    tctx *c = &B->t[tid];
-    if (!c->ready && ctx_init(B, c, err, sizeof err)) goto fail;
-    if (cudaSetDevice(B->dev) != cudaSuccess) { snprintf(err, sizeof err, "cudaSetDevice failed"); goto fail; }
-    {
-        f->seeds += ns;
-        double t0 = hz_now();
-        if (ns > c->pref_cap) {
-            free(c->pref); free(c->bst);
-            c->pref = (uint64_t *)malloc(ns * 8); c->bst = (uint64_t *)malloc(ns * 8);
-            if (!c->pref || !c->bst) { c->pref_cap = 0; snprintf(err, sizeof err, "out of host memory"); goto fail; }
-            c->pref_cap = ns;
-        }
-        hz_seed_hits(t->tab, seeds, ns, c->pref, c->bst);
-        int64_t *lim = (int64_t *)malloc((ns + 1) * sizeof *lim);
-        if (!lim) { snprintf(err, sizeof err, "out of host memory"); goto fail; }
-        size_t nb = hz_batches(c->pref, ns, t->max_hits, lim);
-        f->t_anchor += hz_now() - t0;
-        const uint8_t *dQ = strand ? B->d_Qr : B->d_Qf;
-        size_t s0 = 0;
-        for (size_t b = 0; b < nb; b++) {
-            int64_t e1 = lim[b];
-            size_t nsb = (size_t)(e1 + 1 - (int64_t)s0);
-            uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[e1] - base : 0;
-            if (N) {   /* the batch's seeds to the device, hit offsets relative to the batch */
-                double ta = hz_now();
-                if (ensure_seeds(c, nsb, err, sizeof err)) { free(lim); goto fail; }
-                for (size_t i = 0; i < nsb; i++) {
-                    c->h_qpos[i] = seeds[s0 + i].qpos;
-                    c->h_off[i] = (s0 + i ? c->pref[s0 + i - 1] : 0) - base;
-                    c->h_bstart[i] = c->bst[s0 + i];
-                }
-                if (cudaMemcpyAsync(c->d_qpos, c->h_qpos, nsb * 4, cudaMemcpyHostToDevice, c->st) != cudaSuccess ||
-                    cudaMemcpyAsync(c->d_off, c->h_off, nsb * 8, cudaMemcpyHostToDevice, c->st) != cudaSuccess ||
-                    cudaMemcpyAsync(c->d_bstart, c->h_bstart, nsb * 8, cudaMemcpyHostToDevice, c->st) != cudaSuccess) {
-                    free(lim); snprintf(err, sizeof err, "cudaMemcpyAsync of the batch's seeds failed"); goto fail;
-                }
-                f->t_anchor += hz_now() - ta;
-            }
-            hz_dev_batch db = { B->d_pos, c->d_qpos, c->d_off, c->d_bstart, (uint32_t)nsb, t->W, 0 };
-            if (process_batch(B, c, db, N, dQ, Q, Qlen, t, out, f, err, sizeof err)) { free(lim); goto fail; }
-            s0 = (size_t)(e1 + 1);
-        }
-        free(lim);
+    tctx *c = thread_ctx(B, tid, err, sizeof err);
+    if (!c) return fail_with(be, err);
+    const devstate *D = &B->d[c->dv];
+    f->seeds += ns;
+    c->chunks++;
+    double t0 = hz_now();
+    if (ns > c->pref_cap) {
+        free(c->pref); free(c->bst);
+        c->pref = (uint64_t *)malloc(ns * 8); c->bst = (uint64_t *)malloc(ns * 8);
+        if (!c->pref || !c->bst) { c->pref_cap = 0; return fail_with(be, "out of host memory"); }
+        c->pref_cap = ns;
     }
+    hz_seed_hits(t->tab, seeds, ns, c->pref, c->bst);
+    int64_t *lim = (int64_t *)malloc((ns + 1) * sizeof *lim);
+    if (!lim) return fail_with(be, "out of host memory");
+    size_t nb = hz_batches(c->pref, ns, t->max_hits, lim);
+    f->t_anchor += hz_now() - t0;
+    const uint8_t *dQ = strand ? D->d_Qr : D->d_Qf;
+    size_t s0 = 0;
+    for (size_t b = 0; b < nb; b++) {
+        int64_t e1 = lim[b];
+        size_t nsb = (size_t)(e1 + 1 - (int64_t)s0);
+        uint64_t base = s0 ? c->pref[s0 - 1] : 0, N = nsb ? c->pref[e1] - base : 0;
+        if (N) {   /* the batch's seeds to the device, hit offsets relative to the batch */
+            double ta = hz_now();
+            if (ensure_seeds(c, D, nsb, err, sizeof err)) { free(lim); return fail_with(be, err); }
+            for (size_t i = 0; i < nsb; i++) {
+                c->h_qpos[i] = seeds[s0 + i].qpos;
+                c->h_off[i] = (s0 + i ? c->pref[s0 + i - 1] : 0) - base;
+                c->h_bstart[i] = c->bst[s0 + i];
+            }
+            if (cudaMemcpyAsync(c->d_qpos, c->h_qpos, nsb * 4, cudaMemcpyHostToDevice, c->st) != cudaSuccess ||
+                cudaMemcpyAsync(c->d_off, c->h_off, nsb * 8, cudaMemcpyHostToDevice, c->st) != cudaSuccess ||
+                cudaMemcpyAsync(c->d_bstart, c->h_bstart, nsb * 8, cudaMemcpyHostToDevice, c->st) != cudaSuccess) {
+                free(lim); return fail_with(be, "cudaMemcpyAsync of the batch's seeds failed");
+            }
+            f->t_anchor += hz_now() - ta;
+        }
+        hz_dev_batch db = { D->d_pos, c->d_qpos, c->d_off, c->d_bstart, (uint32_t)nsb, t->W, 0 };
+        if (process_batch(B, c, db, N, dQ, Q, Qlen, t, out, f, err, sizeof err)) { free(lim); return fail_with(be, err); }
+        s0 = (size_t)(e1 + 1);
+    }
+    free(lim);
     return 0;
-fail:
-    pthread_mutex_lock(&B->lock);
-    if (!be->last_error[0]) snprintf(be->last_error, sizeof be->last_error, "%s", err);
-    pthread_mutex_unlock(&B->lock);
-    return -1;
 }
 
 extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
@@ -407,19 +575,115 @@ static int be_build_table(hz_backend *be, hz_seedtable *tab, const uint8_t *T, u
                           const hz_shape *sh, uint32_t step, char *err, size_t errlen)
 {
     cuda_be *B = (cuda_be *)be->impl;
-    if (cudaSetDevice(B->dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice failed"); return -1; }
+    if (cudaSetDevice(B->d[0].dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice failed"); return -1; }
     return hz_cuda_seedtable_build(tab, T, L, sh, step, err, errlen);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* JSON text (malloc'd): per device the work, the event time per stage and the busy time
+ * (union of the tiles' and seeding passes' event intervals); the kernel choices. */
+static char *be_report(hz_backend *be, double wall_s)
+{
+    cuda_be *B = (cuda_be *)be->impl;
+    size_t cap = 8192 + (size_t)B->nd * 1024, n = 0;
+    char *s = (char *)malloc(cap);
+    if (!s) return NULL;
+#define P(...) do { int k_ = snprintf(s + n, cap - n, __VA_ARGS__); if (k_ > 0) n += (size_t)k_ < cap - n ? (size_t)k_ : cap - n - 1; } while (0)
+    const char *rb = B->buckets_mode == 0 ? "off" : B->buckets_mode == 1 ? "on" : "auto";
+    P("{\"gate_kernel\": \"%s\", \"long_anchors_on\": \"%s\", \"ref_buckets_setting\": \"%s\", \"target_blocks\": %llu, \"target_blocks_bucketed\": %llu, "
+      "\"tile_anchors\": %llu, \"wall_s\": %.3f, \"devices\": [",
+      B->gate_full ? "full" : GK_NAME[B->gate_kernel], B->long_dev ? "device+host" : "host", rb, (unsigned long long)B->blocks,
+      (unsigned long long)B->blocks_bucketed, (unsigned long long)B->tile, wall_s);
+    double all_gate = 0; uint64_t all_anchors = 0;
+    for (int g = 0; g < B->nd; g++) {
+        double ms[ST_N] = {0}; uint64_t tiles = 0, chunks = 0, anchors = 0, bucketed = 0, ldev = 0, lhost = 0; size_t niv = 0;
+        for (int i = 0; i < B->nt; i++) {
+            tctx *c = &B->t[i];
+            if (!c->ready || c->dv != g) continue;
+            for (int k = 0; k < ST_N; k++) ms[k] += c->ms[k];
+            tiles += c->tiles; chunks += c->chunks; anchors += c->anchors; bucketed += c->bucketed; niv += c->niv / 2;
+            ldev += c->long_dev; lhost += c->long_host;
+        }
+        /* busy time: union of the intervals */
+        double busy_ms = 0;
+        if (niv) {
+            float *iv = (float *)malloc(niv * 2 * sizeof *iv);
+            if (iv) {
+                size_t m = 0;
+                for (int i = 0; i < B->nt; i++) {
+                    tctx *c = &B->t[i];
+                    if (!c->ready || c->dv != g) continue;
+                    memcpy(iv + m, c->iv, c->niv * sizeof *iv); m += c->niv;
+                }
+                qsort(iv, niv, 2 * sizeof *iv, cmp_float);
+                float a = iv[0], b = iv[1];
+                for (size_t i = 1; i < niv; i++) {
+                    if (iv[2 * i] > b) { busy_ms += b - a; a = iv[2 * i]; b = iv[2 * i + 1]; }
+                    else if (iv[2 * i + 1] > b) b = iv[2 * i + 1];
+                }
+                busy_ms += b - a;
+                free(iv);
+            }
+        }
+        const cudaDeviceProp *p = &B->d[g].p;
+        P("%s{\"index\": %d, \"name\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"l2_bytes\": %d, "
+          "\"work_chunks\": %llu, \"tiles\": %llu, \"anchors\": %llu, \"anchors_bucketed\": %llu, \"long_anchors_device\": %llu, "
+          "\"long_anchors_host\": %llu, \"busy_s\": %.3f, \"stage_event_s\": {",
+          g ? ", " : "", B->d[g].dev, p->name, p->major, p->minor, p->multiProcessorCount, p->l2CacheSize,
+          (unsigned long long)chunks, (unsigned long long)tiles, (unsigned long long)anchors,
+          (unsigned long long)bucketed, (unsigned long long)ldev, (unsigned long long)lhost, busy_ms / 1000.0);
+        for (int k = 0; k < ST_N; k++) P("%s\"%s\": %.3f", k ? ", " : "", ST_NAME[k], ms[k] / 1000.0);
+        P("}}");
+        all_gate += ms[ST_GATE]; all_anchors += anchors;
+    }
+    P("], \"gate_event_s\": %.3f, \"gate_rate_anchors_per_s\": %.4g}", all_gate / 1000.0,
+      all_gate > 0 ? (double)all_anchors / (all_gate / 1000.0) : 0.0);
+#undef P
+    return s;
 }
 
 static void be_close(hz_backend *be)
 {
     cuda_be *B = (cuda_be *)be->impl;
-    for (int i = 0; i < B->nt; i++) ctx_free(&B->t[i]);
+    for (int i = 0; i < B->nt; i++) {
+        if (B->t[i].ready) cudaSetDevice(B->d[B->t[i].dv].dev);
+        ctx_free(&B->t[i]);
+    }
     free(B->t);
-    cudaFree(B->d_R); cudaFree(B->d_pos); cudaFree(B->d_Qf); cudaFree(B->d_Qr);
-    cudaFree(B->d_boff); cudaFree(B->d_Smin);
+    for (int g = 0; g < B->nd; g++) {
+        devstate *D = &B->d[g];
+        cudaSetDevice(D->dev);
+        cudaFree(D->d_R); cudaFree(D->d_pos); cudaFree(D->d_Qf); cudaFree(D->d_Qr);
+        cudaFree(D->d_boff); cudaFree(D->d_Smin);
+        if (D->ref) cudaEventDestroy(D->ref);
+    }
     pthread_mutex_destroy(&B->lock);
     free(B);
+}
+
+extern "C" void hz_cuda_prewarm(int n)
+{
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess) { cudaGetLastError(); return; }
+    if (n <= 0 || n > have) n = have;
+    for (int g = 0; g < n; g++)
+        if (cudaSetDevice(g) != cudaSuccess || cudaFree(0) != cudaSuccess) cudaGetLastError();
+}
+
+static int env_choice(const char *name, const char *const *allowed, int def, char *err, size_t errlen)
+{
+    const char *v = getenv(name);
+    if (!v) return def;
+    for (int i = 0; allowed[i]; i++) if (!strcmp(v, allowed[i])) return i;
+    int n = snprintf(err, errlen, "%s='%s' is not", name, v);
+    for (int i = 0; allowed[i] && n > 0 && (size_t)n < errlen; i++)
+        n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? (allowed[i + 1] ? "," : " or") : "", allowed[i]);
+    return -1;
 }
 
 extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **out,
@@ -442,47 +706,58 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         snprintf(err, errlen, "no CUDA device (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices visible");
         return 1;
     }
-    const char *gate = getenv("HSPZ_GATE");
-    int full = 0;
-    if (gate && strcmp(gate, "score") && strcmp(gate, "full")) {
-        snprintf(err, errlen, "HSPZ_GATE='%s' is not score or full", gate);
+    static const char *const GATE[] = { "score", "full", NULL },
+                              *const SEEDS[] = { "0", "1", NULL }, *const RB[] = { "off", "on", "auto", NULL },
+                              *const LONG[] = { "0", "1", NULL };
+    int full = env_choice("HSPZ_GATE", GATE, 0, err, errlen);
+    int warp = full < 0 ? -1 : env_choice("HSPZ_GATE_KERNEL", GK_NAME, GK_VEC, err, errlen);
+    int devtab = warp < 0 ? -1 : env_choice("HSPZ_DEVICE_SEEDS", SEEDS, 1, err, errlen);
+    int rb = devtab < 0 ? -1 : env_choice("HSPZ_REF_BUCKETS", RB, 2, err, errlen);
+    int longdev = rb < 0 ? -1 : env_choice("HSPZ_DEVICE_LONG", LONG, 1, err, errlen);
+    if (longdev < 0) return -1;
+    int want = o->gpus > 0 ? o->gpus : n;
+    if (want > n) {
+        const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+        snprintf(err, errlen, "--gpus %d but only %d CUDA device%s visible%s%s%s", want, n, n == 1 ? " is" : "s are",
+                 cvd ? " (CUDA_VISIBLE_DEVICES=" : "", cvd ? cvd : "", cvd ? ")" : "");
         return -1;
     }
-    if (gate && !strcmp(gate, "full")) full = 1;
-    const char *ds = getenv("HSPZ_DEVICE_SEEDS");
-    int devtab = 1;
-    if (ds && strcmp(ds, "0") && strcmp(ds, "1")) {
-        snprintf(err, errlen, "HSPZ_DEVICE_SEEDS='%s' is not 0 or 1", ds);
-        return -1;
-    }
-    if (ds && !strcmp(ds, "0")) devtab = 0;
-    const char *rb = getenv("HSPZ_REF_BUCKETS");
-    if (rb && strcmp(rb, "auto") && strcmp(rb, "off") && strcmp(rb, "on")) {
-        snprintf(err, errlen, "HSPZ_REF_BUCKETS='%s' is not auto, on or off", rb);
-        return -1;
-    }
-    if (rb && !strcmp(rb, "on")) {
-        snprintf(err, errlen, "HSPZ_REF_BUCKETS=on: reference bucketing is not implemented in this version (use auto or off)");
-        return -1;
-    }
+    if (want > HZ_MAX_GPUS) want = HZ_MAX_GPUS;
     cuda_be *B = (cuda_be *)calloc(1, sizeof *B);
     if (!B) { snprintf(err, errlen, "out of host memory"); return -1; }
     B->be.impl = B;
-    B->dev = 0;
-    cudaDeviceProp p;
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) { free(B); snprintf(err, errlen, "cannot read device properties"); return 1; }
-    cudaSetDevice(0);
+    B->nd = want;
+    pthread_mutex_init(&B->lock, NULL);
+    size_t minfree = (size_t)-1;
+    for (int g = 0; g < want; g++) {
+        devstate *D = &B->d[g];
+        D->dev = g;
+        if (cudaGetDeviceProperties(&D->p, g) != cudaSuccess || cudaSetDevice(g) != cudaSuccess ||
+            cudaEventCreate(&D->ref) != cudaSuccess || cudaEventRecord(D->ref, 0) != cudaSuccess) {
+            cudaGetLastError();
+            snprintf(err, errlen, "cannot open CUDA device %d", g);
+            be_close(&B->be);
+            return 1;
+        }
+        size_t fr = 0, tot = 0;
+        cudaMemGetInfo(&fr, &tot);
+        if (fr < minfree) minfree = fr;
+    }
+    cudaSetDevice(B->d[0].dev);
     B->xp = *xp;
     B->gate_full = full;
+    B->gate_kernel = warp;
+    B->long_dev = longdev;
+    B->buckets_mode = full ? 0 : rb;
     B->nt = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (B->nt < 1) B->nt = 1;
     B->t = (tctx *)calloc((size_t)B->nt, sizeof *B->t);
-    pthread_mutex_init(&B->lock, NULL);
-    /* physical tile: anchors per device pass; never changes output (HSPZ_GPU_TILE for tests) */
-    size_t fr = 0, tot = 0;
-    cudaMemGetInfo(&fr, &tot);
-    uint64_t per = 1 + 1 + 4 + 2 * sizeof(hz_hsp) + sizeof(hz_anchor);
-    uint64_t tile = (uint64_t)(fr / 2) / per / (uint64_t)B->nt;
+    if (!B->t) { be_close(&B->be); snprintf(err, errlen, "out of host memory"); return -1; }
+    /* physical tile: anchors per device pass, from free memory; never changes the output
+     * (HSPZ_GPU_TILE for tests) */
+    int per_dev = (B->nt + B->nd - 1) / B->nd;
+    uint64_t per = 1 + 4 + sizeof(hz_hsp) + sizeof(hz_anchor) + (B->buckets_mode ? 2 + 8 + 4 : 0);
+    uint64_t tile = (uint64_t)(minfree / 2) / per / (uint64_t)per_dev;
     if (tile > (1u << 23)) tile = 1u << 23;
     if (tile < 4096) tile = 4096;
     const char *ts = getenv("HSPZ_GPU_TILE");
@@ -500,17 +775,22 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         B->be.chunk_range = devtab && direct ? be_chunk_range : NULL;
         B->seeding = devtab && direct ? "device" : "host";
     }
-    snprintf(B->name, sizeof B->name, "cuda:0 %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, seed table on %s, seeding on %s, ref-buckets off, tile %llu)",
-             p.name, p.major, p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1073741824.0,
-             drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, full ? "full" : "score",
-             devtab ? "device" : "host", B->seeding, (unsigned long long)tile);
+    const cudaDeviceProp *p = &B->d[0].p;
+    char devs[32] = "cuda:0";
+    if (B->nd > 1) snprintf(devs, sizeof devs, "cuda:0-%d %d x", B->nd - 1, B->nd);
+    snprintf(B->name, sizeof B->name, "%s %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, "
+             "seed table on %s, seeding on %s, ref-buckets %s, tile %llu)",
+             devs, p->name, p->major, p->minor, p->multiProcessorCount,
+             (double)p->totalGlobalMem / 1073741824.0, drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10,
+             full ? "full" : warp == GK_WARP ? "score/warp" : warp == GK_VEC ? "score/vec" : "score/thread", devtab ? "device" : "host", B->seeding,
+             B->buckets_mode == 0 ? "off" : B->buckets_mode == 1 ? "on" : "auto", (unsigned long long)tile);
     B->be.name = B->name;
     B->be.set_target = be_set_target;
     B->be.set_query = be_set_query;
     B->be.chunk = be_chunk;
     B->be.close = be_close;
+    B->be.report = be_report;
     B->be.build_table = devtab ? be_build_table : NULL;
-    B->be.impl = B;
     B->be.last_error[0] = 0;
     *out = &B->be;
     return 0;

@@ -25,6 +25,9 @@ extern "C" {
         }                                                                                     \
     } while (0)
 
+/* Bytes allocated (and zeroed) after every sequence on the device, for word loads past the end. */
+#define HZ_DEV_PAD 16
+
 /* The seeds of one semantic batch, on the device. */
 struct hz_dev_batch {
     const uint32_t *pos;     /* target position table (block-relative), whole block */
@@ -64,21 +67,47 @@ int hz_cuda_seed_chunk(const uint8_t *S, uint32_t j0, uint32_t j1, const hz_shap
                        cudaStream_t st, char *err, size_t errlen);
 void hz_seed_scratch_free(hz_seed_scratch *sc);
 
-/* gate.cu */
+/* gate.cu: flags[i] (0 reject, 1 survivor, 2 past the work cap) of anchors h0+i, i < n */
 void hz_cuda_gate(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                   const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
                   uint32_t cap, uint8_t *flags, cudaStream_t st);
-/* select the indices i < n with flags[i] == v, ascending, into ids; count into *d_count */
+/* the same flags with 8 columns per step from aligned 32-bit loads (sequences padded with
+ * HZ_DEV_PAD readable bytes after their end) */
+void hz_cuda_gate_vec(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                      const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
+                      uint32_t cap, uint8_t *flags, cudaStream_t st);
+/* gate_warp.cu: the same flags, a warp per 32 consecutive anchors (issue 3 item 3) */
+void hz_cuda_gate_warp(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                       const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
+                       uint32_t cap, uint8_t *flags, cudaStream_t st);
+/* Reference bucketing: the same flags, anchors gated in order of target window
+ * (ar / win, at most 32 windows), stable inside a window.  Scratch for n anchors. */
+struct hz_bucket_scratch { uint8_t *key, *key2; uint32_t *id, *perm; void *temp; size_t temp_bytes; };
+cudaError_t hz_bucket_scratch_alloc(hz_bucket_scratch *bs, uint64_t n);
+void hz_bucket_scratch_free(hz_bucket_scratch *bs);
+cudaError_t hz_cuda_gate_buckets(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                                 const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
+                                 uint32_t cap, uint32_t win, hz_bucket_scratch *bs, uint8_t *flags,
+                                 cudaStream_t st);
+/* select the indices i < n with flags[i] == v, ascending (stable), into ids; count into *d_count */
 cudaError_t hz_cuda_select(const uint8_t *flags, uint64_t n, uint8_t v, uint32_t *ids,
                            uint32_t *d_count, void *temp, size_t *temp_bytes, cudaStream_t st);
 
-/* extend.cu */
+/* extend.cu: materialize anchors h0+ids[i] (ids NULL: h0+i), i < *d_n (d_n NULL: nmax; nmax
+ * bounds *d_n); kept HSPs appended at out[atomicAdd(d_kept)], in no particular order */
 void hz_cuda_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                         const hz_dev_batch &b, uint64_t h0, const uint32_t *ids, uint32_t nid,
-                         int all, const hz_xparams &xp, hz_hsp *out, uint8_t *kept, cudaStream_t st);
-void hz_cuda_anchors(const hz_dev_batch &b, uint64_t h0, const uint32_t *ids, uint32_t nid,
-                     hz_anchor *out, cudaStream_t st);
-cudaError_t hz_cuda_select_hsp(const hz_hsp *in, const uint8_t *kept, uint32_t n, hz_hsp *out,
-                               uint32_t *d_count, void *temp, size_t *temp_bytes, cudaStream_t st);
+                         const hz_dev_batch &b, uint64_t h0, const uint32_t *ids, const uint32_t *d_n,
+                         uint32_t nmax, const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, cudaStream_t st);
+/* anchors h0+ids[i], i < *d_n <= nmax, that passed the gate's cap: scans capped at cap2 decide
+ * exactly when both sides end within cap2 (*d_pass counts those reaching the gate threshold;
+ * kept HSPs appended at out[atomicAdd(d_kept)]); the others are appended to host[] for the
+ * host's diagonal path, counted in *d_host */
+void hz_cuda_long(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, const hz_dev_batch &b,
+                  uint64_t h0, const uint32_t *ids, const uint32_t *d_n, uint32_t nmax, const hz_xparams &xp,
+                  uint32_t cap2, hz_hsp *out, uint32_t *d_kept, uint32_t *d_pass, hz_anchor *host,
+                  uint32_t *d_host, cudaStream_t st);
+/* out[i] = anchor h0+ids[i], i < *d_n <= nmax */
+void hz_cuda_anchors(const hz_dev_batch &b, uint64_t h0, const uint32_t *ids, const uint32_t *d_n,
+                     uint32_t nmax, hz_anchor *out, cudaStream_t st);
 
 #endif

@@ -1,7 +1,33 @@
 /* backend — device choice (issue: --device auto|cpu|cuda). */
 #include "backend.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#if HSPZ_HAVE_CUDA
+static void *prewarm_main(void *arg)
+{
+    hz_cuda_prewarm((int)(intptr_t)arg);
+    return NULL;
+}
+#endif
+
+void hz_backend_prewarm(const hz_opts *o, hz_prewarm *pw)
+{
+    pw->started = 0;
+#if HSPZ_HAVE_CUDA
+    if (strcmp(o->device, "cpu") != 0 && pthread_create(&pw->th, NULL, prewarm_main, (void *)(intptr_t)o->gpus) == 0)
+        pw->started = 1;
+#else
+    (void)o;
+#endif
+}
+
+void hz_backend_prewarm_join(hz_prewarm *pw)
+{
+    if (pw->started) pthread_join(pw->th, NULL);
+    pw->started = 0;
+}
 
 int hz_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, char *err, size_t errlen)
 {

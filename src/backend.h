@@ -6,6 +6,7 @@
  */
 #ifndef HZ_BACKEND_H
 #define HZ_BACKEND_H
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "chunk.h"
@@ -33,6 +34,9 @@ struct hz_backend {
     int (*chunk_range)(hz_backend *be, const hz_target *t, const hz_shape *sh, int strand,
                        uint32_t j0, uint32_t j1, uint32_t Qlen, const uint8_t *Q, hz_hspvec *out,
                        hz_funnel *f, int tid);
+    /* optional: per-device work, CUDA-event stage times, busy time and kernel choices of
+     * the run so far, as a JSON object text (malloc'd; NULL if unavailable) */
+    char *(*report)(hz_backend *be, double wall_s);
     void (*close)(hz_backend *be);
     void *impl;
 };
@@ -42,7 +46,16 @@ struct hz_backend {
  * stderr.  cuda: an error (returns -1, err set) when that is not possible. */
 int hz_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, char *err, size_t errlen);
 
+/* Start creating the CUDA contexts (o->gpus devices, 0 = all) in a background thread, so that
+ * the driver's start-up overlaps input loading; join before hz_backend_open.  No output, no
+ * errors (hz_backend_open reports them).  Does nothing for --device cpu or without CUDA. */
+typedef struct { pthread_t th; int started; } hz_prewarm;
+void hz_backend_prewarm(const hz_opts *o, hz_prewarm *pw);
+void hz_backend_prewarm_join(hz_prewarm *pw);
+
 #if HSPZ_HAVE_CUDA
+/* cuda/backend.cu: create the primary context of the first n visible devices (0 = all) */
+void hz_cuda_prewarm(int n);
 /* cuda/backend.cu: returns 0 and a backend, 1 when no usable device (reason in err), -1 error */
 int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, char *err, size_t errlen);
 #endif

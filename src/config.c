@@ -51,6 +51,7 @@ static const hz_param PARAMS[] = {
     { "output", "single_file", "--single-file", HZ_P_BOOL, OFF(single_file), 0, 1, NULL, "also write OUTDIR/all.segments" },
     { "devices", "device", "--device", HZ_P_ENUM, OFF(device), 0, 0, DEVICES, "where chunks run" },
     { "devices", "threads", "-t/--threads", HZ_P_INT, OFF(threads), 0, 4096, NULL, "worker threads, 0 = all cores" },
+    { "devices", "gpus", "--gpus", HZ_P_INT, OFF(gpus), 0, 64, NULL, "CUDA devices to use, 0 = all visible (output never depends on it)" },
     { "devices", "quiet", "--quiet", HZ_P_BOOL, OFF(quiet), 0, 1, NULL, "no progress, funnel or notes on stderr" },
     { "devices", "progress", "--progress/--no-progress", HZ_P_PROGRESS, OFF(progress), 0, 0, PROGRESS, "progress display (auto = when stderr is a terminal)" },
 };
@@ -140,7 +141,7 @@ void hz_cfg_mark(unsigned char *set, int c, const char *longname)
 {
     static const struct { const char *name; const char *key; } LONG[] = {
         { "reference", "target" }, { "notransition", "transition" }, { "noentropy", "entropy" },
-        { "num_threads", "threads" }, { "no_progress", "progress" }, { "seq_block_size", "seq_block_size" },
+        { "num_threads", "threads" }, { "num_gpu", "gpus" }, { "no_progress", "progress" }, { "seq_block_size", "seq_block_size" },
     };
     static const struct { char c; const char *key; } SHORT[] = {
         { 'r', "target" }, { 'q', "query" }, { 'o', "output" }, { 'T', "target_prefix" },
@@ -429,7 +430,9 @@ void hz_cfg_print(const hz_config *c, FILE *fp)
 /* ---- environment ------------------------------------------------------------------------ */
 static hz_envvar ENV[] = {
     { "HSPZ_GATE", "score, full", NULL },
+    { "HSPZ_GATE_KERNEL", "vec, thread, warp", NULL },
     { "HSPZ_DEVICE_SEEDS", "0, 1", NULL },
+    { "HSPZ_DEVICE_LONG", "1, 0", NULL },
     { "HSPZ_REF_BUCKETS", "auto, on, off", NULL },
     { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },
 };
@@ -437,20 +440,26 @@ static hz_envvar ENV[] = {
 /* variables of the test harness and benchmarks (tests/lib/common.bash); hspz never reads them */
 static const char *const HARNESS[] = { "HSPZ_SHARED", "HSPZ_SLOW", "HSPZ_TIMEOUT", "HSPZ_TEST_LOG", NULL };
 
+/* v is one of ENV[k].allowed's comma-separated words, or an integer 1..2^30 when the list
+ * is "an integer ..." */
 static int env_value_ok(int k, const char *v)
 {
-    switch (k) {
-    case 0: return !strcmp(v, "score") || !strcmp(v, "full");
-    case 1: return !strcmp(v, "0") || !strcmp(v, "1");
-    case 2: return !strcmp(v, "auto") || !strcmp(v, "on") || !strcmp(v, "off");
-    default: {
+    const char *al = ENV[k].allowed;
+    if (!strncmp(al, "an integer", 10)) {
         char *end;
         errno = 0;
         if (!*v || *v < '0' || *v > '9') return 0;
         unsigned long long x = strtoull(v, &end, 10);
         return !errno && !*end && x >= 1 && x <= (1ULL << 30);
     }
+    size_t n = strlen(v);
+    for (const char *p = al; *p;) {
+        size_t w = strcspn(p, ",");
+        if (w == n && !strncmp(p, v, n)) return 1;
+        p += w;
+        while (*p == ',' || *p == ' ') p++;
     }
+    return 0;
 }
 
 int hz_env_check(char *err, size_t errlen)
@@ -468,8 +477,8 @@ int hz_env_check(char *err, size_t errlen)
             int h = 0;
             for (int k = 0; HARNESS[k]; k++) if (strlen(HARNESS[k]) == nl && !strncmp(HARNESS[k], *e, nl)) h = 1;
             if (h) continue;
-            snprintf(err, errlen, "environment variable %.*s is not known (allowed: HSPZ_GATE, HSPZ_DEVICE_SEEDS, "
-                     "HSPZ_REF_BUCKETS, HSPZ_GPU_TILE; test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
+            snprintf(err, errlen, "environment variable %.*s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
+                     "HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE; test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
                      "HSPZ_TIMEOUT, HSPZ_TEST_LOG are ignored)", (int)(nl > 200 ? 200 : nl), *e);
             return -1;
         }

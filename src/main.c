@@ -62,6 +62,8 @@ static const char *USAGE =
 "Machine\n"
 "  -t, --threads N                  worker threads, 0 = all cores [0]\n"
 "      --device auto|cpu|cuda       [auto]\n"
+"      --gpus N                     CUDA devices to use, 0 = all visible [0]; the output\n"
+"                                   does not depend on it (honours CUDA_VISIBLE_DEVICES)\n"
 "      --quiet                      no progress, funnel or notes on stderr\n"
 "      --progress / --no-progress   force the progress display on or off\n";
 
@@ -149,7 +151,6 @@ static int cmd_run(int argc, char **argv, int mode)
     opterr = 0;
     optind = 1;
     int c, li;
-    const char *gpus = NULL;
     const char *cfgpath = NULL;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
@@ -192,7 +193,7 @@ static int cmd_run(int argc, char **argv, int mode)
             if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
                 usage_error("--device: '%s' is not auto, cpu or cuda%s", optarg, "");
             o.device = optarg; break;
-        case O_GPUS: gpus = optarg; parse_int("--gpus", optarg, 1, 64); break;
+        case O_GPUS: o.gpus = (int)parse_int("--gpus", optarg, 0, 64); break;
         case O_QUIET: o.quiet = 1; break;
         case O_PROGRESS: o.progress = 1; break;
         case O_NOPROGRESS: o.progress = 0; break;
@@ -209,7 +210,6 @@ static int cmd_run(int argc, char **argv, int mode)
         default: usage_error("unknown option '%s'%s", argv[optind - 1], ""); break;
         }
     }
-    (void)gpus;
     if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
     /* defaults < --config FILE < flags (config.h) */
     static hz_config cfg;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,12 +99,105 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* ---- canonical digest: an external merge sort, so memory stays bounded ------------------
+ * Lines are gathered into runs of at most RUN_BYTES; with one run it is sorted and hashed in
+ * memory, otherwise each run is sorted by a worker thread (at most RUN_THREADS at a time) into
+ * an unlinked temporary file inside dir, and the runs are merged through a heap into sha256.
+ * Peak memory is about RUN_THREADS * 1.4 * RUN_BYTES, whatever the number of segments. */
+#define RUN_BYTES ((size_t)128 << 20)
+#define RUN_THREADS 4
+
+typedef struct {
+    char *buf; size_t len;           /* '\n'-terminated lines */
+    line_t *L; size_t n;
+    FILE *fp;                        /* sorted run (NULL: the single in-memory run) */
+    int failed, started;
+    pthread_t th;
+} run_t;
+
+static int run_sort(run_t *r)
+{
+    size_t nl = 0;
+    for (size_t i = 0; i < r->len; i++) nl += r->buf[i] == '\n';
+    r->L = malloc((nl ? nl : 1) * sizeof *r->L);
+    if (!r->L) return -1;
+    size_t k = 0, s = 0;
+    for (size_t i = 0; i < r->len; i++)
+        if (r->buf[i] == '\n') { r->L[k].p = r->buf + s; r->L[k].n = i - s; k++; s = i + 1; }
+    r->n = nl;
+    qsort(r->L, nl, sizeof *r->L, line_cmp);
+    return 0;
+}
+
+static void *run_worker(void *arg)
+{
+    run_t *r = arg;
+    if (run_sort(r)) { r->failed = 1; return NULL; }
+    for (size_t i = 0; i < r->n && !r->failed; i++)
+        if (fwrite(r->L[i].p, 1, r->L[i].n + 1, r->fp) != r->L[i].n + 1) r->failed = 1;
+    if (fflush(r->fp) || fseek(r->fp, 0, SEEK_SET)) r->failed = 1;
+    free(r->L); free(r->buf);
+    r->L = NULL; r->buf = NULL;
+    return NULL;
+}
+
+typedef struct { char *line; size_t cap; ssize_t n; FILE *fp; } head_t;
+
+static int head_less(const head_t *a, const head_t *b)
+{
+    line_t x = { a->line, (size_t)a->n - 1 }, y = { b->line, (size_t)b->n - 1 };
+    return line_cmp(&x, &y) < 0;
+}
+
+static void heap_down(head_t *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && head_less(&h[l], &h[m])) m = l;
+        if (r < n && head_less(&h[r], &h[m])) m = r;
+        if (m == i) return;
+        head_t t = h[i]; h[i] = h[m]; h[m] = t;
+        i = m;
+    }
+}
+
+/* start sorting run *r into a temporary file of dir (joins an older run first when
+ * RUN_THREADS are busy) */
+static int run_flush(run_t **runs, size_t k, const char *dir, char *err, size_t errlen)
+{
+    char tp[4096];
+    snprintf(tp, sizeof tp, "%s/.digest-run-XXXXXX", dir);
+    int fd = mkstemp(tp);
+    if (fd < 0) { snprintf(err, errlen, "%s: cannot create a temporary file for the canonical digest: %s", dir, strerror(errno)); return -1; }
+    unlink(tp);
+    runs[k]->fp = fdopen(fd, "w+");
+    if (!runs[k]->fp) { close(fd); snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
+    if (k >= RUN_THREADS && runs[k - RUN_THREADS]->started) {
+        pthread_join(runs[k - RUN_THREADS]->th, NULL);
+        runs[k - RUN_THREADS]->started = 0;
+    }
+    if (pthread_create(&runs[k]->th, NULL, run_worker, runs[k])) { run_worker(runs[k]); return 0; }
+    runs[k]->started = 1;
+    return 0;
+}
+
 int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen)
+{
+    return hz_canonical_digest_runs(dir, RUN_BYTES, hex, nlines, err, errlen);
+}
+
+int hz_canonical_digest_runs(const char *dir, size_t run_bytes, char hex[65], uint64_t *nlines, char *err, size_t errlen)
 {
     size_t nf;
     char **names = list_files(dir, &nf);
-    char *all = NULL; size_t len = 0;
+    run_t **runs = NULL; size_t nr = 0, rcap = 0;   /* pointers: workers hold them while the array grows */
+    char *line = NULL; size_t lcap = 0;
+    head_t *heap = NULL;
+    uint64_t total = 0;
     int rc = -1;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
     for (size_t i = 0; i < nf; i++) {
         /* all.segments (--single-file) repeats the other files' lines: not counted twice */
         if (!ends_with(names[i], ".segments") || !strcmp(names[i], "all.segments")) continue;
@@ -111,37 +205,70 @@ int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *e
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         FILE *fp = fopen(p, "rb");
         if (!fp) { snprintf(err, errlen, "%s: cannot read: %s", p, strerror(errno)); goto out; }
-        struct stat st;
-        fstat(fileno(fp), &st);
-        char *na = realloc(all, len + (size_t)st.st_size + 2);
-        if (!na) { fclose(fp); snprintf(err, errlen, "out of memory digesting %s", p); goto out; }
-        all = na;
-        size_t got = fread(all + len, 1, (size_t)st.st_size, fp);
+        ssize_t n;
+        while ((n = getline(&line, &lcap, fp)) > 0) {
+            size_t need = (size_t)n + (line[n - 1] != '\n');
+            if (!nr || runs[nr - 1]->len + need > run_bytes) {
+                if (nr && run_flush(runs, nr - 1, dir, err, errlen)) { fclose(fp); goto out; }
+                if (nr == rcap) {
+                    rcap = rcap ? 2 * rcap : 8;
+                    run_t **nv = realloc(runs, rcap * sizeof *runs);
+                    if (!nv) { fclose(fp); snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+                    runs = nv;
+                }
+                runs[nr] = calloc(1, sizeof **runs);
+                if (!runs[nr] || !(runs[nr]->buf = malloc(run_bytes > need ? run_bytes : need))) {
+                    free(runs[nr]); fclose(fp); snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+                nr++;
+            }
+            run_t *r = runs[nr - 1];
+            memcpy(r->buf + r->len, line, (size_t)n);
+            r->len += (size_t)n;
+            if (line[n - 1] != '\n') r->buf[r->len++] = '\n';
+            total++;
+        }
         fclose(fp);
-        len += got;
-        if (got && all[len - 1] != '\n') all[len++] = '\n';
     }
-    size_t nl = 0;
-    for (size_t i = 0; i < len; i++) nl += all[i] == '\n';
-    line_t *L = malloc((nl ? nl : 1) * sizeof *L);
-    if (!L) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-    size_t k = 0, s = 0;
-    for (size_t i = 0; i < len; i++)
-        if (all[i] == '\n') { L[k].p = all + s; L[k].n = i - s; k++; s = i + 1; }
-    qsort(L, nl, sizeof *L, line_cmp);
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    for (size_t i = 0; i < nl; i++) { EVP_DigestUpdate(ctx, L[i].p, L[i].n); EVP_DigestUpdate(ctx, "\n", 1); }
+    if (nr <= 1) {   /* everything in memory */
+        if (nr && run_sort(runs[0])) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+        for (size_t i = 0; nr && i < runs[0]->n; i++) EVP_DigestUpdate(ctx, runs[0]->L[i].p, runs[0]->L[i].n + 1);
+    } else {
+        if (run_flush(runs, nr - 1, dir, err, errlen)) goto out;
+        for (size_t k = 0; k < nr; k++)
+            if (runs[k]->started) { pthread_join(runs[k]->th, NULL); runs[k]->started = 0; }
+        for (size_t k = 0; k < nr; k++)
+            if (runs[k]->failed) { snprintf(err, errlen, "%s: cannot write a temporary run of the canonical digest (disk full?)", dir); goto out; }
+        heap = calloc(nr, sizeof *heap);
+        if (!heap) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+        size_t hn = 0;
+        for (size_t k = 0; k < nr; k++) {
+            head_t h = { NULL, 0, 0, runs[k]->fp };
+            if ((h.n = getline(&h.line, &h.cap, h.fp)) > 0) heap[hn++] = h; else free(h.line);
+        }
+        for (size_t i = hn; i-- > 0;) heap_down(heap, hn, i);
+        while (hn) {
+            EVP_DigestUpdate(ctx, heap[0].line, (size_t)heap[0].n);
+            if ((heap[0].n = getline(&heap[0].line, &heap[0].cap, heap[0].fp)) <= 0) {
+                free(heap[0].line);
+                heap[0] = heap[--hn];
+            }
+            heap_down(heap, hn, 0);
+        }
+    }
     unsigned char md[32];
     unsigned int mdl;
     EVP_DigestFinal_ex(ctx, md, &mdl);
-    EVP_MD_CTX_free(ctx);
     hexify(md, hex);
-    if (nlines) *nlines = nl;
-    free(L);
+    if (nlines) *nlines = total;
     rc = 0;
 out:
-    free(all);
+    for (size_t k = 0; k < nr; k++) {
+        if (runs[k]->started) pthread_join(runs[k]->th, NULL);
+        if (runs[k]->fp) fclose(runs[k]->fp);
+        free(runs[k]->buf); free(runs[k]->L); free(runs[k]);
+    }
+    free(runs); free(heap); free(line);
+    if (ctx) EVP_MD_CTX_free(ctx);
     free_list(names, nf);
     return rc;
 }
@@ -280,9 +407,18 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_object_set_new(ker, "seed_table", json_string(mi->device_table ? "device" : "host"));
     json_object_set_new(ker, "seeding", json_string(mi->device_seeding ? "device" : "host"));
     json_object_set_new(ker, "gate", json_string(gpu ? (gate_env && !strcmp(gate_env, "full") ? "full" : "score") : "cpu"));
-    json_object_set_new(ker, "ref_buckets", json_string("off"));
+    json_t *gr = mi->gpu_report ? json_loads(mi->gpu_report, 0, NULL) : NULL;
+    {   /* choices the CUDA backend made (its report), else the CPU's */
+        const char *gk = gr ? json_string_value(json_object_get(gr, "gate_kernel")) : NULL;
+        json_int_t nb = gr ? json_integer_value(json_object_get(gr, "target_blocks_bucketed")) : 0;
+        const char *rs = gr ? json_string_value(json_object_get(gr, "ref_buckets_setting")) : NULL;
+        json_object_set_new(ker, "gate_kernel", json_string(gk ? gk : "cpu"));
+        json_object_set_new(ker, "ref_buckets", json_string(nb > 0 ? "on" : "off"));
+        json_object_set_new(ker, "ref_buckets_setting", json_string(rs ? rs : "off"));
+    }
     json_object_set_new(ker, "gpu_tile", json_string(gpu ? (tile_env ? tile_env : "auto") : "none"));
     json_object_set_new(m, "kernels", ker);
+    json_object_set_new(m, "gpu", gr ? gr : json_null());
 
     json_t *inputs = json_array();
     json_array_append_new(inputs, input_json("target", o->target, mi->t));

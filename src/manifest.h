@@ -23,6 +23,7 @@ typedef struct {
     int threads;
     const char *backend;         /* be->name, or "cpu" */
     int device_seeding, device_table;   /* kernels the backend chose */
+    const char *gpu_report;      /* be->report()'s JSON object text (GPU runs), or NULL */
     int exit_status;
     const char *error;           /* NULL on success */
     time_t start_time;
@@ -36,6 +37,13 @@ int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *li
  * *.segments files of dir, and their line count; all.segments (the --single-file copy of the
  * same lines) is not counted.  Returns 0, or -1 with err naming an unreadable file. */
 int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen);
+
+/* The same with runs of at most run_bytes (hz_canonical_digest uses 128 MiB): one run is sorted
+ * in memory; more are sorted into unlinked temporary files in dir and merged, so memory stays
+ * near 4 x 1.4 x run_bytes for any output size.  Errors: unreadable file, dir not writable for
+ * the temporary runs, out of memory. */
+int hz_canonical_digest_runs(const char *dir, size_t run_bytes, char hex[65], uint64_t *nlines,
+                             char *err, size_t errlen);
 
 /* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose
  * files are listed as outputs and digested (NULL: none, e.g. a failed run). */

@@ -27,6 +27,7 @@ typedef struct {
     int notrivial, nogapped;
     uint64_t max_hits;              /* 0 = one batch per chunk */
     int threads;                    /* 0 = all cores */
+    int gpus;                       /* CUDA devices to use, 0 = all visible */
     int quiet, print_commands, force;
     const char *data_folder;        /* "work/" */
     const char *device;             /* auto | cpu | cuda */

@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "manifest.h"
 #include "package.h"
+#include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -150,6 +151,36 @@ static void progress_line(double done, double total, double t0, size_t r, size_t
     fflush(stderr);
 }
 
+/* one stderr line per device from the CUDA backend's report (be->report): work chunks, busy
+ * time against wall, and the gate rate = raw anchors / gate kernels' event time */
+static void print_gpu_report(const char *js, uint64_t anchors, double wall)
+{
+    json_t *r = json_loads(js, 0, NULL);
+    if (!r) return;
+    double ge = json_number_value(json_object_get(r, "gate_event_s"));
+    fprintf(stderr, "hspz: gpu: gate kernel %s, ref-buckets %s (%lld of %lld target blocks bucketed); "
+            "gate %.3f event-s for %llu raw anchors = %.3g anchors/s (event time summed over streams)\n",
+            json_string_value(json_object_get(r, "gate_kernel")), json_string_value(json_object_get(r, "ref_buckets_setting")),
+            (long long)json_integer_value(json_object_get(r, "target_blocks_bucketed")),
+            (long long)json_integer_value(json_object_get(r, "target_blocks")), ge, (unsigned long long)anchors,
+            ge > 0 ? (double)anchors / ge : 0.0);
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(r, "devices"), i, d) {
+        json_t *se = json_object_get(d, "stage_event_s");
+        double busy = json_number_value(json_object_get(d, "busy_s"));
+        fprintf(stderr, "hspz: gpu %lld %s: %lld chunks, %lld anchors, busy %.3f s (%.0f%% of wall); event-s seed %.3f "
+                "gate %.3f compact %.3f materialize %.3f long_select %.3f copy %.3f\n",
+                (long long)json_integer_value(json_object_get(d, "index")), json_string_value(json_object_get(d, "name")),
+                (long long)json_integer_value(json_object_get(d, "work_chunks")),
+                (long long)json_integer_value(json_object_get(d, "anchors")), busy, wall > 0 ? 100.0 * busy / wall : 0.0,
+                json_number_value(json_object_get(se, "seed")), json_number_value(json_object_get(se, "gate")),
+                json_number_value(json_object_get(se, "compact")), json_number_value(json_object_get(se, "materialize")),
+                json_number_value(json_object_get(se, "long_select")), json_number_value(json_object_get(se, "copy")));
+    }
+    json_decref(r);
+}
+
 static void job_done(work_t *w, int tid)
 {
     size_t d = atomic_fetch_add(&w->done, 1) + 1;
@@ -223,6 +254,7 @@ int hz_run(const hz_opts *o)
     char *tmpdir = NULL;
     cmd_t *cmds = NULL; size_t ncmd = 0, capcmd = 0;
     hz_funnel total = {0};
+    char *gpu_report = NULL;
     double t_load = 0, t_plan = 0, t_table = 0, t_output = 0;
     int nthreads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1) nthreads = 1;
@@ -232,6 +264,7 @@ int hz_run(const hz_opts *o)
     worker_arg *wa = calloc((size_t)nthreads, sizeof *wa);
     uint8_t *tbytes = NULL, *tcodes = NULL, *qbytes = NULL, *qhrc = NULL, *qfc = NULL, *qrc = NULL;
     hz_backend *be = NULL;
+    hz_prewarm prewarm = {0};
     hz_segwriter sw;
     hz_segwriter_init(&sw, &tside, &qside, o);
     hz_manifest_info mi = { .o = o, .t = &tseqs, .q = &qseqs, .start_time = time(NULL) };
@@ -258,7 +291,8 @@ int hz_run(const hz_opts *o)
     xp.xdrop = o->xdrop; xp.hspthresh = o->hspthresh; xp.entropy = o->entropy;
     xp.gate_min_total = hz_gate_threshold(o->hspthresh);
 
-    /* input */
+    /* input (CUDA contexts start meanwhile) */
+    hz_backend_prewarm(o, &prewarm);
     double t0 = hz_now();
     if (hz_seqset_load(o->target, &tseqs, err, sizeof err)) goto done;
     if (hz_seqset_load(o->query, &qseqs, err, sizeof err)) goto done;
@@ -272,6 +306,7 @@ int hz_run(const hz_opts *o)
     if (hz_check_outdir(o, err, sizeof err)) goto done;
 
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
+    hz_backend_prewarm_join(&prewarm);
     if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
 
     size_t tl = strlen(o->outdir) + 32;
@@ -328,43 +363,58 @@ int hz_run(const hz_opts *o)
             uint32_t (*iv)[2];
             size_t niv = hz_intervals(L, W, o->interval_size, &iv);
             uint32_t E = L > W ? L - W : 0;
+            /* chunks of every interval (spec §3.5) in one pool, so no interval waits for the
+             * slowest chunk of the previous one; results stay in plan order per chunk */
+            size_t cap = 0;
+            for (size_t k = 0; k < niv; k++) cap += 2 * ((size_t)((iv[k][1] - iv[k][0]) / o->chunk_size) + 2);
+            job_t *jobs = malloc((cap ? cap : 1) * sizeof *jobs);
+            size_t *kfirst = malloc((niv + 1) * sizeof *kfirst), *kplus = malloc((niv + 1) * sizeof *kplus);
+            if (!jobs || !kfirst || !kplus) { free(jobs); free(kfirst); free(kplus); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
+            size_t nj = 0;
             for (size_t k = 0; k < niv; k++) {
                 uint32_t s = iv[k][0], e = iv[k][1];
-                /* chunks (spec §3.5) */
-                size_t nj = 0, cap = 2 * ((size_t)((e - s) / o->chunk_size) + 2);
-                job_t *jobs = malloc(cap * sizeof *jobs);
-                if (!jobs) { free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
+                kfirst[k] = nj;
                 if (do_plus)
                     for (uint64_t i = s; i < e; i += o->chunk_size)
                         jobs[nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1)};
-                size_t nplus = nj;
+                kplus[k] = nj;
                 if (do_minus) {
                     uint32_t rs = E - e, re = E - s;
                     for (uint64_t i = rs; i < re; i += o->chunk_size)
                         jobs[nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1)};
                 }
-                hz_hspvec *res = calloc(nj ? nj : 1, sizeof *res);
-                if (!res) { free(jobs); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
+            }
+            kfirst[niv] = nj;
+            hz_hspvec *res = calloc(nj ? nj : 1, sizeof *res);
+            if (!res) { free(jobs); free(kfirst); free(kplus); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
+            int failed;
+            {
+                double span = 0;
+                for (size_t k = 0; k < niv; k++) span += (double)L * (double)(iv[k][1] - iv[k][0]) / (E ? E : 1);
                 work_t w = { &tgt, &sh, { qbytes, qhrc }, { qfc, qrc }, L, jobs, nj, res, 0, 0, scratch, funnels, be,
-                             show_progress, t_start, work_done, (double)L * (double)(e - s) / (E ? E : 1), work_total,
+                             show_progress, t_start, work_done, span, work_total,
                              hz_now(), r, tside.n_block, q, qside.n_block, 0 };
                 int nt = nthreads < (int)nj ? nthreads : (int)nj;
                 for (int t = 0; t < nt; t++) { wa[t].w = &w; wa[t].tid = t; }
                 for (int t = 1; t < nt; t++) pthread_create(&th[t], NULL, worker, &wa[t]);
                 if (nt > 0) worker(&wa[0]);
                 for (int t = 1; t < nt; t++) pthread_join(th[t], NULL);
-                int failed = atomic_load(&w.failed);
+                failed = atomic_load(&w.failed);
+            }
+            for (size_t k = 0; k < niv; k++) {
+                uint32_t s = iv[k][0], e = iv[k][1];
                 double to = hz_now();
                 hz_hspvec fw = {0}, rc = {0};
-                for (size_t i = 0; i < nj && !failed; i++) {
-                    hz_hspvec *dst = i < nplus ? &fw : &rc;
+                for (size_t i = kfirst[k]; i < kfirst[k + 1] && !failed; i++) {
+                    hz_hspvec *dst = i < kplus[k] ? &fw : &rc;
                     if (hz_hspvec_reserve(dst, res[i].n)) { failed = 1; break; }
                     memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
                     dst->n += res[i].n;
                 }
-                for (size_t i = 0; i < nj; i++) hz_hspvec_free(&res[i]);
-                free(res); free(jobs);
+                for (size_t i = kfirst[k]; i < kfirst[k + 1]; i++) hz_hspvec_free(&res[i]);
                 if (failed) {
+                    for (size_t i = kfirst[k + 1]; i < nj; i++) hz_hspvec_free(&res[i]);
+                    free(res); free(jobs); free(kfirst); free(kplus);
                     hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab);
                     if (!err[0]) snprintf(err, sizeof err, "%s", be && be->last_error[0] ? be->last_error : "out of memory while extending seed hits");
                     goto done;
@@ -395,9 +445,10 @@ int hz_run(const hz_opts *o)
                 }
                 hz_hspvec_free(&fw); hz_hspvec_free(&rc);
                 t_output += hz_now() - to;
-                work_done += (double)L * ((double)(e - s) + (k + 1 == niv ? 0 : 0)) / (E ? E : 1);
+                work_done += (double)L * (double)(e - s) / (E ? E : 1);
                 if (show_progress) progress_line(work_done, work_total, t_start, r, tside.n_block, q, qside.n_block);
             }
+            free(res); free(jobs); free(kfirst); free(kplus);
             free(iv);
         }
         hz_seedtable_free(&tab);
@@ -436,6 +487,9 @@ int hz_run(const hz_opts *o)
         mi.t_wall = hz_now() - t_start; mi.threads = nthreads;
         mi.backend = be ? be->name : "cpu";
         mi.device_seeding = be && be->chunk_range; mi.device_table = be && be->build_table;
+        free(gpu_report);
+        gpu_report = be && be->report ? be->report(be, mi.t_wall) : NULL;
+        mi.gpu_report = gpu_report;
         char mp[4096];
         snprintf(mp, sizeof mp, "%s/manifest.json", tmpdir);
         if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
@@ -484,11 +538,13 @@ int hz_run(const hz_opts *o)
                 "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
                 t_load, t_plan, t_table, total.t_seed, total.t_anchor, total.t_gate, total.t_extend,
                 total.t_dedup, t_output, mi.t_wall, nthreads);
+        if (gpu_report) print_gpu_report(gpu_report, total.anchors, mi.t_wall);
         fprintf(stderr, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
                 be ? be->name : "cpu", (unsigned long long)total.written, ncmd, o->outdir);
     }
     status = 0;
 done:
+    hz_backend_prewarm_join(&prewarm);
     if (status != 0) {
         if (show_progress) fprintf(stderr, "\n");
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
@@ -507,12 +563,16 @@ done:
             mi.t_wall = hz_now() - t_start; mi.threads = nthreads;
             mi.backend = be ? be->name : "cpu";
             mi.device_seeding = be && be->chunk_range; mi.device_table = be && be->build_table;
+            free(gpu_report);
+            gpu_report = be && be->report ? be->report(be, mi.t_wall) : NULL;
+            mi.gpu_report = gpu_report;
             mi.exit_status = status; mi.error = err[0] ? err : "failed";
             hz_manifest_write(&mi, fm, NULL, e2, sizeof e2);
             free(fm);
         }
     }
     free(tmpdir);
+    free(gpu_report);
     for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);
     free(cmds);
     for (int t = 0; scratch && t < nthreads; t++) hz_scratch_free(&scratch[t]);

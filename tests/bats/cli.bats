@@ -188,6 +188,15 @@ EOF
     usage_error 'seed.*span|span.*seed' --seed "1111$(printf '0%.0s' $(seq 61))"
 }
 
+@test "cli: --gpus outside 0..64 is a usage error; --gpus never changes CPU output" {
+    usage_error 'gpus' --gpus 65
+    usage_error 'gpus' --gpus -1
+    usage_error 'gpus' --gpus two
+    run_ok -r "$MTR" -q "$MTQ" -o "$OUT" --device cpu --gpus 3
+    check_golden "$OUT" tiny_mtdna_human_vs_orangutan/default
+    [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["config"]["values"]["gpus"]["value"])' "$OUT/manifest.json")" = 3 ]
+}
+
 @test "cli: unknown --strand value is a usage error" {
     usage_error 'strand' --strand Plus
 }

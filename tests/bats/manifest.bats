@@ -16,7 +16,7 @@ setup() {
     require_hspz
     T="$BATS_TEST_TMPDIR"
     OUT="$T/out"
-    unset HSPZ_GATE HSPZ_DEVICE_SEEDS HSPZ_REF_BUCKETS HSPZ_GPU_TILE
+    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_REF_BUCKETS HSPZ_GPU_TILE
 }
 
 # validate FILE — FILE is valid against the schema (python3 jsonschema, installed by
@@ -107,7 +107,7 @@ golden_field() {
     [ "$(mf "$M" 'd["config"]["values"]["xdrop"]')" = '{"value": 910, "source": "default", "section": "extension"}' ]
     [ "$(mf "$M" 'd["config"]["values"]["threads"]["source"]')" = flag ]
     [ "$(mf "$M" 'd["config"]["file"]')" = null ]
-    [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null}' ]
+    [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_GATE_KERNEL": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_DEVICE_LONG": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null}' ]
 }
 
 @test "manifest: written last and atomically (no temp file, newest file of OUTDIR)" {
@@ -161,7 +161,8 @@ golden_field() {
     [ "$(mf "$M" 'd["environment"]["HSPZ_GPU_TILE"]')" = 8192 ]
     [ "$(mf "$M" 'd["environment"]["HSPZ_DEVICE_SEEDS"]')" = null ]
     # on the CPU the chosen kernels are the CPU ones whatever the variables say
-    [ "$(mf "$M" 'd["kernels"]')" = '{"backend": "cpu", "seed_table": "host", "seeding": "host", "gate": "cpu", "ref_buckets": "off", "gpu_tile": "none"}' ]
+    [ "$(mf "$M" 'd["kernels"]')" = '{"backend": "cpu", "seed_table": "host", "seeding": "host", "gate": "cpu", "gate_kernel": "cpu", "ref_buckets": "off", "ref_buckets_setting": "off", "gpu_tile": "none"}' ]
+    [ "$(mf "$M" 'd["gpu"]')" = null ]
     [ "$(mf "$M" 'd["canonical_digest_sha256"]')" = "$(golden_field apple_orange/hsp2000_x500 canonical_digest_sha256)" ]
 }
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # GPU suite, run ON the device machine from the repo root (see tests/gpu/README.md):
 #   every carried golden case: GPU bytes == CPU bytes (same machine) and canonical digest ==
-#   case.json's; knob variants (HSPZ_GATE=full, tiny physical tile, --threads 1, --max-hits);
+#   case.json's; on six cases the knob variants (HSPZ_GATE=full, HSPZ_GATE_KERNEL=thread|warp,
+#   HSPZ_DEVICE_LONG=0, HSPZ_REF_BUCKETS=on, host seeding, tiny physical tiles, --threads 1,
+#   --gpus 2 when two GPUs);
 #   then timings.  Inputs come from .dev/ (carried: bin/hspz, lib/, data/, cases/).
 # Usage: tests/gpu/device_suite.sh OUTDIR   (CASES=REGEX limits the cases by name)
 set -u
@@ -34,6 +36,7 @@ print(' '.join(a.replace('../shared/','.dev/data/') for a in c['hspz_args']))")
     log "$r $name $label rc=$rc $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s digest=${d:0:12} want=${want:0:12} $(head -c 300 $o.err)"
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+NGPU=$(nvidia-smi -L | wc -l)
 for cj in .dev/cases/*/case.json; do
     name=$(basename $(dirname $cj))
     [ -n "${CASES:-}" ] && ! [[ $name =~ $CASES ]] && continue
@@ -44,6 +47,13 @@ for cj in .dev/cases/*/case.json; do
         runcase $name $cj gpu_full HSPZ_GATE=full -- --device cuda
         runcase $name $cj gpu_tile1k HSPZ_GPU_TILE=1000 -- --device cuda
         runcase $name $cj gpu_t1 -- --device cuda --threads 1
+        runcase $name $cj gpu_thread HSPZ_GATE_KERNEL=thread -- --device cuda
+        runcase $name $cj gpu_warp HSPZ_GATE_KERNEL=warp -- --device cuda
+        runcase $name $cj gpu_hostlong HSPZ_DEVICE_LONG=0 -- --device cuda
+        runcase $name $cj gpu_buckets HSPZ_REF_BUCKETS=on -- --device cuda
+        runcase $name $cj gpu_buckets_tile1k HSPZ_REF_BUCKETS=on HSPZ_GPU_TILE=1000 -- --device cuda
+        runcase $name $cj gpu_hostseeds HSPZ_DEVICE_SEEDS=0 -- --device cuda
+        [ "$NGPU" -ge 2 ] && runcase $name $cj gpu_x2 -- --device cuda --gpus 2 --threads 5
         ;;
     esac
 done

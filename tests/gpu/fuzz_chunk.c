@@ -1,5 +1,5 @@
 /* fuzz_chunk — differential fuzz test of one seeding chunk: hz_chunk_cpu against every CUDA
- * backend variant {HSPZ_GATE=score, full} x {default tile, HSPZ_GPU_TILE=1, 7, 1000}, and
+ * CUDA backend variant (HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE; see var_*), and
  * (--cpu-only, or --with-ref) hz_chunk_cpu against a brute-force reference written here from
  * kegalign-hsp-spec.md §3.1-3.4, §4.2-4.5, §5.2-5.3 and RULES.md (0.3.x).
  *
@@ -351,11 +351,19 @@ typedef struct {
     int cpu_only, with_ref, verbose;
 } cfg_t;
 
-#define NVAR 8
-static const char *var_gate[NVAR] = { "score", "score", "score", "score", "full", "full", "full", "full" };
-static const char *var_tile[NVAR] = { NULL, "1", "7", "1000", NULL, "1", "7", "1000" };
-/* tiny tiles cost one device round trip per tile: run them only on chunks with few anchors */
-static const uint64_t var_max_anchors[NVAR] = { UINT64_MAX, 4000, 30000, UINT64_MAX, UINT64_MAX, 4000, 30000, UINT64_MAX };
+/* backend variants: HSPZ_GATE x HSPZ_GATE_KERNEL x HSPZ_REF_BUCKETS x HSPZ_GPU_TILE (forced tiny
+ * physical capacity); host seeds (be->chunk) and device seeds (be->chunk_range) both run */
+#define NVAR 13
+static const char *var_gate[NVAR] = { "score", "score", "score", "score", "full", "full", "full", "full",
+                                      "score", "score", "score", "score", "score" };
+static const char *var_kernel[NVAR] = { "vec", "vec", "vec", "vec", "vec", "vec", "vec", "vec",
+                                        "warp", "warp", "thread", "thread", "vec" };
+static const char *var_buckets[NVAR] = { "off", "off", "off", "off", "off", "off", "off", "off",
+                                         "off", "on", "on", "auto", "off" };
+static const char *var_long[NVAR] = { "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "0" };
+static const char *var_tile[NVAR] = { NULL, "1", "7", "1000", NULL, "1", "7", "1000", NULL, "7", "1000", NULL, "7" };
+static const uint64_t var_max_anchors[NVAR] = { UINT64_MAX, 4000, 30000, UINT64_MAX, UINT64_MAX, 4000, 30000, UINT64_MAX,
+                                                UINT64_MAX, 30000, UINT64_MAX, UINT64_MAX, 30000 };
 static uint64_t g_skipped;
 
 static int tab_equal(const hz_seedtable *a, const hz_seedtable *b)
@@ -531,9 +539,13 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
         for (int v = 0; v < NVAR; v++) {
             hz_backend *be = NULL;
             setenv("HSPZ_GATE", var_gate[v], 1);
+            setenv("HSPZ_GATE_KERNEL", var_kernel[v], 1);
+            setenv("HSPZ_REF_BUCKETS", var_buckets[v], 1);
+            setenv("HSPZ_DEVICE_LONG", var_long[v], 1);
             if (var_tile[v]) setenv("HSPZ_GPU_TILE", var_tile[v], 1); else unsetenv("HSPZ_GPU_TILE");
-            char vname[64];
-            snprintf(vname, sizeof vname, "gate=%s tile=%s", var_gate[v], var_tile[v] ? var_tile[v] : "default");
+            char vname[128];
+            snprintf(vname, sizeof vname, "gate=%s kernel=%s buckets=%s long-on-device=%s tile=%s", var_gate[v], var_kernel[v], var_buckets[v], var_long[v],
+                     var_tile[v] ? var_tile[v] : "default");
             int orc = hz_cuda_backend_open(&o, &xp, &be, err, sizeof err);
             if (orc != 0) { printf("FAIL seed=%llu %s: hz_cuda_backend_open: %s\n", (unsigned long long)cseed, vname, err); failed = 1; g_fail++; continue; }
             hz_seedtable dtab, *gtab = &tab;
@@ -563,7 +575,7 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
               for (int path = 0; path < 2; path++) {   /* 0: be->chunk (host seeds), 1: be->chunk_range (device seeds) */
                 if (path == 1 && !be->chunk_range) break;
                 hz_hspvec g = {0}; hz_funnel fg; memset(&fg, 0, sizeof fg);
-                char what[160];
+                char what[256];
                 snprintf(what, sizeof what, "CUDA %s %s (strand %s [%u,%u))", vname, path ? "chunk_range" : "chunk",
                          st ? "minus" : "plus", ch[c].j0, ch[c].j1);
                 int crc = path ? be->chunk_range(be, &gt, &sh, st, ch[c].j0, ch[c].j1, L, qcode[st], &g, &fg, 0)
@@ -629,7 +641,7 @@ int main(int argc, char **argv)
         xp.gate_min_total = hz_gate_threshold(3000);
         hz_backend *be = NULL;
         char err[512] = "";
-        unsetenv("HSPZ_GATE"); unsetenv("HSPZ_GPU_TILE");
+        unsetenv("HSPZ_GATE"); unsetenv("HSPZ_GPU_TILE"); unsetenv("HSPZ_GATE_KERNEL"); unsetenv("HSPZ_REF_BUCKETS"); unsetenv("HSPZ_DEVICE_LONG");
         int rc = hz_cuda_backend_open(&o, &xp, &be, err, sizeof err);
         if (rc == 1) { printf("SKIP: no CUDA device (%s)\n", err); return 77; }
         if (rc < 0) { printf("error: hz_cuda_backend_open: %s\n", err); return 2; }

@@ -170,8 +170,9 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == 0, "valid values accepted: %s", err);
     int n;
     const hz_envvar *v = hz_env_vars(&n);
-    check(n == 4 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
-          v[1].value == NULL && !strcmp(v[3].value, "1073741824"), "values recorded");
+    check(n == 6 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
+          !strcmp(v[1].name, "HSPZ_GATE_KERNEL") && v[1].value == NULL && v[2].value == NULL &&
+          !strcmp(v[5].name, "HSPZ_GPU_TILE") && !strcmp(v[5].value, "1073741824"), "values recorded");
     setenv("HSPZ_GPU_TILE", "1073741825", 1);
     check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_GPU_TILE='1073741825' is not allowed (allowed: an integer 1..1073741824)"),
           "tile above 2^30 refused: %s", err);
@@ -180,7 +181,7 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == -1 && strstr(err, "(allowed: auto, on, off)"), "empty value refused: %s", err);
     unsetenv("HSPZ_REF_BUCKETS");
     setenv("HSPZ_KERNEL", "x", 1);
-    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_KERNEL is not known (allowed: HSPZ_GATE, HSPZ_DEVICE_SEEDS, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE"),
+    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_KERNEL is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE"),
           "unknown name refused: %s", err);
     unsetenv("HSPZ_KERNEL"); unsetenv("HSPZ_GATE"); unsetenv("HSPZ_TIMEOUT");
 }
@@ -208,6 +209,40 @@ static void test_digest(void)
         check(hz_sha256_file(p, want, &bytes, &lines) == 0 && bytes == 15 && lines == 4, "sha256 of a file, bytes 15, lines 4");
     }
     check(!strcmp(hex, want), "canonical digest = sha256 of the bytewise-sorted lines");
+    /* external merge: runs of 8 bytes (one or two lines each) give the same digest */
+    char hex2[65]; uint64_t nl2 = 0;
+    check(hz_canonical_digest_runs(sub, 8, hex2, &nl2, err, sizeof err) == 0 && nl2 == 4 && !strcmp(hex2, want),
+          "4 lines in runs of 8 bytes: same digest");
+    {   /* 30,000 random lines (shared prefixes, duplicates, an unterminated last line) in 3 files:
+         * runs of 4 KiB, 64 KiB and one run agree, and no temporary file is left behind */
+        char d2[700];
+        snprintf(d2, sizeof d2, "%s/o2", dir);
+        mkdir(d2, 0777);
+        uint64_t x = 88172645463325252ULL;
+        for (int f = 0; f < 3; f++) {
+            snprintf(p, sizeof p, "%s/f%d.segments", d2, f);
+            fp = fopen(p, "wb");
+            for (int i = 0; i < 10000; i++) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                fprintf(fp, "chr%llu\t%llu\t%llu%s", (unsigned long long)(x % 3), (unsigned long long)((x >> 8) % 5000),
+                        (unsigned long long)((x >> 24) % 7), f == 2 && i == 9999 ? "" : "\n");
+            }
+            fclose(fp);
+        }
+        char h1[65], h2[65], h3[65]; uint64_t n1 = 0, n2 = 0, n3 = 0;
+        int r1 = hz_canonical_digest_runs(d2, (size_t)1 << 30, h1, &n1, err, sizeof err);
+        int r2 = hz_canonical_digest_runs(d2, 4096, h2, &n2, err, sizeof err);
+        int r3 = hz_canonical_digest_runs(d2, 65536, h3, &n3, err, sizeof err);
+        check(r1 == 0 && r2 == 0 && r3 == 0 && n1 == 30000 && n2 == 30000 && n3 == 30000 &&
+              !strcmp(h1, h2) && !strcmp(h1, h3), "30,000 lines: in memory %.12s, 4 KiB runs %.12s, 64 KiB runs %.12s", h1, h2, h3);
+        char cmd[1600], want2[80] = "";
+        snprintf(cmd, sizeof cmd, "cat '%s'/f0.segments '%s'/f1.segments '%s'/f2.segments | LC_ALL=C sort | sha256sum", d2, d2, d2);
+        FILE *pp = popen(cmd, "r");
+        if (pp) { if (!fgets(want2, sizeof want2, pp)) want2[0] = 0; pclose(pp); }
+        check(!strncmp(h1, want2, 64), "30,000 lines: equal to LC_ALL=C sort | sha256sum (%.12s)", want2);
+        snprintf(p, sizeof p, "ls -A '%s' | grep -c . | grep -qx 3", d2);
+        check(system(p) == 0, "no temporary run file left in the folder");
+    }
     snprintf(p, sizeof p, "%s/empty", dir);
     fp = fopen(p, "wb"); fclose(fp);
     check(hz_sha256_file(p, hex, NULL, NULL) == 0 &&
