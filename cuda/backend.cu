@@ -31,6 +31,7 @@ extern "C" {
 }
 
 #define HZ_GATE_CAP_GPU 128u
+#define HZ_PINNED_MAX ((size_t)1 << 18)   /* elements per staging copy (4 MiB of HSPs, 2 MiB of anchors) */
 #define HZ_LONG_CAP_GPU 4096u   /* anchors past the gate cap: on the device up to this many columns a side */
 #define HZ_MAX_GPUS 64
 
@@ -54,7 +55,8 @@ struct tctx {
     uint32_t *d_qpos; uint64_t *d_off, *d_bstart; size_t seed_cap;
     uint32_t *h_qpos; uint64_t *h_off, *h_bstart;
     hz_hsp *h_hsp; hz_anchor *h_anc; uint32_t *h_count;
-    size_t h_hsp_cap, h_anc_cap;          /* pinned staging, grown to the largest tile result */
+    /* pinned staging of HZ_PINNED_MAX elements, allocated once: cudaMallocHost/cudaFreeHost
+     * synchronise the device, so they must not happen per tile */
     uint64_t *pref, *bst; size_t pref_cap;
     hz_hspvec batch;
     hz_anchor *longa; size_t nlong, long_cap;
@@ -147,6 +149,8 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
         DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors"))
         return -1;
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 32), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMallocHost(&c->h_hsp, HZ_PINNED_MAX * sizeof(hz_hsp)), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMallocHost(&c->h_anc, HZ_PINNED_MAX * sizeof(hz_anchor)), err, errlen, fail);
     HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, T, 1, c->d_ids, c->d_count, NULL, &b1, c->st), err, errlen, fail);
     c->temp_bytes = b1;
     if (DALLOC(c->d_temp, c->temp_bytes, D, "compaction scratch")) return -1;
@@ -275,24 +279,19 @@ static int be_set_query_text(hz_backend *be, const uint8_t *fwd_text, const uint
                              uint32_t L, char *err, size_t errlen)
 {
     cuda_be *B = (cuda_be *)be->impl;
-    uint8_t *h = (uint8_t *)malloc((size_t)L + 1);
     (void)fwd_text;   /* plus-strand seed codes are the forward extension codes (< 4 = ACGT) */
-    if (!h) { snprintf(err, errlen, "out of host memory"); return -1; }
-    for (uint32_t i = 0; i < L; i++) {
-        uint8_t b = hrc_text[i];
-        h[i] = b == 'A' ? 0 : b == 'C' ? 1 : b == 'G' ? 2 : b == 'T' ? 3 : 4;
-    }
-    for (int g = 0; g < B->nd; g++) {
+    for (int g = 0; g < B->nd; g++) {   /* minus strand: the host reverse complement's bytes, coded on the device */
         devstate *D = &B->d[g];
         HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
         cudaFree(D->d_Smin); D->d_Smin = NULL;
-        if (DALLOC(D->d_Smin, (size_t)L + 1, D, "the minus-strand seed codes")) goto fail;
-        HZ_CUDA_CHECK(cudaMemcpy(D->d_Smin, h, L, cudaMemcpyHostToDevice), err, errlen, fail);
+        if (DALLOC(D->d_Smin, (size_t)L + HZ_DEV_PAD, D, "the minus-strand seed codes")) goto fail;
+        HZ_CUDA_CHECK(cudaMemcpy(D->d_Smin, hrc_text, L, cudaMemcpyHostToDevice), err, errlen, fail);
+        hz_cuda_seed_codes(D->d_Smin, L, 0);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaDeviceSynchronize(), err, errlen, fail);
     }
-    free(h);
     return 0;
 fail:
-    free(h);
     return -1;
 }
 
@@ -308,23 +307,6 @@ static int reserve_long(tctx *c, size_t n)
     return 0;
 }
 
-#define HZ_PINNED_MAX ((size_t)1 << 20)   /* elements per staging copy: bounds pinned memory per thread */
-
-/* pinned host staging of at least n elements of size sz (grown geometrically; pinned memory
- * is slow to allocate, so it is sized by what tiles return, not by the tile) */
-static int ensure_pinned(void **p, size_t *cap, size_t n, size_t sz, char *err, size_t errlen)
-{
-    if (n <= *cap) return 0;
-    size_t c = *cap ? *cap : 4096;
-    while (c < n) c *= 2;
-    cudaFreeHost(*p);
-    *p = NULL; *cap = 0;
-    HZ_CUDA_CHECK(cudaMallocHost(p, c * sz), err, errlen, fail);
-    *cap = c;
-    return 0;
-fail:
-    return -1;
-}
 
 /* one physical tile [h0, h0+n) of a batch; kept HSPs appended to c->batch, long anchors to
  * c->longa.  Two host round trips: the three counts, then the data. */
@@ -391,9 +373,6 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     for (size_t k0 = 0, l0 = 0; k0 < nkept || l0 < nlong || k0 == 0;) {
         size_t k = nkept - k0 < HZ_PINNED_MAX ? nkept - k0 : HZ_PINNED_MAX;
         size_t l = nlong - l0 < HZ_PINNED_MAX ? nlong - l0 : HZ_PINNED_MAX;
-        if (ensure_pinned((void **)&c->h_hsp, &c->h_hsp_cap, k, sizeof(hz_hsp), err, errlen) ||
-            ensure_pinned((void **)&c->h_anc, &c->h_anc_cap, l, sizeof(hz_anchor), err, errlen))
-            return -1;
         if (k) HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_hsp + k0, k * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
         if (l) HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_anc, c->d_anc + l0, l * sizeof(hz_anchor), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[5], c->st), err, errlen, fail);

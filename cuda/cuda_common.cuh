@@ -66,6 +66,9 @@ int hz_cuda_seed_chunk(const uint8_t *S, uint32_t j0, uint32_t j1, const hz_shap
                        const uint32_t *bucket_off, hz_seed_scratch *sc, uint32_t *ns, uint64_t *nh,
                        cudaStream_t st, char *err, size_t errlen);
 void hz_seed_scratch_free(hz_seed_scratch *sc);
+/* in place: bytes of a seeding text (upper-case A C G T; anything else not seedable) to seed
+ * codes 0..3, 4 (spec §3.2) */
+void hz_cuda_seed_codes(uint8_t *s, uint32_t L, cudaStream_t st);
 
 /* gate.cu: flags[i] (0 reject, 1 survivor, 2 past the work cap) of anchors h0+i, i < n */
 void hz_cuda_gate(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,

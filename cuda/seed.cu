@@ -160,6 +160,19 @@ __global__ void excl_kernel(const uint64_t *pref, const uint64_t *cnt, uint64_t 
     if (s < ns) off[s] = pref[s] - cnt[s];
 }
 
+__global__ void seed_codes_kernel(uint8_t *s, uint32_t L)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= L) return;
+    uint8_t b = s[i];
+    s[i] = b == 'A' ? 0 : b == 'C' ? 1 : b == 'G' ? 2 : b == 'T' ? 3 : 4;
+}
+
+void hz_cuda_seed_codes(uint8_t *s, uint32_t L, cudaStream_t st)
+{
+    if (L) seed_codes_kernel<<<(L + 255) / 256, 256, 0, st>>>(s, L);
+}
+
 void hz_seed_scratch_free(hz_seed_scratch *sc)
 {
     cudaFree(sc->valid); cudaFree(sc->kmer); cudaFree(sc->vid); cudaFree(sc->cnt);

@@ -241,6 +241,42 @@ static int cmd_cmp(const void *pa, const void *pb)
 }
 
 
+typedef struct { const char *path; hz_seqset *s; char err[2048]; int rc; } load_arg;
+
+/* One query block's host arrays: bytes, extension codes (forward, reverse complement) and the
+ * host reverse complement for seeding (plan.h hz_block_codes).  The next block's are prepared
+ * by a helper thread while the current block's chunks run. */
+typedef struct {
+    const hz_side *side; size_t q; uint32_t L;
+    uint8_t *bytes, *hrc, *fc, *rc; size_t cap;
+    int ok;
+} qprep_t;
+
+static void *qprep_main(void *p)
+{
+    qprep_t *a = p;
+    a->L = a->side->block[a->q].len;
+    a->ok = 0;
+    if ((size_t)a->L + 1 > a->cap) {
+        free(a->bytes); free(a->hrc); free(a->fc); free(a->rc);
+        a->bytes = malloc((size_t)a->L + 1); a->hrc = malloc((size_t)a->L + 1);
+        a->fc = malloc((size_t)a->L + 1); a->rc = malloc((size_t)a->L + 1);
+        a->cap = a->bytes && a->hrc && a->fc && a->rc ? (size_t)a->L + 1 : 0;
+        if (!a->cap) return NULL;
+    }
+    hz_block_bytes(a->side, a->q, a->bytes);
+    hz_block_codes(a->bytes, a->L, a->fc, a->rc, a->hrc);
+    a->ok = 1;
+    return NULL;
+}
+
+static void *load_main(void *p)
+{
+    load_arg *a = p;
+    a->rc = hz_seqset_load(a->path, a->s, a->err, sizeof a->err);
+    return NULL;
+}
+
 int hz_run(const hz_opts *o)
 {
     char err[2048] = "";
@@ -262,7 +298,11 @@ int hz_run(const hz_opts *o)
     hz_funnel *funnels = calloc((size_t)nthreads, sizeof *funnels);
     pthread_t *th = calloc((size_t)nthreads, sizeof *th);
     worker_arg *wa = calloc((size_t)nthreads, sizeof *wa);
-    uint8_t *tbytes = NULL, *tcodes = NULL, *qbytes = NULL, *qhrc = NULL, *qfc = NULL, *qrc = NULL;
+    uint8_t *tbytes = NULL, *tcodes = NULL;
+    qprep_t qp[2];                       /* current and next query block (qprep_main) */
+    int qcur = 0, qth_on = 0;
+    pthread_t qth;
+    memset(qp, 0, sizeof qp);
     hz_backend *be = NULL;
     hz_prewarm prewarm = {0};
     hz_segwriter sw;
@@ -294,8 +334,15 @@ int hz_run(const hz_opts *o)
     /* input (CUDA contexts start meanwhile) */
     hz_backend_prewarm(o, &prewarm);
     double t0 = hz_now();
-    if (hz_seqset_load(o->target, &tseqs, err, sizeof err)) goto done;
-    if (hz_seqset_load(o->query, &qseqs, err, sizeof err)) goto done;
+    {   /* target and query are read in parallel; the target's error is reported first */
+        load_arg la = { o->query, &qseqs, "", -1 };
+        pthread_t lt;
+        int threaded = pthread_create(&lt, NULL, load_main, &la) == 0;
+        int trc = hz_seqset_load(o->target, &tseqs, err, sizeof err);
+        if (threaded) pthread_join(lt, NULL); else load_main(&la);
+        if (trc) goto done;
+        if (la.rc) { snprintf(err, sizeof err, "%s", la.err); goto done; }
+    }
     t_load = hz_now() - t0;
     t0 = hz_now();
     if (hz_side_plan(&tside, &tseqs, o->seq_block_size, o->target_prefix, err, sizeof err)) goto done;
@@ -325,6 +372,8 @@ int hz_run(const hz_opts *o)
     double work_total = 0, work_done = 0;
     for (size_t q = 0; q < qside.n_block; q++) work_total += (double)qside.block[q].len * (double)tside.n_block;
 
+    qp[0].side = qp[1].side = &qside;
+    if (qside.n_block) { qp[0].q = 0; qprep_main(&qp[0]); }
     for (size_t r = 0; r < tside.n_block; r++) {
         const hz_block *tb = &tside.block[r];
         double ts = hz_now();
@@ -348,14 +397,17 @@ int hz_run(const hz_opts *o)
         t_table += hz_now() - ts;
 
         for (size_t q = 0; q < qside.n_block; q++) {
-            const hz_block *qb = &qside.block[q];
-            uint32_t L = qb->len;
-            free(qbytes); free(qhrc); free(qfc); free(qrc);
-            qbytes = malloc((size_t)L + 1); qhrc = malloc((size_t)L + 1);
-            qfc = malloc((size_t)L + 1); qrc = malloc((size_t)L + 1);
-            if (!qbytes || !qhrc || !qfc || !qrc) { hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory for query block %zu", q); goto done; }
-            hz_block_bytes(&qside, q, qbytes);
-            hz_block_codes(qbytes, L, qfc, qrc, qhrc);
+            if (qth_on) { pthread_join(qth, NULL); qth_on = 0; qcur ^= 1; }
+            qprep_t *P = &qp[qcur];
+            if (!P->ok || P->q != q) { hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory for query block %zu", q); goto done; }
+            /* prepare the block that comes next (q+1, or block 0 again for the next target block) */
+            if (qside.n_block > 1 && (q + 1 < qside.n_block || r + 1 < tside.n_block)) {
+                qp[qcur ^ 1].q = q + 1 < qside.n_block ? q + 1 : 0;
+                if (pthread_create(&qth, NULL, qprep_main, &qp[qcur ^ 1]) == 0) qth_on = 1;
+                else { qprep_main(&qp[qcur ^ 1]); qcur ^= 1; P = &qp[qcur ^ 1]; }
+            }
+            uint32_t L = P->L;
+            const uint8_t *qbytes = P->bytes, *qhrc = P->hrc, *qfc = P->fc, *qrc = P->rc;
             if (L < W && !o->quiet)
                 fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
             if (be && be->set_query(be, qfc, qrc, L, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
@@ -577,7 +629,9 @@ done:
     free(cmds);
     for (int t = 0; scratch && t < nthreads; t++) hz_scratch_free(&scratch[t]);
     free(scratch); free(funnels); free(th); free(wa);
-    free(tbytes); free(tcodes); free(qbytes); free(qhrc); free(qfc); free(qrc);
+    if (qth_on) pthread_join(qth, NULL);
+    for (int k = 0; k < 2; k++) { free(qp[k].bytes); free(qp[k].hrc); free(qp[k].fc); free(qp[k].rc); }
+    free(tbytes); free(tcodes);
     if (be) be->close(be);
     hz_segwriter_free(&sw);
     hz_side_free(&tside); hz_side_free(&qside);
