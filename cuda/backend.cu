@@ -84,7 +84,8 @@ struct cuda_be {
     hz_xparams xp;
     int nt; tctx *t;
     int gate_full, gate_kernel, long_dev;
-    int buckets_mode;                     /* 0 off, 1 on, 2 auto */
+    int buckets_mode;                     /* 0 off, 1 on, 2 auto (as used: HSPZ_GATE=full has none) */
+    int buckets_setting;                  /* HSPZ_REF_BUCKETS as given (same codes) */
     int buckets_now; uint32_t win;        /* for the current target block */
     uint64_t blocks_bucketed, blocks;
     const char *seeding;
@@ -238,10 +239,13 @@ static int be_set_target(hz_backend *be, const hz_target *t, char *err, size_t e
             HZ_CUDA_CHECK(cudaMemcpy(D->d_boff, tab->bucket_off, nb * 4, cudaMemcpyHostToDevice), err, errlen, fail);
         }
     }
-    {   /* reference bucketing for this block: windows of at most 3/4 of L2, at most 32 */
-        uint64_t l2 = (uint64_t)B->d[0].p.l2CacheSize * 3 / 4;
-        uint32_t fit = l2 ? (uint32_t)((t->Rlen + l2 - 1) / l2) : 1;
-        B->buckets_now = B->buckets_mode == 1 || (B->buckets_mode == 2 && fit > 1);
+    {   /* reference bucketing for this block: 32 target windows (each within 3/4 of L2 for
+         * blocks up to 24 x L2).  auto = off: measured on an H200 it never paid — whole runs
+         * 2.00 vs 1.47 s with a 39.7 MB target (fits L2) and 10.9 vs 6.9 s with a 105.7 MB
+         * target (does not), the gate alone 4.9e9 vs 8.7e9 anchors/s
+         * (bench/results/gpu-h200x2-2026-11-30.md); the key pass and sort cost more than the
+         * locality saves.  Devices without a measurement keep the same rule. */
+        B->buckets_now = B->buckets_mode == 1;
         B->win = (t->Rlen + 31) / 32;
         if (B->win < 1) B->win = 1;
         B->blocks++;
@@ -573,7 +577,7 @@ static char *be_report(hz_backend *be, double wall_s)
     char *s = (char *)malloc(cap);
     if (!s) return NULL;
 #define P(...) do { int k_ = snprintf(s + n, cap - n, __VA_ARGS__); if (k_ > 0) n += (size_t)k_ < cap - n ? (size_t)k_ : cap - n - 1; } while (0)
-    const char *rb = B->buckets_mode == 0 ? "off" : B->buckets_mode == 1 ? "on" : "auto";
+    const char *rb = B->buckets_setting == 0 ? "off" : B->buckets_setting == 1 ? "on" : "auto";
     P("{\"gate_kernel\": \"%s\", \"long_anchors_on\": \"%s\", \"ref_buckets_setting\": \"%s\", \"target_blocks\": %llu, \"target_blocks_bucketed\": %llu, "
       "\"tile_anchors\": %llu, \"wall_s\": %.3f, \"devices\": [",
       B->gate_full ? "full" : GK_NAME[B->gate_kernel], B->long_dev ? "device+host" : "host", rb, (unsigned long long)B->blocks,
@@ -702,6 +706,14 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         return -1;
     }
     if (want > HZ_MAX_GPUS) want = HZ_MAX_GPUS;
+    {   /* thread t runs on GPU t mod N: more GPUs than threads would leave some idle */
+        int nt = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (nt >= 1 && want > nt) {
+            if (!o->quiet) fprintf(stderr, "hspz: note: %d worker thread%s can use only %d of the %d GPUs; using %d\n",
+                                   nt, nt == 1 ? "" : "s", nt, want, nt);
+            want = nt;
+        }
+    }
     cuda_be *B = (cuda_be *)calloc(1, sizeof *B);
     if (!B) { snprintf(err, errlen, "out of host memory"); return -1; }
     B->be.impl = B;
@@ -728,6 +740,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     B->gate_kernel = warp;
     B->long_dev = longdev;
     B->buckets_mode = full ? 0 : rb;
+    B->buckets_setting = rb;
     B->nt = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (B->nt < 1) B->nt = 1;
     B->t = (tctx *)calloc((size_t)B->nt, sizeof *B->t);

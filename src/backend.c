@@ -33,7 +33,10 @@ int hz_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, cha
 {
     *be = NULL;
     (void)xp;
-    if (strcmp(o->device, "cpu") == 0) return 0;
+    if (strcmp(o->device, "cpu") == 0) {
+        if (o->gpus > 0 && !o->quiet) fprintf(stderr, "hspz: note: --gpus %d is ignored with --device cpu\n", o->gpus);
+        return 0;
+    }
 #if HSPZ_HAVE_CUDA
     char why[512] = "";
     int rc = hz_cuda_backend_open(o, xp, be, why, sizeof why);

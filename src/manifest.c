@@ -104,8 +104,8 @@ static int ends_with(const char *s, const char *suf)
  * memory, otherwise each run is sorted by a worker thread (at most RUN_THREADS at a time) into
  * an unlinked temporary file inside dir, and the runs are merged through a heap into sha256.
  * Peak memory is about RUN_THREADS * 1.4 * RUN_BYTES, whatever the number of segments. */
-#define RUN_BYTES ((size_t)128 << 20)
-#define RUN_THREADS 4
+#define RUN_BYTES ((size_t)32 << 20)   /* small enough that big outputs sort on several threads */
+#define RUN_THREADS 8
 
 typedef struct {
     char *buf; size_t len;           /* '\n'-terminated lines */

@@ -38,9 +38,9 @@ int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *li
  * same lines) is not counted.  Returns 0, or -1 with err naming an unreadable file. */
 int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen);
 
-/* The same with runs of at most run_bytes (hz_canonical_digest uses 128 MiB): one run is sorted
- * in memory; more are sorted into unlinked temporary files in dir and merged, so memory stays
- * near 4 x 1.4 x run_bytes for any output size.  Errors: unreadable file, dir not writable for
+/* The same with runs of at most run_bytes (hz_canonical_digest uses 32 MiB): one run is sorted
+ * in memory; more are sorted (8 threads) into unlinked temporary files in dir and merged, so
+ * memory stays near 8 x 1.4 x run_bytes for any output size.  Errors: unreadable file, dir not writable for
  * the temporary runs, out of memory. */
 int hz_canonical_digest_runs(const char *dir, size_t run_bytes, char hex[65], uint64_t *nlines,
                              char *err, size_t errlen);

@@ -706,6 +706,8 @@ int hz_package_precheck(const hz_opts *o, char *err, size_t errlen)
         char rp[PATH_MAX], ro[PATH_MAX];
         if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
             snprintf(err, errlen, "%s: the tarball's folder '%s' does not exist", tp, par); rc = -1;
+        } else if (access(par, W_OK | X_OK) != 0) {
+            snprintf(err, errlen, "%s: the tarball's folder '%s' is not writable: %s", tp, par, strerror(errno)); rc = -1;
         } else if (realpath(par, rp) && realpath(o->outdir, ro) && !strcmp(rp, ro)) {
             snprintf(err, errlen, "%s: the tarball cannot be inside OUTDIR", tp); rc = -1;
         } else {

@@ -5,6 +5,7 @@
  * results are joined in chunk order, so the bytes never depend on the thread count.
  */
 #include "options.h"
+#include "config.h"
 #include "seqio.h"
 #include "scoring.h"
 #include "plan.h"
@@ -61,22 +62,66 @@ static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw
 static void rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* A run stopped by SIGINT/SIGTERM/SIGHUP removes its OUTDIR.tmp-<pid> before exiting. */
-static char sig_tmpdir[4200];
-static void on_signal(int sig)
+/* Ctrl-C, SIGTERM, SIGHUP.  They are blocked in every thread of the run and taken by one
+ * watcher thread with sigwait, so no cleanup runs in signal context (where malloc, nftw or a
+ * lock held by an interrupted thread could hang).  The watcher moves the temporary output
+ * folder aside with one rename (threads still writing then fail instead of creating files
+ * there), removes it and the tarball's temporary file, and exits with 128 + the signal.  The
+ * publish step holds the lock, so a signal never splits it. */
+typedef struct {
+    pthread_mutex_t lock;
+    char tmpdir[4200];         /* "" = nothing to remove */
+    char tartmp[4200];
+    sigset_t set, old;
+    pthread_t th;
+    int on;
+} sigwatch_t;
+
+static void *sigwatch_main(void *p)
 {
-    if (sig_tmpdir[0]) rm_rf(sig_tmpdir);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-static void cleanup_on_signal(const char *tmpdir)
-{
-    if (tmpdir && strlen(tmpdir) < sizeof sig_tmpdir) {
-        snprintf(sig_tmpdir, sizeof sig_tmpdir, "%s", tmpdir);
-        signal(SIGINT, on_signal); signal(SIGTERM, on_signal); signal(SIGHUP, on_signal);
-    } else {
-        signal(SIGINT, SIG_DFL); signal(SIGTERM, SIG_DFL); signal(SIGHUP, SIG_DFL);
-        sig_tmpdir[0] = 0;
+    sigwatch_t *w = p;
+    int sig = 0;
+    while (sigwait(&w->set, &sig) != 0) {}
+    pthread_mutex_lock(&w->lock);
+    if (w->tmpdir[0]) {
+        char trash[4300];
+        snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
+        if (rename(w->tmpdir, trash) == 0) rm_rf(trash); else rm_rf(w->tmpdir);
     }
+    if (w->tartmp[0]) unlink(w->tartmp);
+    fprintf(stderr, "\nhspz: interrupted by signal %d%s\n", sig, w->tmpdir[0] ? "; the partial output was removed" : "");
+    _exit(128 + sig);
+    return NULL;
+}
+
+static void sigwatch_start(sigwatch_t *w)
+{
+    memset(w, 0, sizeof *w);
+    pthread_mutex_init(&w->lock, NULL);
+    sigemptyset(&w->set);
+    sigaddset(&w->set, SIGINT); sigaddset(&w->set, SIGTERM); sigaddset(&w->set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
+    w->on = pthread_create(&w->th, NULL, sigwatch_main, w) == 0;
+    if (!w->on) pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+}
+
+/* what the watcher removes on a signal (NULL = nothing) */
+static void sigwatch_paths(sigwatch_t *w, const char *tmpdir, const char *tartmp)
+{
+    pthread_mutex_lock(&w->lock);
+    snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpdir && strlen(tmpdir) < sizeof w->tmpdir ? tmpdir : "");
+    snprintf(w->tartmp, sizeof w->tartmp, "%s", tartmp && strlen(tartmp) < sizeof w->tartmp ? tartmp : "");
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void sigwatch_stop(sigwatch_t *w)
+{
+    if (!w->on) return;
+    pthread_cancel(w->th);
+    pthread_join(w->th, NULL);
+    pthread_sigmask(SIG_SETMASK, &w->old, NULL);   /* a signal still pending now acts normally */
+    pthread_mutex_destroy(&w->lock);
+    w->on = 0;
 }
 
 /* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
@@ -111,9 +156,9 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
     if (!empty) {
         char od[PATH_MAX], in[PATH_MAX];
         if (!realpath(o->outdir, od)) { snprintf(err, errlen, "%s: %s", o->outdir, strerror(errno)); return -1; }
-        const char *ins[3] = { o->target, o->query, o->scoring };
+        const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
         size_t l = strlen(od);
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             if (ins[i] && realpath(ins[i], in) && !strncmp(in, od, l) && in[l] == '/') {
                 snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, ins[i]);
                 return -1;
@@ -281,6 +326,9 @@ int hz_run(const hz_opts *o)
 {
     char err[2048] = "";
     int status = 1;
+    sigwatch_t sigw;
+    char *tar_placed = NULL;   /* this run's tarball once renamed into place, until OUTDIR is published */
+    sigwatch_start(&sigw);   /* before any thread starts, so that all inherit the blocked set */
     double t_start = hz_now();
     hz_seqset tseqs = {0}, qseqs = {0};
     hz_side tside = {0}, qside = {0};
@@ -360,8 +408,14 @@ int hz_run(const hz_opts *o)
     tmpdir = malloc(tl);
     snprintf(tmpdir, tl, "%s.tmp-%ld", o->outdir, (long)getpid());
     rm_rf(tmpdir);
-    if (mkdir(tmpdir, 0777) != 0) { snprintf(err, sizeof err, "%s: cannot create: %s", tmpdir, strerror(errno)); goto done; }
-    cleanup_on_signal(tmpdir);
+    if (mkdir(tmpdir, 0777) != 0) { snprintf(err, sizeof err, "%s: cannot create the temporary output folder %s: %s", o->outdir, tmpdir, strerror(errno)); goto done; }
+    {
+        char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
+        char tt[4300] = "";
+        if (tp) snprintf(tt, sizeof tt, "%s.tmp-%ld", tp, (long)getpid());
+        free(tp);
+        sigwatch_paths(&sigw, tmpdir, tt[0] ? tt : NULL);
+    }
     if (hz_side_write_names(&tside, tmpdir, "ref", err, sizeof err)) goto done;
     if (hz_side_write_names(&qside, tmpdir, "query", err, sizeof err)) goto done;
     t_plan = hz_now() - t0;
@@ -527,6 +581,11 @@ int hz_run(const hz_opts *o)
     {
         double to = hz_now();
         if (hz_package(o, tmpdir, &tside, &qside, err, sizeof err)) goto done;
+        if (o->tarball) {   /* this run's tarball is in place: a failure or signal before the publish removes it */
+            free(tar_placed);
+            tar_placed = hz_package_tarball_path(o);
+            sigwatch_paths(&sigw, tmpdir, tar_placed);
+        }
         t_output += hz_now() - to;
     }
     /* provenance manifest (manifest.c): the last file written into the output folder */
@@ -548,12 +607,14 @@ int hz_run(const hz_opts *o)
     }
     /* publish: an existing OUTDIR (empty, or any with --force) is moved aside first and only
      * removed once the new one is in place, so a failed rename loses nothing */
+    pthread_mutex_lock(&sigw.lock);   /* a signal waits until OUTDIR is complete */
     {
         char *old = NULL;
         if (stat(o->outdir, &st) == 0) {
             if (!o->force) {
                 if (rmdir(o->outdir) != 0) {
                     snprintf(err, sizeof err, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
+                    pthread_mutex_unlock(&sigw.lock);
                     goto done;
                 }
             } else {
@@ -562,6 +623,7 @@ int hz_run(const hz_opts *o)
                 if (rename(o->outdir, old) != 0) {
                     snprintf(err, sizeof err, "%s: cannot move the existing folder aside: %s", o->outdir, strerror(errno));
                     free(old);
+                    pthread_mutex_unlock(&sigw.lock);
                     goto done;
                 }
             }
@@ -569,11 +631,14 @@ int hz_run(const hz_opts *o)
         if (rename(tmpdir, o->outdir) != 0) {
             snprintf(err, sizeof err, "%s: cannot rename %s to it: %s", o->outdir, tmpdir, strerror(errno));
             if (old) { rename(old, o->outdir); free(old); }
+            pthread_mutex_unlock(&sigw.lock);
             goto done;
         }
-        cleanup_on_signal(NULL);
+        sigw.tmpdir[0] = sigw.tartmp[0] = 0;
         if (old) { rm_rf(old); free(old); }
     }
+    pthread_mutex_unlock(&sigw.lock);
+    free(tar_placed); tar_placed = NULL;
     free(tmpdir); tmpdir = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
         char *fm = hz_failed_manifest_path(o->outdir);
@@ -600,8 +665,9 @@ done:
     if (status != 0) {
         if (show_progress) fprintf(stderr, "\n");
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
+        sigwatch_paths(&sigw, NULL, NULL);
         if (tmpdir) rm_rf(tmpdir);
-        cleanup_on_signal(NULL);
+        if (tar_placed) unlink(tar_placed);
         /* failure manifest next to OUTDIR (docs/manifest.md); silently skipped when it cannot be written */
         char *fm = hz_failed_manifest_path(o->outdir);
         if (fm) {
@@ -624,6 +690,8 @@ done:
         }
     }
     free(tmpdir);
+    sigwatch_stop(&sigw);
+    free(tar_placed);
     free(gpu_report);
     for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);
     free(cmds);

@@ -197,6 +197,41 @@ EOF
     [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["config"]["values"]["gpus"]["value"])' "$OUT/manifest.json")" = 3 ]
 }
 
+@test "cli: SIGINT/SIGTERM at any moment leave the finished OUTDIR and tarball, or nothing" {
+    local d sig rc left n_int=0
+    # apple x orange with one thread takes ~0.4 s here: the early delays interrupt it
+    for d in 0.02 0.08 0.15 0.25 0.35 0.6 1.5; do
+        for sig in INT TERM; do
+            rm -rf "$OUT" "$OUT".*
+            rc=0
+            timeout --preserve-status -k 30 -s "$sig" "$d" "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --threads 1 \
+                --tarball --quiet 2>"$T/err" || rc=$?
+            left="$(ls -d "$OUT" "$OUT".* 2>/dev/null | tr '\n' ' ')"
+            if [ "$rc" -eq 0 ]; then
+                [ -d "$OUT" ] && [ -f "$OUT.tar.gz" ] && [ -f "$OUT/manifest.json" ] ||
+                    { echo "delay $d $sig: exit 0 but left: $left"; return 1; }
+                [ "$left" = "$OUT $OUT.tar.gz " ] || { echo "delay $d $sig: extra files: $left"; return 1; }
+            else
+                case "$sig" in INT) [ "$rc" -eq 130 ] ;; TERM) [ "$rc" -eq 143 ] ;; esac ||
+                    { echo "delay $d $sig: exit $rc"; cat "$T/err"; return 1; }
+                [ -z "$left" ] || { echo "delay $d $sig: exit $rc left: $left"; return 1; }
+                grep -q "interrupted by signal" "$T/err" || { echo "delay $d $sig: no message"; cat "$T/err"; return 1; }
+                n_int=$((n_int + 1))
+            fi
+        done
+    done
+    [ "$n_int" -ge 2 ] || { echo "only $n_int of 14 runs were interrupted: the test did not test much"; return 1; }
+}
+
+@test "cli: --force refuses a --config file that lies inside OUTDIR" {
+    mkdir -p "$OUT"
+    printf 'devices:\n  threads: 1\n' >"$OUT/c.yaml"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --force --config "$OUT/c.yaml"
+    assert_one_error_line 1
+    [[ "$stderr" == *"--force would delete the input $OUT/c.yaml that lies inside it"* ]] || { show_run; return 1; }
+    [ -f "$OUT/c.yaml" ]
+}
+
 @test "cli: unknown --strand value is a usage error" {
     usage_error 'strand' --strand Plus
 }
