@@ -75,7 +75,7 @@ void hz_cuda_gate(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Ql
                   const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
                   uint32_t cap, uint8_t *flags, cudaStream_t st);
 /* the same flags with 8 columns per step from aligned 32-bit loads (sequences padded with
- * HZ_DEV_PAD readable bytes after their end) */
+ * HZ_DEV_PAD readable bytes after their end); the X-drop rule of spec §4.2 column for column */
 void hz_cuda_gate_vec(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                       const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
                       uint32_t cap, uint8_t *flags, cudaStream_t st);
@@ -104,7 +104,8 @@ void hz_cuda_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
 /* anchors h0+ids[i], i < *d_n <= nmax, that passed the gate's cap: scans capped at cap2 decide
  * exactly when both sides end within cap2 (*d_pass counts those reaching the gate threshold;
  * kept HSPs appended at out[atomicAdd(d_kept)]); the others are appended to host[] for the
- * host's diagonal path, counted in *d_host */
+ * host's diagonal path, counted in *d_host (spec §4.2-4.5; the host path: src/chunk.c
+ * hz_extend_long) */
 void hz_cuda_long(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, const hz_dev_batch &b,
                   uint64_t h0, const uint32_t *ids, const uint32_t *d_n, uint32_t nmax, const hz_xparams &xp,
                   uint32_t cap2, hz_hsp *out, uint32_t *d_kept, uint32_t *d_pass, hz_anchor *host,

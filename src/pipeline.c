@@ -286,6 +286,21 @@ static int cmd_cmp(const void *pa, const void *pb)
 }
 
 
+/* The run facts of a manifest, for the success and the failure manifest alike: stage times
+ * (seconds), wall time since t_start, threads, the backend and its kernels; *gpu_report gets the
+ * CUDA backend's report text (malloc'd, replaced on each call, freed by the caller). */
+static void manifest_facts(hz_manifest_info *mi, hz_backend *be, double t_start, int nthreads, double t_load,
+                           double t_plan, double t_table, double t_output, char **gpu_report)
+{
+    mi->t_load = t_load; mi->t_plan = t_plan; mi->t_table = t_table; mi->t_output = t_output;
+    mi->t_wall = hz_now() - t_start; mi->threads = nthreads;
+    mi->backend = be ? be->name : "cpu";
+    mi->device_seeding = be && be->chunk_range; mi->device_table = be && be->build_table;
+    free(*gpu_report);
+    *gpu_report = be && be->report ? be->report(be, mi->t_wall) : NULL;
+    mi->gpu_report = *gpu_report;
+}
+
 typedef struct { const char *path; hz_seqset *s; char err[2048]; int rc; } load_arg;
 
 /* One query block's host arrays: bytes, extension codes (forward, reverse complement) and the
@@ -348,7 +363,7 @@ int hz_run(const hz_opts *o)
     worker_arg *wa = calloc((size_t)nthreads, sizeof *wa);
     uint8_t *tbytes = NULL, *tcodes = NULL;
     qprep_t qp[2];                       /* current and next query block (qprep_main) */
-    int qcur = 0, qth_on = 0;
+    int qcur = 0, qth_on = 0, qnext = 0;
     pthread_t qth;
     memset(qp, 0, sizeof qp);
     hz_backend *be = NULL;
@@ -451,14 +466,19 @@ int hz_run(const hz_opts *o)
         t_table += hz_now() - ts;
 
         for (size_t q = 0; q < qside.n_block; q++) {
-            if (qth_on) { pthread_join(qth, NULL); qth_on = 0; qcur ^= 1; }
+            if (qnext) {   /* the other slot holds this block (prepared during the last one) */
+                if (qth_on) pthread_join(qth, NULL);
+                qth_on = qnext = 0;
+                qcur ^= 1;
+            }
             qprep_t *P = &qp[qcur];
             if (!P->ok || P->q != q) { hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory for query block %zu", q); goto done; }
             /* prepare the block that comes next (q+1, or block 0 again for the next target block) */
             if (qside.n_block > 1 && (q + 1 < qside.n_block || r + 1 < tside.n_block)) {
                 qp[qcur ^ 1].q = q + 1 < qside.n_block ? q + 1 : 0;
-                if (pthread_create(&qth, NULL, qprep_main, &qp[qcur ^ 1]) == 0) qth_on = 1;
-                else { qprep_main(&qp[qcur ^ 1]); qcur ^= 1; P = &qp[qcur ^ 1]; }
+                qth_on = pthread_create(&qth, NULL, qprep_main, &qp[qcur ^ 1]) == 0;
+                if (!qth_on) qprep_main(&qp[qcur ^ 1]);
+                qnext = 1;
             }
             uint32_t L = P->L;
             const uint8_t *qbytes = P->bytes, *qhrc = P->hrc, *qfc = P->fc, *qrc = P->rc;
@@ -594,13 +614,7 @@ int hz_run(const hz_opts *o)
     {
         mi.funnel = total; mi.have_plan = 1;
         hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
-        mi.t_load = t_load; mi.t_plan = t_plan; mi.t_table = t_table; mi.t_output = t_output;
-        mi.t_wall = hz_now() - t_start; mi.threads = nthreads;
-        mi.backend = be ? be->name : "cpu";
-        mi.device_seeding = be && be->chunk_range; mi.device_table = be && be->build_table;
-        free(gpu_report);
-        gpu_report = be && be->report ? be->report(be, mi.t_wall) : NULL;
-        mi.gpu_report = gpu_report;
+        manifest_facts(&mi, be, t_start, nthreads, t_load, t_plan, t_table, t_output, &gpu_report);
         char mp[4096];
         snprintf(mp, sizeof mp, "%s/manifest.json", tmpdir);
         if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
@@ -677,13 +691,7 @@ done:
             mi.funnel = total;
             mi.have_plan = tside.block && qside.block;
             if (mi.have_plan) hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
-            mi.t_load = t_load; mi.t_plan = t_plan; mi.t_table = t_table; mi.t_output = t_output;
-            mi.t_wall = hz_now() - t_start; mi.threads = nthreads;
-            mi.backend = be ? be->name : "cpu";
-            mi.device_seeding = be && be->chunk_range; mi.device_table = be && be->build_table;
-            free(gpu_report);
-            gpu_report = be && be->report ? be->report(be, mi.t_wall) : NULL;
-            mi.gpu_report = gpu_report;
+            manifest_facts(&mi, be, t_start, nthreads, t_load, t_plan, t_table, t_output, &gpu_report);
             mi.exit_status = status; mi.error = err[0] ? err : "failed";
             hz_manifest_write(&mi, fm, NULL, e2, sizeof e2);
             free(fm);

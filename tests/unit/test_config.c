@@ -5,28 +5,14 @@
 #include "config.h"
 #include "manifest.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tap.h"
 
-static int n_tests, n_fail;
 static char dir[512];
-
-static int check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    n_tests++;
-    if (!cond) n_fail++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return cond;
-}
 
 static const char *write_file(const char *name, const char *text)
 {

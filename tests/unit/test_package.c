@@ -4,26 +4,12 @@
 #include "package.h"
 #include "seqio.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tap.h"
 
-static int n_test, n_fail;
-
-static int check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    n_test++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_test);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    if (!cond) n_fail++;
-    return cond;
-}
 
 /* Build an in-memory seqset from NUL-terminated records. */
 static void make_set(hz_seqset *s, size_t n, const char *const *names, const char *const *seqs)
@@ -126,6 +112,6 @@ int main(void)
         hz_seqset_free(&s);
     }
     remove(path);
-    printf("%d tests, %d failed\n", n_test, n_fail);
+    printf("%d tests, %d failed\n", n_tests, n_fail);
     return n_fail ? 1 : 0;
 }

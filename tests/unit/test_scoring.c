@@ -5,25 +5,12 @@
  * __FILE__) and writes temporary files under $TMPDIR or /tmp. */
 #include "scoring.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tap.h"
 
-static int n_tests, n_fail;
-
-static void check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    n_tests++;
-    if (!cond) n_fail++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-}
 
 static const char *CODES = "ACGTLNXE";
 

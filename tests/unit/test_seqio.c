@@ -11,23 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tap.h"
 
-static int n_test, n_fail;
 static char *tmp_paths[256];
 static int n_tmp;
-
-static int check(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    n_test++;
-    printf("%s %d - ", cond ? "ok" : "not ok", n_test);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    if (!cond) n_fail++;
-    return cond;
-}
 
 static char *tmp_name(void)
 {
@@ -618,8 +605,8 @@ static const hz_seqset *find_rec(const hz_seqset *s, const char *name, size_t *i
 static void compare_2bit_fa(const char *tb, const char **fas, int nfa, const char *desc)
 {
     if (!file_exists(tb)) {
-        n_test++;
-        printf("ok %d - # SKIP %s: %s not found (no ../shared)\n", n_test, desc, tb);
+        n_tests++;
+        printf("ok %d - # SKIP %s: %s not found (no ../shared)\n", n_tests, desc, tb);
         return;
     }
     char err[512];
@@ -708,7 +695,7 @@ int main(void)
         unlink(tmp_paths[i]);
         free(tmp_paths[i]);
     }
-    printf("# %d tests, %d passed, %d failed\n", n_test, n_test - n_fail, n_fail);
+    printf("# %d tests, %d passed, %d failed\n", n_tests, n_tests - n_fail, n_fail);
     printf("%s\n", n_fail ? "FAIL" : "PASS");
     return n_fail ? 1 : 0;
 }
