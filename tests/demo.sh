@@ -7,9 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# shellcheck source=lib/deps.sh
-source tests/lib/deps.sh
-hz_install_deps
+# shellcheck source=../container/deps.sh
+source container/deps.sh
+hz_install build test python
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
 
 [ -f build/CMakeCache.txt ] || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release

@@ -18,10 +18,11 @@ setup() {
 # commands.json order).
 replay() {
     python3 - "$1" "$2" <<'EOF'
-import json, os, subprocess, sys, tarfile
+import json, os, subprocess, sys
+sys.path.insert(0, "tests/lib")
+from tarsafe import extract_data
 tgz, dest = sys.argv[1], sys.argv[2]
-with tarfile.open(tgz) as t:
-    t.extractall(dest, filter="data")
+extract_data(tgz, dest)
 os.chdir(os.path.join(dest, "galaxy", "files"))
 outs = []
 for line in open("../commands.json"):
@@ -83,6 +84,8 @@ EOF
     [ "$status" -eq 0 ] || { show_run; return 1; }
     python3 - "$d/o.tar.gz" "$d/x" <<'EOF'
 import json, sys, tarfile
+sys.path.insert(0, "tests/lib")
+from tarsafe import check_data_safe, extract_data
 tgz, dest = sys.argv[1], sys.argv[2]
 with tarfile.open(tgz) as t:
     ms = t.getmembers()
@@ -97,7 +100,8 @@ with tarfile.open(tgz) as t:
         assert m.mtime == 0 and m.uid == 0 and m.gid == 0 and m.uname == "" and m.gname == "", m.name
         assert (m.isdir() and m.mode == 0o755) or (m.isfile() and m.mode == 0o644), (m.name, oct(m.mode))
         assert not m.name.startswith("/") and ".." not in m.name.split("/")
-    t.extractall(dest, filter="data")
+    check_data_safe(ms)
+extract_data(tgz, dest)
 fmt = open(dest + "/galaxy/format.txt").read()
 assert fmt == "maf-\n", repr(fmt)
 lines = open(dest + "/galaxy/commands.json").read().splitlines()
@@ -291,4 +295,34 @@ EOF
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/in" --force --tarball="$d/in/x.tgz" --quiet
     assert_one_error_line 2
     assert_stderr_names "inside OUTDIR"
+}
+
+@test "package: tests/lib/tarsafe.py refuses what tarfile's data filter refuses (Pythons without filter=)" {
+    python3 - "$BATS_TEST_TMPDIR" <<'EOF'
+import io, sys, tarfile
+sys.path.insert(0, "tests/lib")
+from tarsafe import check_data_safe
+d = sys.argv[1]
+def member(name, kind=tarfile.REGTYPE, mode=0o644):
+    m = tarfile.TarInfo(name); m.type = kind; m.mode = mode
+    if kind == tarfile.SYMTYPE: m.linkname = "/etc/passwd"
+    return m
+bad = [member("../x"), member("/abs"), member("a/../../x"), member("l", tarfile.SYMTYPE),
+       member("dev", tarfile.CHRTYPE), member("s", mode=0o4755), member("w", mode=0o666)]
+for m in bad:
+    try:
+        check_data_safe([m])
+    except ValueError:
+        pass
+    else:
+        sys.exit("accepted " + m.name)
+    if hasattr(tarfile, "data_filter"):    # the real filter agrees (it refuses or rewrites)
+        try:
+            out = tarfile.data_filter(m, d)
+        except tarfile.FilterError:
+            continue
+        assert (out.name, out.mode) != (m.name, m.mode), m.name
+check_data_safe([member("galaxy"), member("galaxy/files/a.segments")])
+print("ok", len(bad))
+EOF
 }
