@@ -141,7 +141,7 @@ void hz_cfg_mark(unsigned char *set, int c, const char *longname)
 {
     static const struct { const char *name; const char *key; } LONG[] = {
         { "reference", "target" }, { "notransition", "transition" }, { "noentropy", "entropy" },
-        { "num_threads", "threads" }, { "num_gpu", "gpus" }, { "no_progress", "progress" }, { "seq_block_size", "seq_block_size" },
+        { "num_threads", "threads" }, { "num_gpu", "gpus" }, { "cpu_only", "device" }, { "no_progress", "progress" }, { "seq_block_size", "seq_block_size" },
     };
     static const struct { char c; const char *key; } SHORT[] = {
         { 'r', "target" }, { 'q', "query" }, { 'o', "output" }, { 'T', "target_prefix" },
@@ -149,6 +149,7 @@ void hz_cfg_mark(unsigned char *set, int c, const char *longname)
         { 'C', "wga_chunk_size" }, { 'm', "max_hits" }, { 's', "seed" }, { 'e', "step" },
         { 'n', "transition" }, { 'S', "strand" }, { 'x', "xdrop" }, { 'H', "hspthresh" },
         { 'E', "entropy" }, { 'a', "ambiguous" }, { 'c', "scoring" }, { 't', "threads" },
+        { 'D', "diagonal_partition" }, { 'Z', "tarball" }, { 'G', "gpus" }, { 'u', "device" },
     };
     const char *key = NULL;
     if (longname) {

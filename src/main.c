@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *USAGE =
 "Usage: hspz run -r TARGET -q QUERY -o OUTDIR [options]\n"
@@ -52,19 +54,22 @@ static const char *USAGE =
 "      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
 "      --print-commands             also print the commands on stdout\n"
 "Packaging\n"
-"      --tarball[=PATH]             also write Galaxy's data package (galaxy/commands.json,\n"
+"  -Z, --tarball [PATH]             also write Galaxy's data package (galaxy/commands.json,\n"
 "                                   format.txt, files/: 2bit, .name, .segments) as a\n"
 "                                   reproducible .tar.gz [OUTDIR.tar.gz, next to OUTDIR]\n"
-"      --diagonal-partition N       split segment files along the diagonal so that no lastz\n"
+"  -D, --diagonal-partition N       split segment files along the diagonal so that no lastz\n"
 "                                   command gets more than N segments (tmp*.splitK.segments)\n"
 "      --single-file                also write OUTDIR/all.segments: every segment in the order\n"
 "                                   lastz TARGET[multiple] QUERY --segments= reads\n"
 "Machine\n"
 "  -t, --threads N                  worker threads, 0 = all cores [0]\n"
-"      --device auto|cpu|cuda       [auto]\n"
-"      --gpus N                     CUDA devices to use, 0 = all visible [0]; the output\n"
+"      --device auto|cpu|cuda       [auto]; -u, --cpu-only = --device cpu\n"
+"  -G, --gpus N                     CUDA devices to use, 0 = all visible [0]; the output\n"
 "                                   does not depend on it (honours CUDA_VISIBLE_DEVICES)\n"
 "      --quiet                      no progress, funnel or notes on stderr\n"
+"  -y, --time                       the time line on stderr even with --quiet\n"
+"      --dump-plan FILE             write the blocks and their records as TSV to FILE\n"
+"                                   (side, block, record, bp; hillerlab/hspZ's bins)\n"
 "      --progress / --no-progress   force the progress display on or off\n";
 
 static void usage_error(const char *fmt, const char *a, const char *b)
@@ -111,10 +116,29 @@ static int ambiguous_ok(const char *a)
     return 1;
 }
 
+/* --dump-plan FILE: its folder exists and is writable, and FILE is not a folder (checked
+ * before any work, so that a bad path fails at once). */
+static int dump_plan_precheck(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 1;
+    if (n >= sizeof dir) { snprintf(err, errlen, "--dump-plan %s: path too long", path); return -1; }
+    if (slash) { memcpy(dir, path, n); dir[n] = 0; if (!n) strcpy(dir, "/"); } else strcpy(dir, ".");
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "--dump-plan %s: is a folder", path); return -1;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(err, errlen, "--dump-plan %s: cannot write into %s: %s", path, dir, strerror(errno)); return -1;
+    }
+    return 0;
+}
+
 enum {
     O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
     O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
-    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN
+    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN
 };
 
 /* mode 0: hspz run; 1: hspz config (print the resolved configuration) */
@@ -146,6 +170,8 @@ static int cmd_run(int argc, char **argv, int mode)
         {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 1, 0, O_DIAGPART},
         {"single-file", 0, 0, O_SINGLEFILE},
         {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
+        /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
+        {"time", 0, 0, 'y'}, {"dump-plan", 1, 0, O_DUMPPLAN}, {"cpu-only", 0, 0, 'u'},
         {0, 0, 0, 0}
     };
     opterr = 0;
@@ -154,7 +180,7 @@ static int cmd_run(int argc, char **argv, int mode)
     const char *cfgpath = NULL;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
-    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:h", lo, &li))) != -1) {
+    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD:ZG:uy", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
         switch (c) {
         case 'r': o.target = optarg; break;
@@ -198,9 +224,19 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_PROGRESS: o.progress = 1; break;
         case O_NOPROGRESS: o.progress = 0; break;
         case O_DEBUG: break;
-        case O_TARBALL:
+        case O_TARBALL: case 'Z':
+            /* PATH attached (--tarball=PATH) or as the next word: hspz takes no operands,
+             * so a next word that is not an option is the path */
+            if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
             if (optarg && !optarg[0]) usage_error("--tarball: empty path%s%s", "", "");
             o.tarball = optarg ? optarg : ""; break;
+        case 'G': o.gpus = (int)parse_int("-G/--gpus", optarg, 0, 64); break;
+        case 'u': o.device = "cpu"; break;
+        case 'y': o.time_report = 1; break;
+        case O_DUMPPLAN:
+            if (!optarg[0]) usage_error("--dump-plan: empty path%s%s", "", "");
+            o.dump_plan = optarg; break;
+        case 'D':
         case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
         case O_SINGLEFILE: o.single_file = 1; break;
         case O_CONFIG: cfgpath = optarg; break;
@@ -241,6 +277,7 @@ static int cmd_run(int argc, char **argv, int mode)
         o.outdir = outbuf;
     }
     if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    if (o.dump_plan && dump_plan_precheck(o.dump_plan, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     if (dry_run) {
         if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
         cfg.o = o;

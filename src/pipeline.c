@@ -343,6 +343,7 @@ int hz_run(const hz_opts *o)
     int status = 1;
     sigwatch_t sigw;
     char *tar_placed = NULL;   /* this run's tarball once renamed into place, until OUTDIR is published */
+    int dump_placed = 0;       /* this run wrote --dump-plan's file, OUTDIR not yet published */
     sigwatch_start(&sigw);   /* before any thread starts, so that all inherit the blocked set */
     double t_start = hz_now();
     hz_seqset tseqs = {0}, qseqs = {0};
@@ -619,6 +620,11 @@ int hz_run(const hz_opts *o)
         snprintf(mp, sizeof mp, "%s/manifest.json", tmpdir);
         if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
     }
+    /* --dump-plan (hillerlab/hspZ's spelling): next to the outputs, before they are published */
+    if (o->dump_plan) {
+        if (hz_plan_dump(&tside, &qside, o->dump_plan, err, sizeof err)) goto done;
+        dump_placed = 1;
+    }
     /* publish: an existing OUTDIR (empty, or any with --force) is moved aside first and only
      * removed once the new one is in place, so a failed rename loses nothing */
     pthread_mutex_lock(&sigw.lock);   /* a signal waits until OUTDIR is complete */
@@ -665,11 +671,15 @@ int hz_run(const hz_opts *o)
                 (unsigned long long)total.seeds, (unsigned long long)total.anchors,
                 (unsigned long long)total.survivors, (unsigned long long)total.accepted,
                 (unsigned long long)total.after_batch, (unsigned long long)total.written, (unsigned long long)total.long_anchors);
+    }
+    if (!o->quiet || o->time_report) {
         fprintf(stderr, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
                 "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
                 t_load, t_plan, t_table, total.t_seed, total.t_anchor, total.t_gate, total.t_extend,
                 total.t_dedup, t_output, mi.t_wall, nthreads);
         if (gpu_report) print_gpu_report(gpu_report, total.anchors, mi.t_wall);
+    }
+    if (!o->quiet) {
         fprintf(stderr, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
                 be ? be->name : "cpu", (unsigned long long)total.written, ncmd, o->outdir);
     }
@@ -682,6 +692,7 @@ done:
         sigwatch_paths(&sigw, NULL, NULL);
         if (tmpdir) rm_rf(tmpdir);
         if (tar_placed) unlink(tar_placed);
+        if (dump_placed) unlink(o->dump_plan);
         /* failure manifest next to OUTDIR (docs/manifest.md); silently skipped when it cannot be written */
         char *fm = hz_failed_manifest_path(o->outdir);
         if (fm) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int hz_side_plan(hz_side *side, const hz_seqset *seqs, uint64_t B, const char *prefix,
                  char *err, size_t errlen)
@@ -146,4 +147,36 @@ void hz_block_codes(const uint8_t *raw, uint32_t L, uint8_t *fwd, uint8_t *rc, u
             rc[L - 1 - i] = rc_code[raw[i]];
             hrc[L - 1 - i] = hostrc_seed[raw[i]];
         }
+}
+
+static int dump_side(FILE *f, const hz_side *s, const char *label)
+{
+    for (size_t b = 0; b < s->n_block; b++)
+        for (size_t r = s->block[b].rec0; r < s->block[b].rec0 + s->block[b].nrec; r++)
+            if (fprintf(f, "%s\t%zu\t%s\t%llu\n", label, b, s->name[r],
+                        (unsigned long long)s->seqs->len[r]) < 0) return -1;
+    return 0;
+}
+
+int hz_plan_dump(const hz_side *t, const hz_side *q, const char *path, char *err, size_t errlen)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
+    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int rc = -1;
+    if (!f) { snprintf(err, errlen, "%s: cannot write the plan dump: %s", path, strerror(errno)); goto out; }
+    int bad = dump_side(f, t, "ref") || dump_side(f, q, "query");
+    int e = errno;
+    if (fclose(f) != 0 && !bad) { bad = 1; e = errno; }
+    if (bad) { snprintf(err, errlen, "%s: cannot write the plan dump: %s", path, strerror(e)); unlink(tmp); goto out; }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+        unlink(tmp); goto out;
+    }
+    rc = 0;
+out:
+    free(tmp);
+    return rc;
 }

@@ -51,6 +51,13 @@ size_t hz_intervals(uint32_t L, uint32_t W, uint64_t I, uint32_t (**iv)[2]);
  * A C G T U -> T G C A A, every other byte 'N', i.e. not seedable). */
 void hz_block_codes(const uint8_t *raw, uint32_t L, uint8_t *fwd, uint8_t *rc, uint8_t *hrc);
 
+/* Write the blocks of both sides to path as TSV lines "side<TAB>block<TAB>record<TAB>bp"
+ * (side "ref" or "query"; block 0-based; record = the prefixed name; bp = record length),
+ * target first, records in input order: hillerlab/hspZ's --dump-plan bin membership, where
+ * a block is a bin.  Written to path.tmp-<pid> and renamed.  Returns 0 or -1 with err
+ * naming the file and errno. */
+int hz_plan_dump(const hz_side *t, const hz_side *q, const char *path, char *err, size_t errlen);
+
 /* Last index i in the ascending array a[0..n) with a[i] <= x (n > 0, a[0] <= x). */
 size_t hz_find_le(const uint64_t *a, size_t n, uint64_t x);
 

@@ -1,0 +1,109 @@
+#!/usr/bin/env bats
+# hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ"): -D, -Z [PATH],
+# --tarball PATH, -G, -u/--cpu-only, -y/--time, --dump-plan FILE and the second name hspZ.
+
+load ../lib/common
+
+AO=tests/data/apple_orange
+MT=tests/data/tiny_mtdna_human_vs_orangutan
+
+setup() {
+    require_hspz
+}
+
+@test "dropin: -D N -Z PATH -G 1 -u equal --diagonal-partition N --tarball=PATH --gpus 1 --device cpu, byte for byte" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/long" --diagonal-partition 7 \
+        --tarball="$d/long.tgz" --gpus 1 --device cpu --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/short" -D 7 -Z "$d/short.tgz" -G 1 -u --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    ls "$d/short"/*.split*.segments >/dev/null           # -D really split (7 lines a file)
+    same_outputs "$d/long" "$d/short"
+    cmp "$d/long/lastz-commands.txt" "$d/short/lastz-commands.txt"
+    cmp "$d/long.tgz" "$d/short.tgz"
+    python3 - "$d/short/manifest.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))["config"]["values"]
+got = {k: (v[k]["value"], v[k]["source"]) for k in ("diagonal_partition", "tarball", "gpus", "device")}
+assert got["diagonal_partition"] == (7, "flag"), got
+assert got["gpus"] == (1, "flag") and got["device"] == ("cpu", "flag"), got
+assert got["tarball"][1] == "flag" and got["tarball"][0].endswith("short.tgz"), got
+PY
+}
+
+@test "dropin: --tarball PATH with a space equals --tarball=PATH; -Z alone is OUTDIR.tar.gz" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/a" --tarball "$d/a-space.tgz" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/b" --tarball="$d/b-eq.tgz" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    cmp "$d/a-space.tgz" "$d/b-eq.tgz"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/c" -Z --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    cmp "$d/a-space.tgz" "$d/c.tar.gz"
+    # the word after a bare --tarball is only taken when it is not an option
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/e" --tarball --quiet
+    [ "$status" -eq 0 ] && [ -f "$d/e.tar.gz" ]
+}
+
+@test "dropin: --time prints the time line even with --quiet, and nothing else" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" --quiet --time
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(grep -c '' <<<"$stderr")" -eq 1 ]
+    [[ "$stderr" == "hspz: time: load "*" wall "* ]]
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/p" --quiet
+    [ -z "$stderr" ]
+}
+
+@test "dropin: --dump-plan FILE lists every record of every block with its length" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/o" --seq-block-size 100000 \
+        --dump-plan "$d/plan.tsv" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    python3 - "$d/plan.tsv" "$d/o" <<'PY'
+import sys, json, glob, os
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+out = sys.argv[2]
+for side, stem in (("ref", "ref"), ("query", "query")):
+    mine = [r for r in rows if r[0] == side]
+    blocks = sorted({int(r[1]) for r in mine})
+    assert len(blocks) >= 2, (side, blocks)          # 100 kb blocks: several
+    for b in blocks:
+        names = [r[2] for r in mine if int(r[1]) == b]
+        want = open(os.path.join(out, "%s_block%d.name" % (stem, b))).read().split("\n")[:-1]
+        assert names == want, (side, b, names[:3], want[:3])
+    assert all(int(r[3]) > 0 for r in mine)
+m = json.load(open(os.path.join(out, "manifest.json")))
+lens = {i["role"]: i for i in m["inputs"]} if isinstance(m["inputs"], list) else m["inputs"]
+total = {s: sum(int(r[3]) for r in rows if r[0] == s) for s in ("ref", "query")}
+tb = lens["target"]["bases"]; qb = lens["query"]["bases"]
+assert (total["ref"], total["query"]) == (tb, qb), (total, tb, qb)
+print("ok", len(rows))
+PY
+}
+
+@test "dropin: a --dump-plan FILE that cannot be written fails at once (exit 2), nothing created" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" --dump-plan "$d/nofolder/plan.tsv"
+    [ "$status" -eq 2 ]
+    [ "$(grep -c '' <<<"$stderr")" -eq 1 ]
+    [[ "$stderr" == *"--dump-plan $d/nofolder/plan.tsv: cannot write into $d/nofolder"* ]]
+    [ ! -e "$d/o" ] && ! compgen -G "$d/o.*" >/dev/null
+}
+
+@test "dropin: make_lastz_chains' HSPZ call runs unchanged with the name hspZ" {
+    local d="$BATS_TEST_TMPDIR" hz
+    hz="$(dirname "$HSPZ")/hspZ"
+    [ -x "$hz" ] || skip "no hspZ next to $HSPZ (the build makes the link)"
+    cp $AO/apple.fasta.gz $AO/orange.fasta.gz "$d/"
+    ( cd "$d" && "$hz" run --hspthresh 3000 -r apple.fasta.gz -q orange.fasta.gz -o segments -D 5 -Z \
+        --time --dump-plan plan.tsv ) 2>"$d/err"
+    grep -q '^hspz: time: ' "$d/err"
+    [ -s "$d/plan.tsv" ] && [ -s "$d/segments.tar.gz" ] && [ -f "$d/segments/lastz-commands.txt" ]
+    ls "$d/segments"/*.split1.segments >/dev/null
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/ref" -D 5 --tarball="$d/ref.tgz" --quiet
+    same_outputs "$d/ref" "$d/segments"
+    cmp "$d/ref.tgz" "$d/segments.tar.gz"
+}
