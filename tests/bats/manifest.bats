@@ -20,9 +20,9 @@ setup() {
 }
 
 # validate FILE — FILE is valid against the schema (python3 jsonschema, installed by
-# tests/lib/deps.sh).
+# container/deps.sh).
 validate() {
-    python3 -c 'import jsonschema' 2>/dev/null || skip "python3 jsonschema is not installed (tests/lib/deps.sh)"
+    python3 -c 'import jsonschema' 2>/dev/null || skip "python3 jsonschema is not installed (container/deps.sh)"
     python3 - "$SCHEMA" "$1" <<'EOF'
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
@@ -211,7 +211,7 @@ golden_field() {
 }
 
 @test "manifest: the schema rejects a manifest without a digest or with a bad status" {
-    python3 -c 'import jsonschema' 2>/dev/null || skip "python3 jsonschema is not installed (tests/lib/deps.sh)"
+    python3 -c 'import jsonschema' 2>/dev/null || skip "python3 jsonschema is not installed (container/deps.sh)"
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     python3 - "$OUT/manifest.json" "$T" <<'EOF'
