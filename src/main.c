@@ -293,6 +293,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { puts(HSPZ_VERSION); return 0; }
     if (!strcmp(cmd, "version")) {
         int verbose = argc > 2 && (!strcmp(argv[2], "--verbose") || !strcmp(argv[2], "-v"));
+        if (argc > 2 + verbose)
+            usage_error("version: unexpected argument '%s'%s", argv[2 + verbose], "");
         puts(HSPZ_VERSION);
         if (verbose) {
             printf("commit %s\nbuild %s\nc_flags %s\ncuda %s\n", HSPZ_GIT_COMMIT, HSPZ_BUILD_TYPE,

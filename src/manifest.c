@@ -25,6 +25,11 @@ static void hexify(const unsigned char *md, char hex[65])
 
 int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines)
 {
+    /* Only regular files: a device (/dev/zero) never ends and a FIFO or process
+     * substitution was consumed by the run (opening a named FIFO again would block). */
+    struct stat st;
+    if (stat(path, &st) != 0) return -1;
+    if (!S_ISREG(st.st_mode)) { errno = EINVAL; return -1; }
     FILE *fp = fopen(path, "rb");
     if (!fp) return -1;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();

@@ -30,7 +30,8 @@ typedef struct {
 } hz_manifest_info;
 
 /* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line
- * counts) of a file.  Returns 0 or -1 (errno set). */
+ * counts) of a regular file.  Returns 0, or -1 with errno set (EINVAL: not a regular file,
+ * e.g. a device, FIFO or process substitution, which is not read again; docs/manifest.md). */
 int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines);
 
 /* RULES.md "canonical digest" (sha256 hex of all segment lines, byte-sorted) of the

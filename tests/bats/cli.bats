@@ -547,3 +547,12 @@ EOF
     run_ok -r "$d/ecoli_K12_MG1655.fa.gz" -q "$d/ecoli_536_NC_008253.fa.gz" -o "$T/t2" --threads 2
     same_outputs "$T/t1" "$T/t2"
 }
+
+@test "cli: hspz version takes only --verbose/-v (an unknown word is a usage error, exit 2)" {
+    hz_run version --verbose --bogus
+    [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: version: unexpected argument '--bogus'"* ]]
+    hz_run version extra
+    [ "$status" -eq 2 ]
+    hz_run version -v
+    [ "$status" -eq 0 ] && [[ "$output" == *"commit "* ]]
+}
