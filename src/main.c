@@ -3,6 +3,9 @@
 #include "seed.h"
 #include "config.h"
 #include "package.h"
+#include "publish.h"
+#include "units.h"
+#include "merge.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -15,6 +18,9 @@
 static const char *USAGE =
 "Usage: hspz run -r TARGET -q QUERY -o OUTDIR [options]\n"
 "       hspz config [--config FILE] [run options]   (print the resolved configuration)\n"
+"       hspz plan -r TARGET -q QUERY -o PLAN.json [run options] [--max-unit-hits N]\n"
+"       hspz run --plan PLAN.json --unit ID[,ID|A-B...] -o UNITDIR [-r T -q Q] [machine options]\n"
+"       hspz merge PLAN.json UNITDIR... -o OUTDIR [-r T -q Q] [--force] [--quiet]\n"
 "       hspz --version | hspz version [--verbose] | hspz help\n"
 "\n"
 "Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
@@ -68,6 +74,10 @@ static const char *USAGE =
 "                                   does not depend on it (honours CUDA_VISIBLE_DEVICES)\n"
 "      --quiet                      no progress, funnel or notes on stderr\n"
 "  -y, --time                       the time line on stderr even with --quiet\n"
+"Scale-out (README \"Plan, units, merge\")\n"
+"      --plan FILE --unit IDS       run only these work units of the plan into -o UNITDIR\n"
+"      --max-unit-hits N            hspz plan: cut a block pair into units of at most N\n"
+"                                   seed hits (whole query intervals) [0 = one per pair]\n"
 "      --dump-plan FILE             write the blocks and their records as TSV to FILE\n"
 "                                   (side, block, record, bp; hillerlab/hspZ's bins)\n"
 "      --progress / --no-progress   force the progress display on or off\n";
@@ -138,10 +148,124 @@ static int dump_plan_precheck(const char *path, char *err, size_t errlen)
 enum {
     O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
     O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
-    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN
+    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS
 };
 
-/* mode 0: hspz run; 1: hspz config (print the resolved configuration) */
+/* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
+ * returns its malloc'd path, or NULL with err. */
+static char *plan_config_file(const hz_unitplan *p, char *err, size_t errlen)
+{
+    const char *td = getenv("TMPDIR");
+    size_t n = (td && *td ? strlen(td) : 4) + 32;
+    char *path = malloc(n);
+    if (!path) { snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(path, n, "%s/hspz-plan-XXXXXX", td && *td ? td : "/tmp");
+    int fd = mkstemp(path);
+    size_t len = strlen(p->config);
+    if (fd < 0 || write(fd, p->config, len) != (ssize_t)len) {
+        snprintf(err, errlen, "%s: cannot write a temporary file: %s", path, strerror(errno));
+        if (fd >= 0) { close(fd); unlink(path); }
+        free(path);
+        return NULL;
+    }
+    close(fd);
+    return path;
+}
+
+/* With --plan (and in merge) only these flags may be given: the plan holds the rest. */
+static int plan_flag_ok(const char *key)
+{
+    static const char *const OK[] = { "target", "query", "output", "force", "threads", "device", "gpus",
+                                      "quiet", "progress", NULL };
+    for (int i = 0; OK[i]; i++) if (!strcmp(OK[i], key)) return 1;
+    return 0;
+}
+
+/* Read the plan, check its version, resolve its settings under the flags in set[] into cfg
+ * (config_path = the plan).  Returns 0, or the exit status (2 usage, 1 bad plan). */
+static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, const hz_opts *flags,
+                         const unsigned char *set)
+{
+    char err[2048];
+    for (int i = 0; i < hz_param_count(); i++)
+        if (set[i] && !plan_flag_ok(hz_param_at(i)->key)) {
+            fprintf(stderr, "hspz: %s: the plan %s holds the settings; with a plan only -r, -q, -o, --force, "
+                    "--threads, --device, --gpus, --quiet and --progress may be given\n", hz_param_at(i)->flag, planpath);
+            return 2;
+        }
+    if (hz_unitplan_read(planpath, P, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
+    if (strcmp(P->version, HSPZ_VERSION)) {
+        fprintf(stderr, "hspz: %s: a plan of hspz %s; this is hspz %s (plan again)\n", planpath, P->version, HSPZ_VERSION);
+        return 1;
+    }
+    char *tmp = plan_config_file(P, err, sizeof err);
+    if (!tmp) { fprintf(stderr, "hspz: %s\n", err); return 1; }
+    int rc = hz_cfg_resolve(cfg, tmp, flags, set, err, sizeof err);
+    unlink(tmp); free(tmp);
+    if (rc) { fprintf(stderr, "hspz: %s: %s\n", planpath, err); return 1; }
+    cfg->config_path = planpath;
+    return 0;
+}
+
+/* OUTDIR without trailing '/' (OUTDIR.tmp-<pid> is made next to it); '/', '.' and '..'
+ * are refused (usage error). */
+static const char *outdir_normalize(const char *outdir)
+{
+    static char outbuf[4096];
+    size_t n = strlen(outdir);
+    if (n >= sizeof outbuf) usage_error("-o/--output: path too long%s%s", "", "");
+    memcpy(outbuf, outdir, n + 1);
+    while (n > 1 && outbuf[n - 1] == '/') outbuf[--n] = 0;
+    const char *base = strrchr(outbuf, '/');
+    base = base ? base + 1 : outbuf;
+    if (!strcmp(outbuf, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
+        usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", outdir, "");
+    return outbuf;
+}
+
+/* hspz merge PLAN UNITDIR... -o OUTDIR [-r T] [-q Q] [--force] [--quiet] [-t N] (merge.h) */
+static int cmd_merge(int argc, char **argv)
+{
+    hz_opts o;
+    hz_opts_default(&o);
+    o.argc = argc; o.argv = argv;
+    static const struct option lo[] = {
+        {"target", 1, 0, 'r'}, {"reference", 1, 0, 'r'}, {"query", 1, 0, 'q'}, {"output", 1, 0, 'o'},
+        {"force", 0, 0, O_FORCE}, {"quiet", 0, 0, O_QUIET}, {"threads", 1, 0, 't'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}
+    };
+    unsigned char set[HZ_CFG_MAX] = {0};
+    opterr = 0; optind = 1;
+    int c, li;
+    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:t:h", lo, &li))) != -1) {
+        hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
+        switch (c) {
+        case 'r': o.target = optarg; break;
+        case 'q': o.query = optarg; break;
+        case 'o': o.outdir = optarg; break;
+        case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
+        case O_FORCE: o.force = 1; break;
+        case O_QUIET: o.quiet = 1; break;
+        case 'h': fputs(USAGE, stdout); return 0;
+        case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
+        default: usage_error("unknown option '%s' (hspz merge takes -o, -r, -q, --force, --quiet, --threads)%s", argv[optind - 1], ""); break;
+        }
+    }
+    if (optind >= argc) usage_error("merge: missing PLAN (hspz merge PLAN.json UNITDIR... -o OUTDIR)%s%s", "", "");
+    const char *planpath = argv[optind++];
+    if (!o.outdir || !o.outdir[0]) usage_error("merge: missing -o/--output OUTDIR%s%s", "", "");
+    static hz_config cfg;
+    static hz_unitplan P;
+    int rc = plan_settings(planpath, &P, &cfg, &o, set);
+    if (rc) return rc;
+    o = cfg.o;
+    o.outdir = outdir_normalize(o.outdir);
+    char err[1024];
+    if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    return hz_merge(&o, &P, argv + optind, (size_t)(argc - optind));
+}
+
+/* mode 0: hspz run; 1: hspz config (print the resolved configuration); 2: hspz plan */
 static int cmd_run(int argc, char **argv, int mode)
 {
     hz_opts o;
@@ -172,12 +296,14 @@ static int cmd_run(int argc, char **argv, int mode)
         {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
         /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
         {"time", 0, 0, 'y'}, {"dump-plan", 1, 0, O_DUMPPLAN}, {"cpu-only", 0, 0, 'u'},
+        {"plan", 1, 0, O_PLAN}, {"unit", 1, 0, O_UNIT}, {"max-unit-hits", 1, 0, O_MAXUNITHITS},
         {0, 0, 0, 0}
     };
     opterr = 0;
     optind = 1;
     int c, li;
-    const char *cfgpath = NULL;
+    const char *cfgpath = NULL, *planpath = NULL, *unitspec = NULL;
+    uint64_t max_unit_hits = 0;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD:ZG:uy", lo, &li))) != -1) {
@@ -240,6 +366,9 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
         case O_SINGLEFILE: o.single_file = 1; break;
         case O_CONFIG: cfgpath = optarg; break;
+        case O_PLAN: planpath = optarg; break;
+        case O_UNIT: unitspec = optarg; break;
+        case O_MAXUNITHITS: max_unit_hits = (uint64_t)parse_int("--max-unit-hits", optarg, 0, LLONG_MAX); break;
         case O_DRYRUN: dry_run = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
@@ -247,9 +376,20 @@ static int cmd_run(int argc, char **argv, int mode)
         }
     }
     if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
-    /* defaults < --config FILE < flags (config.h) */
+    if (max_unit_hits && mode != 2) usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
+    if ((planpath || unitspec) && mode != 0) usage_error("--plan and --unit are options of hspz run%s%s", "", "");
+    if (!planpath != !unitspec) usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
+    if (planpath && (cfgpath || dry_run || o.dump_plan))
+        usage_error("--plan: the plan holds the settings; --config, --dry-run and --dump-plan do not go with it%s%s", "", "");
+    /* defaults < --config FILE < flags (config.h); with --plan the plan's settings < flags */
     static hz_config cfg;
-    {
+    static hz_unitplan P;
+    static hz_unitsel usel;
+    if (planpath) {
+        int rc = plan_settings(planpath, &P, &cfg, &o, set);
+        if (rc) return rc;
+        o = cfg.o;
+    } else {
         char cerr[2048];
         if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
         o = cfg.o;
@@ -257,25 +397,35 @@ static int cmd_run(int argc, char **argv, int mode)
     if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
     if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
     if (!o.query) usage_error("missing -q/--query QUERY%s%s", "", "");
-    if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output OUTDIR%s%s", "", "");
+    if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
+    if (mode == 2) {
+        hz_shape psh;
+        char perr[512];
+        if (hz_shape_parse(o.seed, o.transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
+        if (!ambiguous_ok(o.ambiguous))
+            usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
+        if (o.dump_plan || dry_run) usage_error("hspz plan: --dump-plan and --dry-run are options of hspz run%s%s", "", "");
+        cfg.o = o;
+        return hz_plan_cmd(&cfg, o.outdir, max_unit_hits);
+    }
+    if (planpath) {   /* a unit run: only the selected units, no packaging (hspz merge does it) */
+        char uerr[1024];
+        static unsigned char *sel;
+        sel = calloc(P.n ? P.n : 1, 1);
+        if (!sel) { fprintf(stderr, "hspz: out of memory\n"); return 1; }
+        if (hz_unit_ids_parse(unitspec, &P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
+        if (hz_unitplan_check_inputs(&P, &o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
+        usel = (hz_unitsel){ &P, sel };
+        o.units = &usel;
+        o.tarball = NULL; o.diagonal_partition = 0; o.single_file = 0; o.print_commands = 0;
+    }
     hz_shape sh;
     char err[512];
     if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
     if (o.progress == 1 && o.quiet) o.progress = 0;
     if (!ambiguous_ok(o.ambiguous))
         usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
-    {   /* OUTDIR without trailing '/' (OUTDIR.tmp-<pid> is made next to it) */
-        static char outbuf[4096];
-        size_t n = strlen(o.outdir);
-        if (n >= sizeof outbuf) usage_error("-o/--output: path too long%s%s", "", "");
-        memcpy(outbuf, o.outdir, n + 1);
-        while (n > 1 && outbuf[n - 1] == '/') outbuf[--n] = 0;
-        const char *base = strrchr(outbuf, '/');
-        base = base ? base + 1 : outbuf;
-        if (!strcmp(outbuf, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
-            usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", o.outdir, "");
-        o.outdir = outbuf;
-    }
+    o.outdir = outdir_normalize(o.outdir);
     if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     if (o.dump_plan && dump_plan_precheck(o.dump_plan, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     if (dry_run) {
@@ -305,6 +455,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { fputs(USAGE, stdout); return 0; }
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1, 0);
     if (!strcmp(cmd, "config")) return cmd_run(argc - 1, argv + 1, 1);
+    if (!strcmp(cmd, "plan")) return cmd_run(argc - 1, argv + 1, 2);
+    if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

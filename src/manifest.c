@@ -440,6 +440,19 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
         json_object_set_new(m, "plan", pl);
     } else json_object_set_new(m, "plan", json_null());
 
+    if (mi->unit_kind) {   /* docs/manifest.md "unit" */
+        json_t *un = json_object(), *ids = json_array(), *dirs = json_array();
+        json_object_set_new(un, "kind", json_string(mi->unit_kind));
+        json_object_set_new(un, "plan", jstr(mi->plan_path));
+        json_object_set_new(un, "plan_sha256", jstr(mi->plan_sha256));
+        for (size_t i = 0; i < mi->n_units; i++)
+            if (!mi->unit_sel || mi->unit_sel[i]) json_array_append_new(ids, json_integer((json_int_t)i + 1));
+        json_object_set_new(un, "ids", ids);
+        for (size_t i = 0; i < mi->n_unit_dirs; i++) json_array_append_new(dirs, json_string(mi->unit_dirs[i]));
+        json_object_set_new(un, "unit_dirs", dirs);
+        json_object_set_new(m, "unit", un);
+    }
+
     const hz_funnel *f = &mi->funnel;
     json_t *fu = json_object();
     json_object_set_new(fu, "seeds", json_integer((json_int_t)f->seeds));

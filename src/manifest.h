@@ -27,6 +27,13 @@ typedef struct {
     int exit_status;
     const char *error;           /* NULL on success */
     time_t start_time;
+    /* scale-out (units.h): "unit" for hspz run --plan --unit, "merge" for hspz merge, or NULL */
+    const char *unit_kind;
+    const char *plan_path, *plan_sha256;
+    const unsigned char *unit_sel;   /* unit run: selected flags of the plan's n_units units */
+    size_t n_units;
+    char *const *unit_dirs;          /* merge: the unit folders */
+    size_t n_unit_dirs;
 } hz_manifest_info;
 
 /* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line

@@ -39,15 +39,13 @@ typedef struct {
     /* reports (not settings: never change the output) */
     int time_report;                /* --time: the time line even with --quiet */
     const char *dump_plan;          /* --dump-plan FILE: blocks and records as TSV, or NULL */
+    const struct hz_unitsel *units; /* hspz run --plan --unit: only these work units (units.h), or NULL */
     int argc; char **argv;          /* the command line, for the record */
     const struct hz_config *cfg;    /* the resolved configuration with sources (config.h), or NULL */
 } hz_opts;
 
 void hz_opts_default(hz_opts *o);
 
-/* OUTDIR rules (pipeline.c): its parent exists; an existing OUTDIR is a folder, empty unless
- * --force, and then holds no input.  Returns 0, or -1 with err set. */
-int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
 
 /* Run the whole HSP stage with o (pipeline.c).  Returns the process exit status:
  * 0 success, 1 input or runtime error (one line on stderr already printed). */

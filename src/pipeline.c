@@ -16,6 +16,8 @@
 #include "backend.h"
 #include "manifest.h"
 #include "package.h"
+#include "publish.h"
+#include "units.h"
 #include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
@@ -54,118 +56,6 @@ void hz_opts_default(hz_opts *o)
 }
 
 
-static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb; (void)flag; (void)ftw;
-    return remove(p);
-}
-static void rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
-
-/* A run stopped by SIGINT/SIGTERM/SIGHUP removes its OUTDIR.tmp-<pid> before exiting. */
-/* Ctrl-C, SIGTERM, SIGHUP.  They are blocked in every thread of the run and taken by one
- * watcher thread with sigwait, so no cleanup runs in signal context (where malloc, nftw or a
- * lock held by an interrupted thread could hang).  The watcher moves the temporary output
- * folder aside with one rename (threads still writing then fail instead of creating files
- * there), removes it and the tarball's temporary file, and exits with 128 + the signal.  The
- * publish step holds the lock, so a signal never splits it. */
-typedef struct {
-    pthread_mutex_t lock;
-    char tmpdir[4200];         /* "" = nothing to remove */
-    char tartmp[4200];
-    sigset_t set, old;
-    pthread_t th;
-    int on;
-} sigwatch_t;
-
-static void *sigwatch_main(void *p)
-{
-    sigwatch_t *w = p;
-    int sig = 0;
-    while (sigwait(&w->set, &sig) != 0) {}
-    pthread_mutex_lock(&w->lock);
-    if (w->tmpdir[0]) {
-        char trash[4300];
-        snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
-        if (rename(w->tmpdir, trash) == 0) rm_rf(trash); else rm_rf(w->tmpdir);
-    }
-    if (w->tartmp[0]) unlink(w->tartmp);
-    fprintf(stderr, "\nhspz: interrupted by signal %d%s\n", sig, w->tmpdir[0] ? "; the partial output was removed" : "");
-    _exit(128 + sig);
-    return NULL;
-}
-
-static void sigwatch_start(sigwatch_t *w)
-{
-    memset(w, 0, sizeof *w);
-    pthread_mutex_init(&w->lock, NULL);
-    sigemptyset(&w->set);
-    sigaddset(&w->set, SIGINT); sigaddset(&w->set, SIGTERM); sigaddset(&w->set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
-    w->on = pthread_create(&w->th, NULL, sigwatch_main, w) == 0;
-    if (!w->on) pthread_sigmask(SIG_SETMASK, &w->old, NULL);
-}
-
-/* what the watcher removes on a signal (NULL = nothing) */
-static void sigwatch_paths(sigwatch_t *w, const char *tmpdir, const char *tartmp)
-{
-    pthread_mutex_lock(&w->lock);
-    snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpdir && strlen(tmpdir) < sizeof w->tmpdir ? tmpdir : "");
-    snprintf(w->tartmp, sizeof w->tartmp, "%s", tartmp && strlen(tartmp) < sizeof w->tartmp ? tartmp : "");
-    pthread_mutex_unlock(&w->lock);
-}
-
-static void sigwatch_stop(sigwatch_t *w)
-{
-    if (!w->on) return;
-    pthread_cancel(w->th);
-    pthread_join(w->th, NULL);
-    pthread_sigmask(SIG_SETMASK, &w->old, NULL);   /* a signal still pending now acts normally */
-    pthread_mutex_destroy(&w->lock);
-    w->on = 0;
-}
-
-/* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
- * --force, and with --force it must not hold an input (it is removed after the run). */
-int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
-{
-    char parent[4096];
-    snprintf(parent, sizeof parent, "%s", o->outdir);
-    char *sl = strrchr(parent, '/');
-    if (sl == parent) parent[1] = 0;
-    else if (sl) *sl = 0;
-    else snprintf(parent, sizeof parent, ".");
-    struct stat st;
-    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
-        return -1;
-    }
-    if (stat(o->outdir, &st) != 0) return 0;
-    if (!S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: exists and is not a directory", o->outdir); return -1; }
-    DIR *d = opendir(o->outdir);
-    int empty = 1;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
-        closedir(d);
-    }
-    if (!empty && !o->force) {
-        snprintf(err, errlen, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
-        return -1;
-    }
-    if (!empty) {
-        char od[PATH_MAX], in[PATH_MAX];
-        if (!realpath(o->outdir, od)) { snprintf(err, errlen, "%s: %s", o->outdir, strerror(errno)); return -1; }
-        const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
-        size_t l = strlen(od);
-        for (int i = 0; i < 4; i++)
-            if (ins[i] && realpath(ins[i], in) && !strncmp(in, od, l) && in[l] == '/') {
-                snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, ins[i]);
-                return -1;
-            }
-    }
-    return 0;
-}
 
 typedef struct { int strand; uint32_t j0, j1; } job_t;   /* strand 0 plus, 1 minus */
 
@@ -273,17 +163,6 @@ static void *worker(void *pa)
     return NULL;
 }
 
-typedef struct { int strand; size_t k, q; uint64_t r; char *line; } cmd_t;
-
-static int cmd_cmp(const void *pa, const void *pb)
-{
-    const cmd_t *a = pa, *b = pb;
-    if (a->strand != b->strand) return a->strand - b->strand;
-    if (a->k != b->k) return a->k < b->k ? -1 : 1;
-    if (a->q != b->q) return a->q < b->q ? -1 : 1;
-    if (a->r != b->r) return a->r < b->r ? -1 : 1;
-    return 0;
-}
 
 
 /* The run facts of a manifest, for the success and the failure manifest alike: stage times
@@ -341,10 +220,10 @@ int hz_run(const hz_opts *o)
 {
     char err[2048] = "";
     int status = 1;
-    sigwatch_t sigw;
+    hz_sigwatch sigw;
     char *tar_placed = NULL;   /* this run's tarball once renamed into place, until OUTDIR is published */
     int dump_placed = 0;       /* this run wrote --dump-plan's file, OUTDIR not yet published */
-    sigwatch_start(&sigw);   /* before any thread starts, so that all inherit the blocked set */
+    hz_sigwatch_start(&sigw);   /* before any thread starts, so that all inherit the blocked set */
     double t_start = hz_now();
     hz_seqset tseqs = {0}, qseqs = {0};
     hz_side tside = {0}, qside = {0};
@@ -352,7 +231,7 @@ int hz_run(const hz_opts *o)
     hz_xparams xp;
     hz_shape sh;
     char *tmpdir = NULL;
-    cmd_t *cmds = NULL; size_t ncmd = 0, capcmd = 0;
+    hz_cmd *cmds = NULL; size_t ncmd = 0, capcmd = 0;
     hz_funnel total = {0};
     char *gpu_report = NULL;
     double t_load = 0, t_plan = 0, t_table = 0, t_output = 0;
@@ -372,6 +251,10 @@ int hz_run(const hz_opts *o)
     hz_segwriter sw;
     hz_segwriter_init(&sw, &tside, &qside, o);
     hz_manifest_info mi = { .o = o, .t = &tseqs, .q = &qseqs, .start_time = time(NULL) };
+    if (o->units) {   /* a unit folder: its manifest names the plan and the units (merge.c reads it) */
+        mi.unit_kind = "unit"; mi.plan_path = o->units->plan->path; mi.plan_sha256 = o->units->plan->sha256;
+        mi.unit_sel = o->units->sel; mi.n_units = o->units->plan->n;
+    }
     int funnels_added = 0;
     int show_progress = o->progress < 0 ? (!o->quiet && isatty(2)) : o->progress;
 
@@ -413,25 +296,13 @@ int hz_run(const hz_opts *o)
     if (hz_side_plan(&qside, &qseqs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
 
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
-    struct stat st;
     if (hz_check_outdir(o, err, sizeof err)) goto done;
 
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
     hz_backend_prewarm_join(&prewarm);
     if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
 
-    size_t tl = strlen(o->outdir) + 32;
-    tmpdir = malloc(tl);
-    snprintf(tmpdir, tl, "%s.tmp-%ld", o->outdir, (long)getpid());
-    rm_rf(tmpdir);
-    if (mkdir(tmpdir, 0777) != 0) { snprintf(err, sizeof err, "%s: cannot create the temporary output folder %s: %s", o->outdir, tmpdir, strerror(errno)); goto done; }
-    {
-        char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
-        char tt[4300] = "";
-        if (tp) snprintf(tt, sizeof tt, "%s.tmp-%ld", tp, (long)getpid());
-        free(tp);
-        sigwatch_paths(&sigw, tmpdir, tt[0] ? tt : NULL);
-    }
+    if (!(tmpdir = hz_tmpdir_make(o, &sigw, err, sizeof err))) goto done;
     if (hz_side_write_names(&tside, tmpdir, "ref", err, sizeof err)) goto done;
     if (hz_side_write_names(&qside, tmpdir, "query", err, sizeof err)) goto done;
     t_plan = hz_now() - t0;
@@ -445,6 +316,7 @@ int hz_run(const hz_opts *o)
     qp[0].side = qp[1].side = &qside;
     if (qside.n_block) { qp[0].q = 0; qprep_main(&qp[0]); }
     for (size_t r = 0; r < tside.n_block; r++) {
+        if (o->units && !hz_unitsel_target(o->units, r)) continue;   /* hspz run --plan --unit */
         const hz_block *tb = &tside.block[r];
         double ts = hz_now();
         free(tbytes); free(tcodes);
@@ -481,6 +353,7 @@ int hz_run(const hz_opts *o)
                 if (!qth_on) qprep_main(&qp[qcur ^ 1]);
                 qnext = 1;
             }
+            if (o->units && !hz_unitsel_pair(o->units, r, q)) continue;
             uint32_t L = P->L;
             const uint8_t *qbytes = P->bytes, *qhrc = P->hrc, *qfc = P->fc, *qrc = P->rc;
             if (L < W && !o->quiet)
@@ -501,6 +374,7 @@ int hz_run(const hz_opts *o)
             for (size_t k = 0; k < niv; k++) {
                 uint32_t s = iv[k][0], e = iv[k][1];
                 kfirst[k] = nj;
+                if (o->units && !hz_unitsel_interval(o->units, r, q, k)) { kplus[k] = nj; continue; }
                 if (do_plus)
                     for (uint64_t i = s; i < e; i += o->chunk_size)
                         jobs[nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1)};
@@ -562,11 +436,11 @@ int hz_run(const hz_opts *o)
                     total.written += v->n;
                     if (ncmd == capcmd) {
                         size_t nc = capcmd ? 2 * capcmd : 64;
-                        cmd_t *c2 = realloc(cmds, nc * sizeof *cmds);
+                        hz_cmd *c2 = realloc(cmds, nc * sizeof *cmds);
                         if (!c2) { hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
                         cmds = c2; capcmd = nc;
                     }
-                    cmds[ncmd] = (cmd_t){ strand, k + 1, q, tb->start, hz_lastz_command(o, base, r, q, strand) };
+                    cmds[ncmd] = (hz_cmd){ strand, k + 1, q, tb->start, hz_lastz_command(o, base, r, q, strand) };
                     if (!cmds[ncmd].line) { hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
                     ncmd++;
                 }
@@ -585,17 +459,7 @@ int hz_run(const hz_opts *o)
     /* lastz commands (RULES.md "lastz commands"): sorted plus before minus, then tmp, block, r */
     {
         double to = hz_now();
-        qsort(cmds, ncmd, sizeof *cmds, cmd_cmp);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/lastz-commands.txt", tmpdir);
-        FILE *fp = fopen(path, "wb");
-        if (!fp) { snprintf(err, sizeof err, "%s: cannot create: %s", path, strerror(errno)); goto done; }
-        if (!o->nogapped)
-            for (size_t i = 0; i < ncmd; i++) {
-                fputs(cmds[i].line, fp); fputc('\n', fp);
-                if (o->print_commands && !o->diagonal_partition) { fputs(cmds[i].line, stdout); fputc('\n', stdout); }
-            }
-        if (fclose(fp) != 0) { snprintf(err, sizeof err, "%s: write failed: %s", path, strerror(errno)); goto done; }
+        if (hz_commands_write(o, tmpdir, cmds, ncmd, err, sizeof err)) goto done;
         t_output += hz_now() - to;
     }
     /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
@@ -605,7 +469,7 @@ int hz_run(const hz_opts *o)
         if (o->tarball) {   /* this run's tarball is in place: a failure or signal before the publish removes it */
             free(tar_placed);
             tar_placed = hz_package_tarball_path(o);
-            sigwatch_paths(&sigw, tmpdir, tar_placed);
+            hz_sigwatch_paths(&sigw, tmpdir, tar_placed);
         }
         t_output += hz_now() - to;
     }
@@ -625,39 +489,8 @@ int hz_run(const hz_opts *o)
         if (hz_plan_dump(&tside, &qside, o->dump_plan, err, sizeof err)) goto done;
         dump_placed = 1;
     }
-    /* publish: an existing OUTDIR (empty, or any with --force) is moved aside first and only
-     * removed once the new one is in place, so a failed rename loses nothing */
-    pthread_mutex_lock(&sigw.lock);   /* a signal waits until OUTDIR is complete */
-    {
-        char *old = NULL;
-        if (stat(o->outdir, &st) == 0) {
-            if (!o->force) {
-                if (rmdir(o->outdir) != 0) {
-                    snprintf(err, sizeof err, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
-                    pthread_mutex_unlock(&sigw.lock);
-                    goto done;
-                }
-            } else {
-                old = malloc(tl + 8);
-                snprintf(old, tl + 8, "%s.old-%ld", o->outdir, (long)getpid());
-                if (rename(o->outdir, old) != 0) {
-                    snprintf(err, sizeof err, "%s: cannot move the existing folder aside: %s", o->outdir, strerror(errno));
-                    free(old);
-                    pthread_mutex_unlock(&sigw.lock);
-                    goto done;
-                }
-            }
-        }
-        if (rename(tmpdir, o->outdir) != 0) {
-            snprintf(err, sizeof err, "%s: cannot rename %s to it: %s", o->outdir, tmpdir, strerror(errno));
-            if (old) { rename(old, o->outdir); free(old); }
-            pthread_mutex_unlock(&sigw.lock);
-            goto done;
-        }
-        sigw.tmpdir[0] = sigw.tartmp[0] = 0;
-        if (old) { rm_rf(old); free(old); }
-    }
-    pthread_mutex_unlock(&sigw.lock);
+    /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
+    if (hz_publish(o, tmpdir, &sigw, err, sizeof err)) goto done;
     free(tar_placed); tar_placed = NULL;
     free(tmpdir); tmpdir = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
@@ -689,8 +522,8 @@ done:
     if (status != 0) {
         if (show_progress) fprintf(stderr, "\n");
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
-        sigwatch_paths(&sigw, NULL, NULL);
-        if (tmpdir) rm_rf(tmpdir);
+        hz_sigwatch_paths(&sigw, NULL, NULL);
+        if (tmpdir) hz_rm_rf(tmpdir);
         if (tar_placed) unlink(tar_placed);
         if (dump_placed) unlink(o->dump_plan);
         /* failure manifest next to OUTDIR (docs/manifest.md); silently skipped when it cannot be written */
@@ -709,7 +542,7 @@ done:
         }
     }
     free(tmpdir);
-    sigwatch_stop(&sigw);
+    hz_sigwatch_stop(&sigw);
     free(tar_placed);
     free(gpu_report);
     for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);

@@ -131,3 +131,29 @@ char *hz_lastz_command(const hz_opts *o, const char *base, size_t r, size_t q, i
              o->notrivial ? " --notrivial" : "", scores, base, base, F, base);
     return s;
 }
+
+static int cmd_cmp(const void *pa, const void *pb)
+{
+    const hz_cmd *a = pa, *b = pb;
+    if (a->strand != b->strand) return a->strand - b->strand;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    if (a->q != b->q) return a->q < b->q ? -1 : 1;
+    if (a->r != b->r) return a->r < b->r ? -1 : 1;
+    return 0;
+}
+
+int hz_commands_write(const hz_opts *o, const char *dir, hz_cmd *c, size_t n, char *err, size_t errlen)
+{
+    if (n) qsort(c, n, sizeof *c, cmd_cmp);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
+    FILE *fp = fopen(path, "wb");
+    if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno)); return -1; }
+    if (!o->nogapped)
+        for (size_t i = 0; i < n; i++) {
+            fputs(c[i].line, fp); fputc('\n', fp);
+            if (o->print_commands && !o->diagonal_partition) { fputs(c[i].line, stdout); fputc('\n', stdout); }
+        }
+    if (fclose(fp) != 0) { snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno)); return -1; }
+    return 0;
+}

@@ -37,4 +37,15 @@ size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, s
 /* The lastz command KegAlign prints for segments file <base>.segments (spec §6.4); malloc'd. */
 char *hz_lastz_command(const hz_opts *o, const char *base, size_t r, size_t q, int strand);
 
+/* One segments file's lastz command: strand (0 plus, 1 minus), interval k (1-based, the
+ * tmp number), query block q, target block start offset r (the "r" of the file name), and
+ * the command line (malloc'd, owned by the caller). */
+typedef struct { int strand; size_t k, q; uint64_t r; char *line; } hz_cmd;
+
+/* Sort c[0..n) as KegAlign 0.3.x does (RULES.md "lastz commands": plus before minus, then
+ * tmp, block, r) and write dir/lastz-commands.txt, one line each (empty with --nogapped);
+ * with --print-commands and no --diagonal-partition also to stdout.  Returns 0, or -1 with
+ * err naming the file. */
+int hz_commands_write(const hz_opts *o, const char *dir, hz_cmd *c, size_t n, char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,175 @@
+/* publish — OUTDIR rules, temporary folder, signals, final rename (see publish.h). */
+#include "publish.h"
+#include "package.h"
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(p);
+}
+void hz_rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* A run stopped by SIGINT/SIGTERM/SIGHUP removes its OUTDIR.tmp-<pid> before exiting. */
+/* Ctrl-C, SIGTERM, SIGHUP.  They are blocked in every thread of the run and taken by one
+ * watcher thread with sigwait, so no cleanup runs in signal context (where malloc, nftw or a
+ * lock held by an interrupted thread could hang).  The watcher moves the temporary output
+ * folder aside with one rename (threads still writing then fail instead of creating files
+ * there), removes it and the tarball's temporary file, and exits with 128 + the signal.  The
+ * publish step holds the lock, so a signal never splits it. */
+static void *sigwatch_main(void *p)
+{
+    hz_sigwatch *w = p;
+    int sig = 0;
+    while (sigwait(&w->set, &sig) != 0) {}
+    pthread_mutex_lock(&w->lock);
+    if (w->tmpdir[0]) {
+        char trash[4300];
+        snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
+        if (rename(w->tmpdir, trash) == 0) hz_rm_rf(trash); else hz_rm_rf(w->tmpdir);
+    }
+    if (w->tartmp[0]) unlink(w->tartmp);
+    fprintf(stderr, "\nhspz: interrupted by signal %d%s\n", sig, w->tmpdir[0] ? "; the partial output was removed" : "");
+    _exit(128 + sig);
+    return NULL;
+}
+
+void hz_sigwatch_start(hz_sigwatch *w)
+{
+    memset(w, 0, sizeof *w);
+    pthread_mutex_init(&w->lock, NULL);
+    sigemptyset(&w->set);
+    sigaddset(&w->set, SIGINT); sigaddset(&w->set, SIGTERM); sigaddset(&w->set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
+    w->on = pthread_create(&w->th, NULL, sigwatch_main, w) == 0;
+    if (!w->on) pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+}
+
+/* what the watcher removes on a signal (NULL = nothing) */
+void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp)
+{
+    pthread_mutex_lock(&w->lock);
+    snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpdir && strlen(tmpdir) < sizeof w->tmpdir ? tmpdir : "");
+    snprintf(w->tartmp, sizeof w->tartmp, "%s", tartmp && strlen(tartmp) < sizeof w->tartmp ? tartmp : "");
+    pthread_mutex_unlock(&w->lock);
+}
+
+void hz_sigwatch_stop(hz_sigwatch *w)
+{
+    if (!w->on) return;
+    pthread_cancel(w->th);
+    pthread_join(w->th, NULL);
+    pthread_sigmask(SIG_SETMASK, &w->old, NULL);   /* a signal still pending now acts normally */
+    pthread_mutex_destroy(&w->lock);
+    w->on = 0;
+}
+
+int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
+{
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", o->outdir);
+    char *sl = strrchr(parent, '/');
+    if (sl == parent) parent[1] = 0;
+    else if (sl) *sl = 0;
+    else snprintf(parent, sizeof parent, ".");
+    struct stat st;
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
+        return -1;
+    }
+    if (stat(o->outdir, &st) != 0) return 0;
+    if (!S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: exists and is not a directory", o->outdir); return -1; }
+    DIR *d = opendir(o->outdir);
+    int empty = 1;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
+        closedir(d);
+    }
+    if (!empty && !o->force) {
+        snprintf(err, errlen, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
+        return -1;
+    }
+    if (!empty) {
+        char od[PATH_MAX], in[PATH_MAX];
+        if (!realpath(o->outdir, od)) { snprintf(err, errlen, "%s: %s", o->outdir, strerror(errno)); return -1; }
+        const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
+        size_t l = strlen(od);
+        for (int i = 0; i < 4; i++)
+            if (ins[i] && realpath(ins[i], in) && !strncmp(in, od, l) && in[l] == '/') {
+                snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, ins[i]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
+{
+    size_t tl = strlen(o->outdir) + 32;
+    char *tmpdir = malloc(tl);
+    if (!tmpdir) { snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(tmpdir, tl, "%s.tmp-%ld", o->outdir, (long)getpid());
+    hz_rm_rf(tmpdir);
+    if (mkdir(tmpdir, 0777) != 0) {
+        snprintf(err, errlen, "%s: cannot create the temporary output folder %s: %s", o->outdir, tmpdir, strerror(errno));
+        free(tmpdir);
+        return NULL;
+    }
+    char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
+    char tt[4300] = "";
+    if (tp) snprintf(tt, sizeof tt, "%s.tmp-%ld", tp, (long)getpid());
+    free(tp);
+    hz_sigwatch_paths(w, tmpdir, tt[0] ? tt : NULL);
+    return tmpdir;
+}
+
+int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen)
+{
+    /* publish: an existing OUTDIR (empty, or any with --force) is moved aside first and only
+     * removed once the new one is in place, so a failed rename loses nothing */
+    pthread_mutex_lock(&w->lock);   /* a signal waits until OUTDIR is complete */
+    {
+        char *old = NULL;
+        struct stat st;
+        if (stat(o->outdir, &st) == 0) {
+            if (!o->force) {
+                if (rmdir(o->outdir) != 0) {
+                    snprintf(err, errlen, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
+                    pthread_mutex_unlock(&w->lock);
+                    return -1;
+                }
+            } else {
+                old = malloc(strlen(o->outdir) + 32);
+                if (!old) { snprintf(err, errlen, "out of memory"); pthread_mutex_unlock(&w->lock); return -1; }
+                snprintf(old, strlen(o->outdir) + 32, "%s.old-%ld", o->outdir, (long)getpid());
+                if (rename(o->outdir, old) != 0) {
+                    snprintf(err, errlen, "%s: cannot move the existing folder aside: %s", o->outdir, strerror(errno));
+                    free(old);
+                    pthread_mutex_unlock(&w->lock);
+                    return -1;
+                }
+            }
+        }
+        if (rename(tmpdir, o->outdir) != 0) {
+            snprintf(err, errlen, "%s: cannot rename %s to it: %s", o->outdir, tmpdir, strerror(errno));
+            if (old) { rename(old, o->outdir); free(old); }
+            pthread_mutex_unlock(&w->lock);
+            return -1;
+        }
+        w->tmpdir[0] = w->tartmp[0] = 0;
+        if (old) { hz_rm_rf(old); free(old); }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* publish — OUTDIR rules, the temporary output folder, signals, and the final rename.
+ *
+ * A run writes into OUTDIR.tmp-<pid> and renames it to OUTDIR at the end (README "Exit
+ * status"; hardening rules: nothing that looks complete is left by a failed or interrupted
+ * run, and what this run did not create is never removed).  Used by `hspz run` (pipeline.c)
+ * and `hspz merge` (merge.c).
+ */
+#ifndef HZ_PUBLISH_H
+#define HZ_PUBLISH_H
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include "options.h"
+
+/* Remove path and everything below it (no symlinks followed).  No errors reported. */
+void hz_rm_rf(const char *path);
+
+/* SIGINT, SIGTERM and SIGHUP are blocked in every thread of the run and taken by one watcher
+ * thread with sigwait, so no cleanup runs in signal context.  On a signal the watcher removes
+ * the registered temporary folder and tarball temporary file, prints one line and exits with
+ * 128 + the signal.  hz_publish holds the lock, so a signal never splits the publish step. */
+typedef struct {
+    pthread_mutex_t lock;
+    char tmpdir[4200];         /* "" = nothing to remove */
+    char tartmp[4200];
+    sigset_t set, old;
+    pthread_t th;
+    int on;
+} hz_sigwatch;
+
+/* Start the watcher (before any other thread, so all inherit the blocked set). */
+void hz_sigwatch_start(hz_sigwatch *w);
+/* What the watcher removes on a signal (NULL = nothing). */
+void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp);
+/* Stop the watcher and restore the signal mask (a pending signal then acts normally). */
+void hz_sigwatch_stop(hz_sigwatch *w);
+
+/* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
+ * --force, and with --force it must not hold an input (it is removed after the run).
+ * Returns 0, or -1 with err set. */
+int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
+
+/* Make o->outdir's temporary folder "OUTDIR.tmp-<pid>" (a stale one of this pid is removed
+ * first) and register it, and the tarball's temporary file when o->tarball, with w.  Returns the malloc'd path, or NULL with err set. */
+char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen);
+
+/* Rename tmpdir to o->outdir under w's lock.  An existing OUTDIR must be empty (it is
+ * removed) unless o->force, when it is moved aside and deleted only once the new one is in
+ * place.  Returns 0, or -1 with err set (nothing lost: the old OUTDIR is put back). */
+int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen);
+
+#endif
