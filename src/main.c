@@ -79,7 +79,8 @@ static const char *USAGE =
 "      --max-unit-hits N            hspz plan: cut a block pair into units of at most N\n"
 "                                   seed hits (whole query intervals) [0 = one per pair]\n"
 "      --dump-plan FILE             write the blocks and their records as TSV to FILE\n"
-"                                   (side, block, record, bp; hillerlab/hspZ's bins)\n"
+"                                   (side, block, record, bp; hillerlab/hspZ's --dump-plan\n"
+"                                   rows, with hspz's blocks in place of its bins)\n"
 "      --progress / --no-progress   force the progress display on or off\n";
 
 static void usage_error(const char *fmt, const char *a, const char *b)
@@ -124,25 +125,6 @@ static int ambiguous_ok(const char *a)
         c = *end == ',' ? end : NULL;
     }
     return 1;
-}
-
-/* --dump-plan FILE: its folder exists and is writable, and FILE is not a folder (checked
- * before any work, so that a bad path fails at once). */
-static int dump_plan_precheck(const char *path, char *err, size_t errlen)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : 1;
-    if (n >= sizeof dir) { snprintf(err, errlen, "--dump-plan %s: path too long", path); return -1; }
-    if (slash) { memcpy(dir, path, n); dir[n] = 0; if (!n) strcpy(dir, "/"); } else strcpy(dir, ".");
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "--dump-plan %s: is a folder", path); return -1;
-    }
-    if (access(dir, W_OK) != 0) {
-        snprintf(err, errlen, "--dump-plan %s: cannot write into %s: %s", path, dir, strerror(errno)); return -1;
-    }
-    return 0;
 }
 
 enum {
@@ -205,6 +187,17 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     if (rc) { fprintf(stderr, "hspz: %s: %s\n", planpath, err); return 1; }
     cfg->config_path = planpath;
     return 0;
+}
+
+/* getopt's "unknown option": name the word it stopped at (a short option is optopt; a
+ * long one the last word that starts with '-'). */
+static void unknown_option(int argc, char **argv, const struct option *lo)
+{
+    (void)lo;
+    char shortopt[3] = { '-', (char)optopt, 0 };
+    if (optopt > 0 && optopt < 256) usage_error("unknown option '%s'%s", shortopt, "");
+    const char *w = optind - 1 < argc ? argv[optind - 1] : "";
+    usage_error("unknown option '%s'%s", w, "");
 }
 
 /* OUTDIR without trailing '/' (OUTDIR.tmp-<pid> is made next to it); '/', '.' and '..'
@@ -372,7 +365,7 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_DRYRUN: dry_run = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
-        default: usage_error("unknown option '%s'%s", argv[optind - 1], ""); break;
+        default: unknown_option(argc, argv, lo); break;
         }
     }
     if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
@@ -427,7 +420,13 @@ static int cmd_run(int argc, char **argv, int mode)
         usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
     o.outdir = outdir_normalize(o.outdir);
     if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
-    if (o.dump_plan && dump_plan_precheck(o.dump_plan, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    if (o.dump_plan) {   /* the same rules as the tarball, and not the tarball itself */
+        char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;
+        int same = tp && !strcmp(tp, o.dump_plan);
+        free(tp);
+        if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o.dump_plan); return 2; }
+        if (hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    }
     if (dry_run) {
         if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
         cfg.o = o;

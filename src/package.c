@@ -1,5 +1,6 @@
 /* package — see package.h. */
 #include "package.h"
+#include "publish.h"
 #include "segments.h"
 #include <archive.h>
 #include <archive_entry.h>
@@ -692,31 +693,7 @@ int hz_package_precheck(const hz_opts *o, char *err, size_t errlen)
     }
     char *tp = hz_package_tarball_path(o);
     if (!tp) { snprintf(err, errlen, "out of memory"); return -1; }
-    struct stat st;
-    int rc = 0;
-    if (stat(tp, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: tarball path is a directory", tp); rc = -1; }
-        else if (!o->force) { snprintf(err, errlen, "%s: tarball exists (use --force to replace it)", tp); rc = -1; }
-    }
-    if (!rc) {   /* its folder must exist now, and must not be OUTDIR (replaced at the end) */
-        char par[4096];
-        snprintf(par, sizeof par, "%s", tp);
-        char *sl = strrchr(par, '/');
-        if (sl == par) par[1] = 0; else if (sl) *sl = 0; else snprintf(par, sizeof par, ".");
-        char rp[PATH_MAX], ro[PATH_MAX];
-        if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "%s: the tarball's folder '%s' does not exist", tp, par); rc = -1;
-        } else if (access(par, W_OK | X_OK) != 0) {
-            snprintf(err, errlen, "%s: the tarball's folder '%s' is not writable: %s", tp, par, strerror(errno)); rc = -1;
-        } else if (realpath(par, rp) && realpath(o->outdir, ro) && !strcmp(rp, ro)) {
-            snprintf(err, errlen, "%s: the tarball cannot be inside OUTDIR", tp); rc = -1;
-        } else {
-            size_t ol = strlen(o->outdir);
-            if (!strncmp(tp, o->outdir, ol) && tp[ol] == '/') {
-                snprintf(err, errlen, "%s: the tarball cannot be inside OUTDIR", tp); rc = -1;
-            }
-        }
-    }
+    int rc = hz_output_file_check(o, tp, "tarball", err, errlen);
     free(tp);
     return rc;
 }

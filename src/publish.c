@@ -114,6 +114,45 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
     return 0;
 }
 
+static int same_file(const char *a, const struct stat *sb)
+{
+    struct stat sa;
+    return a && stat(a, &sa) == 0 && sa.st_dev == sb->st_dev && sa.st_ino == sb->st_ino;
+}
+
+int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen)
+{
+    struct stat st;
+    char par[4096], rp[PATH_MAX], ro[PATH_MAX];
+    size_t ol = strlen(o->outdir);
+    if (!strcmp(path, o->outdir) || (!strncmp(path, o->outdir, ol) && path[ol] == '/')) {
+        snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return -1;
+    }
+    if (stat(path, &st) == 0) {
+        const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
+        if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: the %s path is a folder", path, what); return -1; }
+        for (int i = 0; i < 4; i++)
+            if (same_file(ins[i], &st)) { snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, ins[i]); return -1; }
+        if (!o->force) { snprintf(err, errlen, "%s: the %s exists (use --force to replace it)", path, what); return -1; }
+    }
+    snprintf(par, sizeof par, "%s", path);
+    char *sl = strrchr(par, '/');
+    if (sl == par) par[1] = 0; else if (sl) *sl = 0; else snprintf(par, sizeof par, ".");
+    if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: the %s's folder '%s' does not exist", path, what, par); return -1;
+    }
+    if (access(par, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "%s: the %s's folder '%s' is not writable: %s", path, what, par, strerror(errno)); return -1;
+    }
+    if (realpath(par, rp) && realpath(o->outdir, ro)) {
+        size_t rl = strlen(ro);
+        if (!strncmp(rp, ro, rl) && (rp[rl] == 0 || rp[rl] == '/')) {
+            snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return -1;
+        }
+    }
+    return 0;
+}
+
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
 {
     size_t tl = strlen(o->outdir) + 32;

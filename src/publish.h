@@ -40,6 +40,12 @@ void hz_sigwatch_stop(hz_sigwatch *w);
  * Returns 0, or -1 with err set. */
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
 
+/* A file this run writes next to OUTDIR (what: "tarball", "--dump-plan"), checked before any
+ * work: not a folder, not OUTDIR or inside it (OUTDIR is replaced at the end), never an input,
+ * scoring or --config file (not even with --force), an existing file only with --force, and
+ * its folder exists and is writable.  Returns 0, or -1 with err naming path and the rule. */
+int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen);
+
 /* Make o->outdir's temporary folder "OUTDIR.tmp-<pid>" (a stale one of this pid is removed
  * first) and register it, and the tarball's temporary file when o->tarball, with w.  Returns the malloc'd path, or NULL with err set. */
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen);

@@ -89,7 +89,7 @@ PY
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" --dump-plan "$d/nofolder/plan.tsv"
     [ "$status" -eq 2 ]
     [ "$(grep -c '' <<<"$stderr")" -eq 1 ]
-    [[ "$stderr" == *"--dump-plan $d/nofolder/plan.tsv: cannot write into $d/nofolder"* ]]
+    [[ "$stderr" == "hspz: $d/nofolder/plan.tsv: the --dump-plan file's folder '$d/nofolder' does not exist" ]]
     [ ! -e "$d/o" ] && ! compgen -G "$d/o.*" >/dev/null
 }
 
@@ -106,4 +106,25 @@ PY
     hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/ref" -D 5 --tarball="$d/ref.tgz" --quiet
     same_outputs "$d/ref" "$d/segments"
     cmp "$d/ref.tgz" "$d/segments.tar.gz"
+}
+
+@test "dropin: --dump-plan and -Z never overwrite an input (not even with --force), OUTDIR or each other" {
+    local d="$BATS_TEST_TMPDIR"
+    cp $MT/MT-orang.fa "$d/q.fa"
+    local before; before="$(sha256sum <"$d/q.fa")"
+    hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/q.fa" --force
+    [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/q.fa: the --dump-plan file would overwrite the input $d/q.fa" ]]
+    hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" -Z "$d/q.fa" --force
+    [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/q.fa: the tarball would overwrite the input $d/q.fa" ]]
+    [ "$(sha256sum <"$d/q.fa")" = "$before" ]
+    hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/x.tgz" -Z "$d/x.tgz"
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"--dump-plan and the tarball cannot be the same file" ]]
+    hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/o/plan.tsv"
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"the --dump-plan file cannot be OUTDIR or inside it" ]]
+    hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" -Z "$d/o"
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"the tarball cannot be OUTDIR or inside it" ]]
+    echo old >"$d/p.tsv"
+    hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/p.tsv"
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"the --dump-plan file exists (use --force to replace it)" ]]
+    [ ! -e "$d/o" ] && ! compgen -G "$d/o.*" >/dev/null && [ "$(cat "$d/p.tsv")" = old ]
 }

@@ -294,7 +294,7 @@ EOF
     mkdir -p "$d/in"
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/in" --force --tarball="$d/in/x.tgz" --quiet
     assert_one_error_line 2
-    assert_stderr_names "inside OUTDIR"
+    assert_stderr_names "cannot be OUTDIR or inside it"
 }
 
 @test "package: tests/lib/tarsafe.py refuses what tarfile's data filter refuses (Pythons without filter=)" {

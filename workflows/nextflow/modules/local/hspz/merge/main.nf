@@ -1,0 +1,32 @@
+// HSPZ_MERGE: every unit folder of a plan into the OUTDIR of one hspz run, byte for byte
+// (hspz merge): segments, .name files, lastz-commands.txt, the plan's packaging, manifest.
+process HSPZ_MERGE {
+    tag "${meta.id}"
+    label 'process_low'
+
+    conda "${moduleDir}/environment.yml"
+    container "${ task.ext.container ?: 'hspz:0.1.0' }"
+
+    input:
+    tuple val(meta), path(plan), path(target), path(query), path(unit_dirs, stageAs: 'units/*')
+
+    output:
+    tuple val(meta), path("${task.ext.prefix ?: meta.id}"), emit: outdir
+    tuple val(meta), path("${task.ext.prefix ?: meta.id}.tar.gz"), emit: tarball, optional: true
+    tuple val("${task.process}"), val('hspz'), eval('hspz --version'), emit: versions_hspz, topic: versions
+
+    when:
+    task.ext.when == null || task.ext.when
+
+    script:
+    if (workflow.profile.tokenize(',').contains('conda')) {
+        error "hspz has no conda package yet: use -profile docker, singularity or apptainer"
+    }
+    template 'merge.sh'
+
+    stub:
+    """
+    mkdir ${task.ext.prefix ?: meta.id}
+    touch ${task.ext.prefix ?: meta.id}/lastz-commands.txt
+    """
+}
