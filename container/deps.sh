@@ -45,6 +45,7 @@ HZ_TEST_PACKAGES=(
     lastz=1.04.22-2
     python3
     python3-pip
+    python3-yaml
     time
 )
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# HSPZ_LASTZ's script (rendered by Nextflow: ${...} are its values, \$ is the shell's).
+# HSPZ_LASTZ's script (a Nextflow template: Nextflow fills in the task's values; a backslash-dollar is the shell's dollar sign).
 # The command is run as hspz wrote it, from the package's galaxy/files folder; its stderr
 # file must stay empty (lastz's own exit status 1 is not an error, as in batched_lastz).
 set -eu

@@ -1,5 +1,5 @@
 #!/bin/sh
-# HSPZ_PLAN's script (rendered by Nextflow: ${...} are its values, \$ is the shell's).
+# HSPZ_PLAN's script (a Nextflow template: Nextflow fills in the task's values; a backslash-dollar is the shell's dollar sign).
 # One unit id per line goes to PREFIX.units.txt for the scatter.
 set -eu
 hspz plan -r '${target}' -q '${query}' -o '${task.ext.prefix ?: meta.id}.plan.json' \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# HSPZ_RUN's script (rendered by Nextflow: ${...} are its values, \$ is the shell's).
+# HSPZ_RUN's script (a Nextflow template: Nextflow fills in the task's values; a backslash-dollar is the shell's dollar sign).
 # --gpus 0 means every visible GPU (Nextflow sets CUDA_VISIBLE_DEVICES); without one hspz
 # says so in a note and runs on the CPU; the bytes are the same either way.
 set -eu

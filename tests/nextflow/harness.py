@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Drive workflows/nextflow's DAG without Nextflow: render each process's template the way
+Nextflow would, run it in a task folder of its own with its inputs staged as links, and check
+that plan -> units (shuffled, in groups, any --threads) -> merge gives the bytes of one
+`hspz run`, and, with --gapped, that the per-command lastz tasks give the MAF of the package's
+commands run in order.
+
+Nextflow's runtime cannot be installed on the build machines (README "Nextflow"), so this is
+what CI runs; `nextflow run workflows/nextflow -profile test,docker` runs the same templates.
+
+Template language (the subset the templates may use; anything else is an error, so a template
+cannot silently rely on something this harness does not render):
+  ${NAME.NAME...}        a value (null renders "null", a list its items joined by spaces)
+  ${A ?: B}              A unless null/empty/false, else B
+  ${C ? A : B}           A when C is truthy, else B
+  'text', 123            literals inside ${...}
+  \\$                    a literal $ for the shell; any other $ is an error
+
+  harness.py --hspz BIN [--config workflows/nextflow/nextflow.config --profile test]
+             [--target T --query Q --hspz-args ARGS --max-unit-hits N --units-per-task K]
+             [--gapped] [--min-units N] [--seed S] --work DIR
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NF = os.path.join(ROOT, "workflows", "nextflow")
+MOD = os.path.join(NF, "modules", "local", "hspz")
+
+
+class TemplateError(Exception):
+    pass
+
+
+def _lookup(ctx, dotted):
+    cur = ctx
+    for part in dotted.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            if isinstance(cur, dict) and dotted.split(".")[0] in ctx:
+                return None          # a missing field of a known map is null, as in Groovy
+            raise TemplateError("unknown name '%s'" % dotted)
+        cur = cur[part]
+    return cur
+
+
+def _atom(ctx, s):
+    s = s.strip()
+    if re.fullmatch(r"'[^']*'", s):
+        return s[1:-1]
+    if re.fullmatch(r"-?[0-9]+", s):
+        return int(s)
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", s):
+        return _lookup(ctx, s)
+    raise TemplateError("unsupported expression '%s'" % s)
+
+
+def _truthy(v):
+    return v not in (None, "", 0, False, [])
+
+
+def evaluate(ctx, expr):
+    """Value of one ${...} expression (see the module docstring)."""
+    if "?:" in expr:
+        a, b = expr.split("?:", 1)
+        v = _atom(ctx, a)
+        return v if _truthy(v) else evaluate(ctx, b)
+    m = re.fullmatch(r"(.+?)\?(.+):(.+)", expr)
+    if m:
+        return evaluate(ctx, m.group(2)) if _truthy(_atom(ctx, m.group(1))) else evaluate(ctx, m.group(3))
+    return _atom(ctx, expr)
+
+
+def _text(v):
+    if v is None:
+        return "null"
+    if isinstance(v, list):
+        return " ".join(_text(x) for x in v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def render(path, ctx):
+    """The script Nextflow makes of template PATH with the task's values CTX."""
+    src = open(path).read()
+    out, i = [], 0
+    while i < len(src):
+        c = src[i]
+        if c == "\\" and src.startswith("\\$", i):
+            out.append("$"); i += 2
+        elif c == "$":
+            if not src.startswith("${", i):
+                raise TemplateError("%s: bare '$' at offset %d (write \\$ for the shell)" % (path, i))
+            j = src.index("}", i)
+            out.append(_text(evaluate(ctx, src[i + 2:j])))
+            i = j + 1
+        else:
+            out.append(c); i += 1
+    return "".join(out)
+
+
+def task_ctx(process, cpus, accelerator=None, args=None, prefix=None):
+    return {"task": {"process": process, "cpus": cpus, "accelerator": accelerator,
+                     "ext": {"args": args, "prefix": prefix}}}
+
+
+class Runner:
+    def __init__(self, work, hspz):
+        self.work, self.n = work, 0
+        self.env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(hspz)) + os.pathsep + os.environ["PATH"])
+
+    def task(self, name, template, ctx, stage):
+        """Render TEMPLATE, stage STAGE {name: path} as links in a new task folder, run the
+        script as Nextflow does (bash -ue .command.sh), return the folder."""
+        self.n += 1
+        d = os.path.join(self.work, "work", "%02d-%s" % (self.n, name))
+        os.makedirs(d)
+        for rel, src in stage.items():
+            os.makedirs(os.path.dirname(os.path.join(d, rel)) or d, exist_ok=True)
+            os.symlink(os.path.abspath(src), os.path.join(d, rel))
+        script = render(template, ctx)
+        with open(os.path.join(d, ".command.sh"), "w") as f:
+            f.write(script)
+        if subprocess.run(["sh", "-n", ".command.sh"], cwd=d).returncode:
+            raise SystemExit("%s: the rendered script is not POSIX sh" % d)
+        r = subprocess.run(["bash", "-ue", ".command.sh"], cwd=d, env=self.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        open(os.path.join(d, ".command.err"), "w").write(r.stderr)
+        if r.returncode:
+            raise SystemExit("%s failed (exit %d):\n%s" % (d, r.returncode, r.stderr))
+        return d
+
+
+def test_profile(config, profile):
+    """params.NAME = VALUE lines of one profile of nextflow.config (strings and integers)."""
+    text = open(config).read()
+    m = re.search(r"^\s*%s\s*\{(.*?)^\s*\}" % re.escape(profile), text, re.S | re.M)
+    if not m:
+        raise SystemExit("%s: no profile '%s'" % (config, profile))
+    params = {}
+    for k, v in re.findall(r"params\.(\w+)\s*=\s*(.+)", m.group(1)):
+        v = v.strip()
+        v = v.replace("${projectDir}", NF)
+        if v[0] in "'\"":
+            params[k] = v[1:-1]
+        elif v in ("true", "false"):
+            params[k] = v == "true"
+        else:
+            params[k] = int(v)
+    return params
+
+
+def same_tree(a, b):
+    """Files of a and b (manifest.json aside) with the same names and bytes."""
+    r = subprocess.run(["diff", "-r", "-x", "manifest.json", a, b], stdout=subprocess.PIPE, text=True)
+    return r.returncode == 0, r.stdout[:2000]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hspz", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--config", default=os.path.join(NF, "nextflow.config"))
+    ap.add_argument("--profile")
+    ap.add_argument("--target"); ap.add_argument("--query")
+    ap.add_argument("--hspz-args", dest="hspz_args")
+    ap.add_argument("--max-unit-hits", dest="max_unit_hits", type=int)
+    ap.add_argument("--units-per-task", dest="units_per_task", type=int)
+    ap.add_argument("--gapped", action="store_true", default=None)
+    ap.add_argument("--min-units", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    p = {"hspz_args": "--tarball", "max_unit_hits": 0, "units_per_task": 1, "gapped": False, "id": "pair"}
+    if a.profile:
+        p.update(test_profile(a.config, a.profile))
+    for k in ("target", "query", "hspz_args", "max_unit_hits", "units_per_task", "gapped"):
+        if getattr(a, k) is not None:
+            p[k] = getattr(a, k)
+    rng = random.Random(a.seed)
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    run = Runner(a.work, a.hspz)
+    meta = {"id": p["id"]}
+    T, Q = os.path.basename(p["target"]), os.path.basename(p["query"])
+    inputs = {T: p["target"], Q: p["query"]}
+
+    # HSPZ_PLAN (ext.args from nextflow.config: hspz_args + --max-unit-hits)
+    ctx = dict(task_ctx("HSPZ_PLAN", 4, args="%s --max-unit-hits %d" % (p["hspz_args"], p["max_unit_hits"])),
+               meta=meta, target=T, query=Q)
+    d = run.task("plan", os.path.join(MOD, "plan", "templates", "plan.sh"), ctx, inputs)
+    plan = os.path.join(d, "%s.plan.json" % meta["id"])
+    ids = [l.strip() for l in open(os.path.join(d, "%s.units.txt" % meta["id"])) if l.strip()]
+    if len(ids) < a.min_units:
+        raise SystemExit("the plan has %d units, fewer than --min-units %d" % (len(ids), a.min_units))
+
+    # HSPZ_RUN: groups of units_per_task ids (collate), run in shuffled order, 1 or 2 cpus
+    k = p["units_per_task"]
+    groups = [ids[i:i + k] for i in range(0, len(ids), k)]
+    rng.shuffle(groups)
+    unit_dirs = []
+    for g in groups:
+        ctx = dict(task_ctx("HSPZ_RUN", rng.choice([1, 2])), meta=meta, plan=os.path.basename(plan),
+                   target=T, query=Q, units=",".join(g), tag="_".join(g))
+        d = run.task("run", os.path.join(MOD, "run", "templates", "run.sh"), ctx,
+                     dict(inputs, **{os.path.basename(plan): plan}))
+        unit_dirs.append(os.path.join(d, "%s.units-%s" % (meta["id"], "_".join(g))))
+
+    # HSPZ_MERGE: unit folders staged as units/* (stageAs), in arrival (here: shuffled) order
+    stage = dict(inputs, **{os.path.basename(plan): plan})
+    staged = []
+    for u in unit_dirs:
+        stage["units/" + os.path.basename(u)] = u
+        staged.append("units/" + os.path.basename(u))
+    ctx = dict(task_ctx("HSPZ_MERGE", 2), meta=meta, plan=os.path.basename(plan), target=T, query=Q, unit_dirs=staged)
+    d = run.task("merge", os.path.join(MOD, "merge", "templates", "merge.sh"), ctx, stage)
+    merged = os.path.join(d, meta["id"])
+
+    # the reference: one hspz run with the same settings
+    single = os.path.join(a.work, "single")
+    cmd = [a.hspz, "run", "-r", p["target"], "-q", p["query"], "-o", single, "--quiet"] + p["hspz_args"].split()
+    subprocess.run(cmd, check=True)
+    ok, diff = same_tree(single, merged)
+    if not ok:
+        raise SystemExit("merged output differs from one hspz run:\n" + diff)
+    tarball = os.path.exists(single + ".tar.gz")
+    if tarball and open(single + ".tar.gz", "rb").read() != open(merged + ".tar.gz", "rb").read():
+        raise SystemExit("merged tarball differs from one hspz run's")
+    msg = "%d units in %d tasks (shuffled, 1-2 threads) -> merge == one hspz run (%d files%s)" % (
+        len(ids), len(groups), len(os.listdir(single)), ", tarball" if tarball else "")
+
+    if p["gapped"]:
+        if not tarball:
+            raise SystemExit("--gapped needs --tarball in hspz_args")
+        lines = open(os.path.join(merged, "lastz-commands.txt")).read().splitlines()
+        order = list(range(len(lines)))
+        rng.shuffle(order)
+        outs = {}
+        for i in order:
+            out = re.search(r"--output=(\S+)", lines[i]).group(1)
+            ctx = dict(task_ctx("HSPZ_LASTZ", 1), meta=meta, tarball=os.path.basename(merged) + ".tar.gz",
+                       index=i + 1, command=lines[i], output=out)
+            d = run.task("lastz", os.path.join(MOD, "lastz", "templates", "lastz.sh"), ctx,
+                         {os.path.basename(merged) + ".tar.gz": merged + ".tar.gz"})
+            outs[i] = open(os.path.join(d, "%d.%s" % (i + 1, out))).read()
+        maf = "##maf version=1\n" + "".join(outs[i] for i in range(len(lines)))
+        # reference: the single run's package, every command in order in one folder
+        ref = os.path.join(a.work, "ref-gapped")
+        os.makedirs(ref)
+        subprocess.run(["tar", "-xzf", single + ".tar.gz", "-C", ref], check=True)
+        files = os.path.join(ref, "galaxy", "files")
+        want = "##maf version=1\n"
+        for line in open(os.path.join(single, "lastz-commands.txt")).read().splitlines():
+            subprocess.run(["sh", "-c", line], cwd=files)
+            want += open(os.path.join(files, re.search(r"--output=(\S+)", line).group(1))).read()
+        if maf != want:
+            raise SystemExit("the per-command lastz tasks' MAF differs from the package's commands run in order")
+        msg += "; %d lastz tasks -> MAF == the package run in order (%d alignment blocks)" % (len(lines), maf.count("\na score="))
+    print("nextflow-harness: ok: " + msg)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except TemplateError as e:
+        raise SystemExit("template: %s" % e)
