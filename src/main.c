@@ -20,7 +20,7 @@ static const char *USAGE =
 "       hspz config [--config FILE] [run options]   (print the resolved configuration)\n"
 "       hspz plan -r TARGET -q QUERY -o PLAN.json [run options] [--max-unit-hits N]\n"
 "       hspz run --plan PLAN.json --unit ID[,ID|A-B...] -o UNITDIR [-r T -q Q] [machine options]\n"
-"       hspz merge PLAN.json UNITDIR... -o OUTDIR [-r T -q Q] [--force] [--quiet]\n"
+"       hspz merge PLAN.json UNITDIR... -o OUTDIR [-r T -q Q] [--force] [--quiet] [--threads N]\n"
 "       hspz --version | hspz version [--verbose] | hspz help\n"
 "\n"
 "Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
@@ -397,7 +397,21 @@ static int cmd_run(int argc, char **argv, int mode)
         if (hz_shape_parse(o.seed, o.transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
         if (!ambiguous_ok(o.ambiguous))
             usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
-        if (o.dump_plan || dry_run) usage_error("hspz plan: --dump-plan and --dry-run are options of hspz run%s%s", "", "");
+        if (o.dump_plan || dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
+        {   /* the plan file: never an input, an existing file only with --force */
+            struct stat pst;
+            const char *ins[3] = { o.target, o.query, o.scoring };
+            if (stat(o.outdir, &pst) == 0) {
+                for (int i = 0; i < 3; i++) {
+                    struct stat ist;
+                    if (ins[i] && stat(ins[i], &ist) == 0 && ist.st_dev == pst.st_dev && ist.st_ino == pst.st_ino) {
+                        fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o.outdir, ins[i]); return 2;
+                    }
+                }
+                if (S_ISDIR(pst.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the plan file\n", o.outdir); return 2; }
+                if (!o.force) { fprintf(stderr, "hspz: %s: the plan file exists (use --force to replace it)\n", o.outdir); return 2; }
+            }
+        }
         cfg.o = o;
         return hz_plan_cmd(&cfg, o.outdir, max_unit_hits);
     }

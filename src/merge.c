@@ -84,8 +84,8 @@ static int read_unit_dir(const hz_unitplan *p, const char *dir, size_t di, char 
         snprintf(fp, sizeof fp, "%s/%s", dir, name);
         if (hz_sha256_file(fp, hex, &bytes, NULL)) { snprintf(err, errlen, "%s: listed in %s but missing: %s", fp, path, strerror(errno)); goto out; }
         if (!sha || strcmp(sha, hex) || bytes != jint(v, "bytes")) {
-            snprintf(err, errlen, "%s: %llu bytes, not the %llu bytes with the sha256 its manifest lists (truncated or changed?)", fp,
-                     (unsigned long long)bytes, (unsigned long long)jint(v, "bytes"));
+            snprintf(err, errlen, "%s: not the file its unit manifest lists (%llu bytes, sha256 %.12s...; listed: %llu bytes, %.12s...): truncated or changed?",
+                     fp, (unsigned long long)bytes, hex, (unsigned long long)jint(v, "bytes"), sha ? sha : "?");
             goto out;
         }
         if (push_file(uf, dir, name)) { snprintf(err, errlen, "out of memory"); goto out; }
@@ -138,10 +138,26 @@ static int command_of(const hz_opts *o, const hz_side *t, const char *name, hz_c
     return 0;
 }
 
-/* OUTDIR is not a unit folder and holds none (merging never overwrites an input). */
+/* OUTDIR is not a unit folder, holds none and is not inside one (merging never writes into
+ * an input). */
 static int check_not_unit_dir(const hz_opts *o, char *const *dirs, size_t n, char *err, size_t errlen)
 {
-    char out[PATH_MAX];
+    char out[PATH_MAX], par[PATH_MAX];
+    snprintf(par, sizeof par, "%s", o->outdir);
+    char *sl = strrchr(par, '/');
+    if (sl == par) par[1] = 0; else if (sl) *sl = 0; else snprintf(par, sizeof par, ".");
+    if (realpath(par, out)) {   /* OUTDIR's parent inside a unit folder */
+        size_t pl = strlen(out);
+        for (size_t i = 0; i < n; i++) {
+            char d[PATH_MAX];
+            if (!realpath(dirs[i], d)) continue;
+            size_t dl = strlen(d);
+            if (!strncmp(out, d, dl) && (out[dl] == 0 || out[dl] == '/') && pl >= dl) {
+                snprintf(err, errlen, "%s: inside the unit folder %s; name an output folder outside it", o->outdir, dirs[i]);
+                return -1;
+            }
+        }
+    }
     if (!realpath(o->outdir, out)) return 0;   /* does not exist yet */
     size_t ol = strlen(out);
     for (size_t i = 0; i < n; i++) {
@@ -191,10 +207,7 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
     if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
         hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
-    if (tside.n_block != p->n_tblock || qside.n_block != p->n_qblock) {
-        snprintf(err, sizeof err, "%s: %zu x %zu blocks here, %zu x %zu in the plan", p->path, tside.n_block, qside.n_block, p->n_tblock, p->n_qblock);
-        goto done;
-    }
+    if (hz_unitplan_check_cover(p, o, &tside, &qside, (uint32_t)sh.span, err, sizeof err)) goto done;
     if (check_not_unit_dir(o, dirs, ndirs, err, sizeof err) || hz_check_outdir(o, err, sizeof err)) goto done;
     if (!(tmpdir = hz_tmpdir_make(o, &sigw, err, sizeof err))) goto done;
     if (hz_side_write_names(&tside, tmpdir, "ref", err, sizeof err) || hz_side_write_names(&qside, tmpdir, "query", err, sizeof err)) goto done;

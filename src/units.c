@@ -415,3 +415,41 @@ int hz_unitsel_interval(const hz_unitsel *s, size_t r, size_t q, size_t k)
     }
     return 0;
 }
+
+int hz_unitplan_check_cover(const hz_unitplan *p, const hz_opts *o, const hz_side *t, const hz_side *q,
+                            uint32_t W, char *err, size_t errlen)
+{
+    if (t->n_block != p->n_tblock || q->n_block != p->n_qblock) {
+        snprintf(err, errlen, "%s: %zu x %zu blocks with its settings, but its units are of %zu x %zu (edited by hand?)",
+                 p->path, t->n_block, q->n_block, p->n_tblock, p->n_qblock);
+        return -1;
+    }
+    size_t *niv = calloc(q->n_block ? q->n_block : 1, sizeof *niv), total = 0, covered = 0;
+    if (!niv) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (size_t b = 0; b < q->n_block; b++) {
+        uint32_t (*iv)[2] = NULL;
+        niv[b] = hz_intervals(q->block[b].len, W, o->interval_size, &iv);
+        free(iv);
+        total += niv[b] * t->n_block;
+    }
+    int rc = 0;
+    /* units come in (r, q, k) order and must tile each pair's intervals without gap or overlap */
+    size_t next_r = 0, next_q = 0, next_k = 0;
+    for (size_t i = 0; i < p->n && !rc; i++) {
+        const hz_unit *u = &p->u[i];
+        while (!rc && (next_r < u->r || (next_r == u->r && next_q < u->q))) {   /* pairs skipped */
+            if (next_k < niv[next_q]) rc = -1;
+            if (++next_q == q->n_block) { next_q = 0; next_r++; }
+            next_k = 0;
+        }
+        if (rc || u->r != next_r || u->q != next_q || u->k0 != next_k || u->k1 > niv[u->q] || u->k1 <= u->k0) { rc = -1; break; }
+        covered += u->k1 - u->k0;
+        next_k = u->k1;
+        if (next_k == niv[next_q]) { if (++next_q == q->n_block) { next_q = 0; next_r++; } next_k = 0; }
+    }
+    if (!rc && covered != total) rc = -1;
+    if (rc) snprintf(err, errlen, "%s: its units do not cover the %zu intervals of its %zu x %zu blocks exactly once, in order (edited by hand?)",
+                     p->path, total, t->n_block, q->n_block);
+    free(niv);
+    return rc;
+}

@@ -65,6 +65,12 @@ int hz_unit_ids_parse(const char *spec, const hz_unitplan *p, unsigned char *sel
  * Returns 0, or -1 with err naming the file and the mismatch. */
 int hz_unitplan_check_inputs(const hz_unitplan *p, const hz_opts *o, char *err, size_t errlen);
 
+/* Check that p's units are the plan of these sides under o: the same block counts, and every
+ * (target block, query block, interval) with intervals (W = seed span) in exactly one unit.
+ * Catches a plan edited by hand (a unit removed, settings changed).  Returns 0, or -1 with err. */
+int hz_unitplan_check_cover(const hz_unitplan *p, const hz_opts *o, const hz_side *t, const hz_side *q,
+                            uint32_t W, char *err, size_t errlen);
+
 /* The units one `hspz run --plan` runs (hz_opts.units): plan + selection flags. */
 struct hz_unitsel {
     const hz_unitplan *plan;

@@ -171,3 +171,34 @@ PY
     hz_run plan -r $MT/MT-human.fa -q <(cat $MT/MT-orang.fa) -o "$d/fifo.json"
     [ "$status" -eq 1 ] && [[ "$stderr" == *"a plan needs regular input files"* ]] && [ ! -e "$d/fifo.json" ]
 }
+
+@test "units: a plan never overwrites an input or an existing file (without --force); an edited plan is refused" {
+    local d="$BATS_TEST_TMPDIR"
+    cp $MT/MT-orang.fa "$d/q.fa"
+    local before; before="$(sha256sum <"$d/q.fa")"
+    hz_run plan -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/q.fa" --force
+    [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/q.fa: the plan would overwrite the input $d/q.fa" ]]
+    [ "$(sha256sum <"$d/q.fa")" = "$before" ]
+    echo keep >"$d/keep.json"
+    hz_run plan -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/keep.json"
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"the plan file exists (use --force to replace it)" ]] && [ "$(cat "$d/keep.json")" = keep ]
+    # a unit removed by hand, or settings changed under the units: refused by run --plan and merge
+    hz_run plan -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/p.json" "${SMALL[@]}" --quiet
+    python3 - "$d/p.json" "$d/cut.json" "$d/blocks.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+cut = dict(p, units=p["units"][:-1])
+json.dump(cut, open(sys.argv[2], "w"), indent=1)
+blk = dict(p, config=p["config"].replace("seq_block_size: 100000", "seq_block_size: 200000"))
+assert blk["config"] != p["config"]
+json.dump(blk, open(sys.argv[3], "w"), indent=1)
+PY
+    hz_run run --plan "$d/cut.json" --unit 1-15 -o "$d/u"
+    [ "$status" -eq 1 ] && [[ "$stderr" == *"its units do not cover the 16 intervals of its 4 x 4 blocks exactly once"* ]] && [ ! -e "$d/u" ]
+    hz_run run --plan "$d/blocks.json" --unit 1 -o "$d/u"
+    [ "$status" -eq 1 ] && [[ "$stderr" == *"2 x 2 blocks with its settings, but its units are of 4 x 4"* ]] && [ ! -e "$d/u" ]
+    # merge -o inside a unit folder
+    hz_run run --plan "$d/p.json" --unit 1-16 -o "$d/all" --quiet
+    hz_run merge "$d/p.json" "$d/all" -o "$d/all/sub"
+    [ "$status" -eq 1 ] && [[ "$stderr" == *"inside the unit folder $d/all"* ]] && [ ! -e "$d/all/sub" ]
+}

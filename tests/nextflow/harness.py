@@ -205,10 +205,10 @@ def main():
     unit_dirs = []
     for g in groups:
         ctx = dict(task_ctx("HSPZ_RUN", rng.choice([1, 2])), meta=meta, plan=os.path.basename(plan),
-                   target=T, query=Q, units=",".join(g), tag="_".join(g))
+                   target=T, query=Q, units=",".join(g), unit_tag="%s-%s" % (g[0], g[-1]))
         d = run.task("run", os.path.join(MOD, "run", "templates", "run.sh"), ctx,
                      dict(inputs, **{os.path.basename(plan): plan}))
-        unit_dirs.append(os.path.join(d, "%s.units-%s" % (meta["id"], "_".join(g))))
+        unit_dirs.append(os.path.join(d, "%s.units-%s-%s" % (meta["id"], g[0], g[-1])))
 
     # HSPZ_MERGE: unit folders staged as units/* (stageAs), in arrival (here: shuffled) order
     stage = dict(inputs, **{os.path.basename(plan): plan})

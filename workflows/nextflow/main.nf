@@ -21,6 +21,12 @@ workflow {
     if (!params.target || !params.query) {
         error "give --target and --query (or -profile test)"
     }
+    if ((params.units_per_task as int) < 1) {
+        error "--units_per_task must be 1 or more"
+    }
+    if (params.gapped && !(params.hspz_args.tokenize(' ').any { it == '-Z' || it.startsWith('--tarball') })) {
+        error "--gapped runs lastz on hspz's data package: add --tarball to --hspz_args"
+    }
     def meta = [id: params.id]
     pair = Channel.of([meta, file(params.target, checkIfExists: true), file(params.query, checkIfExists: true)])
 
@@ -32,7 +38,7 @@ workflow {
     run_in = HSPZ_PLAN.out.plan
         .join(pair)
         .combine(unit_groups, by: 0)
-        .map { m, plan, t, q, ids -> [m, plan, t, q, ids.join(','), ids.join('_')] }
+        .map { m, plan, t, q, ids -> [m, plan, t, q, ids.join(','), "${ids.first()}-${ids.last()}"] }
     HSPZ_RUN(run_in)
 
     merge_in = HSPZ_PLAN.out.plan
@@ -61,5 +67,14 @@ workflow {
             .collectFile(name: "${params.id}.maf", seed: '##maf version=1\n', sort: false, storeDir: params.outdir)
     }
 
-    HSPZ_MERGE.out.outdir.map { m, dir -> dir }.subscribe { println "hspz: merged output ${it}" }
+    // a plan without units (every query block shorter than the seed) has nothing to run:
+    // hspz merge PLAN -o OUTDIR with no unit folders writes the (empty) output of one run
+    HSPZ_PLAN.out.units.filter { m, f -> !f.readLines().any { it.trim() } }
+        .subscribe { m, f -> log.warn "${m.id}: the plan has no work units (every query block is shorter than the seed); nothing to align" }
+
+    // versions of every tool, from the processes' topic channels
+    channel.topic('versions')
+        .map { proc, tool, ver -> "${proc.tokenize(':').last()}:\n  ${tool}: ${ver}\n" }
+        .unique()
+        .collectFile(name: 'versions.yml', storeDir: params.outdir, sort: true)
 }

@@ -20,7 +20,7 @@ process HSPZ_PLAN {
     task.ext.when == null || task.ext.when
 
     script:
-    if (workflow.profile.tokenize(',').contains('conda')) {
+    if (workflow.profile.tokenize(',').intersect(['conda', 'mamba']) || session.config.navigate('conda.enabled')) {
         error "hspz has no conda package yet: use -profile docker, singularity or apptainer"
     }
     template 'plan.sh'

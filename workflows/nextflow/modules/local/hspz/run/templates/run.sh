@@ -1,8 +1,8 @@
 #!/bin/sh
 # HSPZ_RUN's script (a Nextflow template: Nextflow fills in the task's values; a backslash-dollar is the shell's dollar sign).
-# --gpus 0 means every visible GPU (Nextflow sets CUDA_VISIBLE_DEVICES); without one hspz
-# says so in a note and runs on the CPU; the bytes are the same either way.
+# With an accelerator the task uses that many of the visible GPUs; without one it runs on
+# the CPU and leaves the node's GPUs alone.  The bytes are the same either way.
 set -eu
 hspz run --plan '${plan}' --unit '${units}' -r '${target}' -q '${query}' \
-    -o '${meta.id}.units-${tag}' --threads ${task.cpus} \
-    --gpus ${task.accelerator ? task.accelerator.request : 0} ${task.ext.args ?: ''}
+    -o '${meta.id}.units-${unit_tag}' --threads ${task.cpus} \
+    --device ${task.accelerator ? 'auto' : 'cpu'} --gpus ${task.accelerator ? task.accelerator.request : 0} ${task.ext.args ?: ''}
