@@ -6,10 +6,10 @@
 ci_mirror() {
     local m=""
     if [ -r /etc/apt/sources.list.d/debian.sources ]; then
-        m="$(sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p' /etc/apt/sources.list.d/debian.sources | head -n 1)"
+        m="$(sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p' /etc/apt/sources.list.d/debian.sources | awk 'NR == 1')"
     fi
     if [ -z "$m" ] && [ -r /etc/apt/sources.list ]; then
-        m="$(sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]].*/\2/p' /etc/apt/sources.list | head -n 1)"
+        m="$(sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]].*/\2/p' /etc/apt/sources.list | awk 'NR == 1')"
     fi
     echo "${m:-http://deb.debian.org/debian}"
 }
