@@ -143,9 +143,7 @@ static int command_of(const hz_opts *o, const hz_side *t, const char *name, hz_c
 static int check_not_unit_dir(const hz_opts *o, char *const *dirs, size_t n, char *err, size_t errlen)
 {
     char out[PATH_MAX], par[PATH_MAX];
-    snprintf(par, sizeof par, "%s", o->outdir);
-    char *sl = strrchr(par, '/');
-    if (sl == par) par[1] = 0; else if (sl) *sl = 0; else snprintf(par, sizeof par, ".");
+    hz_parent_dir(o->outdir, par, sizeof par);
     if (realpath(par, out)) {   /* OUTDIR's parent inside a unit folder */
         size_t pl = strlen(out);
         for (size_t i = 0; i < n; i++) {

@@ -73,14 +73,19 @@ void hz_sigwatch_stop(hz_sigwatch *w)
     w->on = 0;
 }
 
+void hz_parent_dir(const char *path, char *dir, size_t n)
+{
+    snprintf(dir, n, "%s", path);
+    char *sl = strrchr(dir, '/');
+    if (sl == dir) dir[1] = 0;
+    else if (sl) *sl = 0;
+    else snprintf(dir, n, ".");
+}
+
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
 {
     char parent[4096];
-    snprintf(parent, sizeof parent, "%s", o->outdir);
-    char *sl = strrchr(parent, '/');
-    if (sl == parent) parent[1] = 0;
-    else if (sl) *sl = 0;
-    else snprintf(parent, sizeof parent, ".");
+    hz_parent_dir(o->outdir, parent, sizeof parent);
     struct stat st;
     if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
@@ -135,9 +140,7 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
             if (same_file(ins[i], &st)) { snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, ins[i]); return -1; }
         if (!o->force) { snprintf(err, errlen, "%s: the %s exists (use --force to replace it)", path, what); return -1; }
     }
-    snprintf(par, sizeof par, "%s", path);
-    char *sl = strrchr(par, '/');
-    if (sl == par) par[1] = 0; else if (sl) *sl = 0; else snprintf(par, sizeof par, ".");
+    hz_parent_dir(path, par, sizeof par);
     if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: the %s's folder '%s' does not exist", path, what, par); return -1;
     }

@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include "options.h"
 
+/* The folder path lies in, into dir[0..n): "." for a bare name, "/" for "/x".  No errors
+ * (a path longer than n is cut). */
+void hz_parent_dir(const char *path, char *dir, size_t n);
+
 /* Remove path and everything below it (no symlinks followed).  No errors reported. */
 void hz_rm_rf(const char *path);
 
