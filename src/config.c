@@ -67,7 +67,7 @@ int hz_param_find(const char *key)
     for (int i = 0; i < NPARAMS; i++) if (!strcmp(PARAMS[i].key, key)) return i;
     return -1;
 }
-const char *hz_src_name(hz_src s) { return s == HZ_SRC_FILE ? "file" : s == HZ_SRC_FLAG ? "flag" : "default"; }
+const char *hz_src_name(hz_src s) { return s == HZ_SRC_FILE ? "file" : s == HZ_SRC_FLAG ? "flag" : s == HZ_SRC_INDEX ? "index" : "default"; }
 
 /* ---- field access ----------------------------------------------------------------------- */
 static void *fld(const hz_opts *o, int i) { return (char *)o + PARAMS[i].off; }

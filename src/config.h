@@ -17,7 +17,7 @@
 #include "options.h"
 #include "plan.h"
 
-typedef enum { HZ_SRC_DEFAULT = 0, HZ_SRC_FILE, HZ_SRC_FLAG } hz_src;
+typedef enum { HZ_SRC_DEFAULT = 0, HZ_SRC_FILE, HZ_SRC_FLAG, HZ_SRC_INDEX } hz_src;
 
 #define HZ_CFG_MAX 40   /* upper bound on the number of parameters */
 
@@ -38,7 +38,7 @@ typedef struct {
 int hz_param_count(void);
 const hz_param *hz_param_at(int i);
 int hz_param_find(const char *key);         /* index, or -1 */
-const char *hz_src_name(hz_src s);          /* "default" | "file" | "flag" */
+const char *hz_src_name(hz_src s);          /* "default" | "file" | "flag" | "index" */
 
 struct hz_config {
     hz_opts o;                          /* resolved values */

@@ -6,6 +6,7 @@
 #include "publish.h"
 #include "units.h"
 #include "merge.h"
+#include "index.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -21,6 +22,8 @@ static const char *USAGE =
 "       hspz plan -r TARGET -q QUERY -o PLAN.json [run options] [--max-unit-hits N]\n"
 "       hspz run --plan PLAN.json --unit ID[,ID|A-B...] -o UNITDIR [-r T -q Q] [machine options]\n"
 "       hspz merge PLAN.json UNITDIR... -o OUTDIR [-r T -q Q] [--force] [--quiet] [--threads N]\n"
+"       hspz index -r TARGET -o TARGET.hzi [--seed P] [--step N] [--seq-block-size N] [machine options]\n"
+"       hspz run --index TARGET.hzi (-q QUERY | --query-list FILE) -o OUTDIR [options]\n"
 "       hspz --version | hspz version [--verbose] | hspz help\n"
 "\n"
 "Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
@@ -34,6 +37,11 @@ static const char *USAGE =
 "Inputs and output\n"
 "  -r, --target, --reference FILE   target (reference) genome\n"
 "  -q, --query FILE                 query genome\n"
+"      --query-list FILE            many queries, one path per line (blank lines and #\n"
+"                                   comments skipped; relative to FILE's folder): each into\n"
+"                                   OUTDIR/000001/, ... and OUTDIR/queries.tsv; target once\n"
+"      --index FILE                 the target's blocks and seed tables from hspz index\n"
+"                                   (-r optional: when given it must be the indexed file)\n"
 "  -o, --output DIR                 output directory (must not exist or be empty)\n"
 "      --force                      replace an existing OUTDIR\n"
 "  -T, --target-prefix S            prepend S to target names (also --target_prefix)\n"
@@ -130,7 +138,8 @@ static int ambiguous_ok(const char *a)
 enum {
     O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
     O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
-    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS
+    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS,
+    O_INDEX, O_QUERYLIST
 };
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
@@ -258,6 +267,101 @@ static int cmd_merge(int argc, char **argv)
     return hz_merge(&o, &P, argv + optind, (size_t)(argc - optind));
 }
 
+/* --query-list FILE: one query path per line; blank lines and '#' comments skipped, ends of
+ * lines trimmed, relative paths taken from FILE's folder (hillerlab/hspZ's rules).  Returns
+ * the malloc'd paths (*n > 0), or NULL after one error line. */
+static char **query_list_read(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) { fprintf(stderr, "hspz: %s: %s\n", path, strerror(errno)); return NULL; }
+    char dir[4096], *line = NULL;
+    size_t cap = 0, m = 0, lc = 0, lno = 0;
+    char **v = NULL;
+    hz_parent_dir(path, dir, sizeof dir);
+    ssize_t len;
+    while ((len = getline(&line, &cap, fp)) >= 0) {
+        lno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) line[--len] = 0;
+        char *b = line;
+        while (*b == ' ' || *b == '\t') b++;
+        if (!*b || *b == '#') continue;
+        if (memchr(line, 0, (size_t)len)) {
+            fprintf(stderr, "hspz: %s: line %zu: a NUL byte (not a list of paths)\n", path, lno);
+            goto fail;
+        }
+        if (m == lc) { lc = lc ? 2 * lc : 16; char **v2 = realloc(v, lc * sizeof *v); if (!v2) goto oom; v = v2; }
+        size_t need = strlen(dir) + strlen(b) + 2;
+        if (!(v[m] = malloc(need))) goto oom;
+        if (b[0] == '/' || !strcmp(dir, ".")) snprintf(v[m], need, "%s", b); else snprintf(v[m], need, "%s/%s", dir, b);
+        m++;
+    }
+    if (ferror(fp)) { fprintf(stderr, "hspz: %s: read error: %s\n", path, strerror(errno)); goto fail; }
+    if (!m) { fprintf(stderr, "hspz: %s: no query paths (one per line; blank lines and # comments are skipped)\n", path); goto fail; }
+    fclose(fp); free(line);
+    *n = m;
+    return v;
+oom:
+    fprintf(stderr, "hspz: out of memory\n");
+fail:
+    fclose(fp); free(line);
+    for (size_t i = 0; i < m; i++) free(v[i]);
+    free(v);
+    return NULL;
+}
+
+/* --index: the index's seeding settings (seed, step, block size) where the run did not set
+ * them (source "index"); a value set by a flag or --config that differs is refused.  Returns
+ * 0, or 1 after one error line. */
+static int index_settings(hz_config *cfg, const hz_index *ix)
+{
+    hz_opts *o = &cfg->o;
+    int is = hz_param_find("seed"), ie = hz_param_find("step"), ib = hz_param_find("seq_block_size");
+    hz_shape sh;
+    char err[512], want[96];
+    if (cfg->src[is] == HZ_SRC_DEFAULT) { o->seed = ix->seed; cfg->src[is] = HZ_SRC_INDEX; }
+    if (cfg->src[ie] == HZ_SRC_DEFAULT) { o->step = ix->step; cfg->src[ie] = HZ_SRC_INDEX; }
+    if (cfg->src[ib] == HZ_SRC_DEFAULT) { o->seq_block_size = ix->seq_block_size; cfg->src[ib] = HZ_SRC_INDEX; }
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    const char *what = NULL;
+    if (strcmp(sh.pattern, ix->pattern)) { what = "--seed"; snprintf(want, sizeof want, "%s", ix->seed); }
+    else if (o->step != ix->step) { what = "--step"; snprintf(want, sizeof want, "%u", ix->step); }
+    else if (o->seq_block_size != ix->seq_block_size) { what = "--seq-block-size"; snprintf(want, sizeof want, "%llu", (unsigned long long)ix->seq_block_size); }
+    if (what) {
+        fprintf(stderr, "hspz: %s: an index built with %s %s; this run asks for another %s (leave it out, or build an index with it)\n",
+                ix->path, what, want, what);
+        return 1;
+    }
+    return 0;
+}
+
+/* hspz index: only the target, the output and the seeding and machine options. */
+static int index_cmd(hz_opts *o, const unsigned char *set)
+{
+    static const char *const OK[] = { "target", "output", "force", "seed", "step", "seq_block_size", "threads", "device",
+                                      "gpus", "quiet", "progress", NULL };
+    for (int i = 0; i < hz_param_count(); i++) {
+        int ok = 0;
+        for (int k = 0; OK[k]; k++) ok |= !strcmp(OK[k], hz_param_at(i)->key);
+        if (set[i] && !ok)
+            usage_error("%s is not an option of hspz index (it takes -r, -o, --force, --seed, --step, --seq-block-size and the machine options)%s",
+                        hz_param_at(i)->flag, "");
+    }
+    if (!o->target) usage_error("index: missing -r/--target TARGET%s%s", "", "");
+    if (!o->outdir || !o->outdir[0]) usage_error("index: missing -o/--output INDEX (e.g. target.hzi)%s%s", "", "");
+    hz_shape sh;
+    char err[512];
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    struct stat st, ist;
+    if (stat(o->outdir, &st) == 0) {
+        if (stat(o->target, &ist) == 0 && ist.st_dev == st.st_dev && ist.st_ino == st.st_ino) {
+            fprintf(stderr, "hspz: %s: the index would overwrite the target %s\n", o->outdir, o->target); return 2;
+        }
+        if (S_ISDIR(st.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the index file\n", o->outdir); return 2; }
+        if (!o->force) { fprintf(stderr, "hspz: %s: the index file exists (use --force to replace it)\n", o->outdir); return 2; }
+    }
+    return hz_index_cmd(o, o->outdir);
+}
+
 /* mode 0: hspz run; 1: hspz config (print the resolved configuration); 2: hspz plan */
 static int cmd_run(int argc, char **argv, int mode)
 {
@@ -290,12 +394,13 @@ static int cmd_run(int argc, char **argv, int mode)
         /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
         {"time", 0, 0, 'y'}, {"dump-plan", 1, 0, O_DUMPPLAN}, {"cpu-only", 0, 0, 'u'},
         {"plan", 1, 0, O_PLAN}, {"unit", 1, 0, O_UNIT}, {"max-unit-hits", 1, 0, O_MAXUNITHITS},
+        {"index", 1, 0, O_INDEX}, {"query-list", 1, 0, O_QUERYLIST}, {"query_list", 1, 0, O_QUERYLIST},
         {0, 0, 0, 0}
     };
     opterr = 0;
     optind = 1;
     int c, li;
-    const char *cfgpath = NULL, *planpath = NULL, *unitspec = NULL;
+    const char *cfgpath = NULL, *planpath = NULL, *unitspec = NULL, *indexpath = NULL, *qlistpath = NULL;
     uint64_t max_unit_hits = 0;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
@@ -363,6 +468,8 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_UNIT: unitspec = optarg; break;
         case O_MAXUNITHITS: max_unit_hits = (uint64_t)parse_int("--max-unit-hits", optarg, 0, LLONG_MAX); break;
         case O_DRYRUN: dry_run = 1; break;
+        case O_INDEX: indexpath = optarg; break;
+        case O_QUERYLIST: qlistpath = optarg; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
         default: unknown_option(argc, argv, lo); break;
@@ -386,6 +493,29 @@ static int cmd_run(int argc, char **argv, int mode)
         char cerr[2048];
         if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
         o = cfg.o;
+    }
+    if (mode == 3) return index_cmd(&o, set);
+    if ((indexpath || qlistpath) && mode != 0) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
+    if (qlistpath && (o.query || planpath || dry_run || o.dump_plan || (o.tarball && o.tarball[0])))
+        usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan or a -Z PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
+    if (indexpath && (planpath || dry_run))
+        usage_error("--index does not go with --plan or --dry-run%s%s", "", "");
+    static hz_index ix;
+    if (indexpath) {
+        char ierr[2048];
+        if (hz_index_open(indexpath, &ix, ierr, sizeof ierr)) { fprintf(stderr, "hspz: %s\n", ierr); return 1; }
+        if (index_settings(&cfg, &ix)) return 1;
+        o = cfg.o;
+        o.index = &ix;
+        o.index_check_target = o.target != NULL;
+        if (!o.target) o.target = ix.seqs.path;
+    }
+    if (qlistpath) {
+        static char **ql;
+        size_t nq = 0;
+        if (!(ql = query_list_read(qlistpath, &nq))) return 1;
+        o.query_list = ql; o.n_query_list = nq; o.query_list_path = qlistpath;
+        o.query = ql[0];
     }
     if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
     if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
@@ -470,6 +600,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "config")) return cmd_run(argc - 1, argv + 1, 1);
     if (!strcmp(cmd, "plan")) return cmd_run(argc - 1, argv + 1, 2);
     if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "index")) return cmd_run(argc - 1, argv + 1, 3);
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

@@ -295,7 +295,10 @@ static json_t *input_json(const char *role, const char *path, const hz_seqset *s
     json_object_set_new(j, "path", jstr(path));
     char hex[65];
     uint64_t bytes = 0;
-    if (path && hz_sha256_file(path, hex, &bytes, NULL) == 0) {
+    if (s && s->sha256[0]) {   /* known from reading it (or from an index): never read again */
+        json_object_set_new(j, "bytes", json_integer((json_int_t)s->file_bytes));
+        json_object_set_new(j, "sha256", json_string(s->sha256));
+    } else if (path && hz_sha256_file(path, hex, &bytes, NULL) == 0) {
         json_object_set_new(j, "bytes", json_integer((json_int_t)bytes));
         json_object_set_new(j, "sha256", json_string(hex));
     } else {
@@ -429,6 +432,12 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_array_append_new(inputs, input_json("target", o->target, mi->t));
     json_array_append_new(inputs, input_json("query", o->query, mi->q));
     json_object_set_new(m, "inputs", inputs);
+    if (mi->index_path) {   /* README "Target index" */
+        json_t *ix = json_object();
+        json_object_set_new(ix, "path", json_string(mi->index_path));
+        json_object_set_new(ix, "sha256", json_string(mi->index_sha256 ? mi->index_sha256 : ""));
+        json_object_set_new(m, "index", ix);
+    }
 
     if (mi->have_plan) {
         json_t *pl = json_object();

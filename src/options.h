@@ -40,6 +40,11 @@ typedef struct {
     int time_report;                /* --time: the time line even with --quiet */
     const char *dump_plan;          /* --dump-plan FILE: blocks and records as TSV, or NULL */
     const struct hz_unitsel *units; /* hspz run --plan --unit: only these work units (units.h), or NULL */
+    const struct hz_index *index;   /* --index FILE: the target's prepared blocks (index.h), or NULL */
+    int index_check_target;         /* with --index, -r was given: its sha256 must be the index's */
+    char *const *query_list;        /* --query-list FILE: the queries, one job each, or NULL */
+    size_t n_query_list;
+    const char *query_list_path;
     int argc; char **argv;          /* the command line, for the record */
     const struct hz_config *cfg;    /* the resolved configuration with sources (config.h), or NULL */
 } hz_opts;

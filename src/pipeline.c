@@ -18,6 +18,7 @@
 #include "package.h"
 #include "publish.h"
 #include "units.h"
+#include "index.h"
 #include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
@@ -180,7 +181,7 @@ static void manifest_facts(hz_manifest_info *mi, hz_backend *be, double t_start,
     mi->gpu_report = *gpu_report;
 }
 
-typedef struct { const char *path; hz_seqset *s; char err[2048]; int rc; } load_arg;
+
 
 /* One query block's host arrays: bytes, extension codes (forward, reverse complement) and the
  * host reverse complement for seeding (plan.h hz_block_codes).  The next block's are prepared
@@ -209,353 +210,572 @@ static void *qprep_main(void *p)
     return NULL;
 }
 
-static void *load_main(void *p)
+
+/* ---- the run and its jobs ---------------------------------------------------------------------
+ * A run prepares the target once (from the input or an index) and runs one job per query: a
+ * single query, or each query of --query-list into OUTDIR/<n>/.  A job executes its work units
+ * (target block x query block x intervals, spec §2.7) and writes its folder; the run
+ * publishes OUTDIR (publish.c). */
+
+typedef struct {
+    const hz_opts *o;
+    char err[2048];
+    hz_sigwatch sigw;
+    double t_start;
+    int nthreads, show_progress;
+    hz_scratch *scratch; hz_funnel *funnels; pthread_t *th; worker_arg *wa;
+    hz_shape sh; hz_xparams xp; hz_scorefile sf;
+    hz_backend *be; hz_prewarm prewarm;
+    hz_seqset tseqs;           /* the target, read from its file (no index) */
+    const hz_seqset *tset;     /* &tseqs or the index's */
+    hz_side tside;
+    hz_tblock *tblk;           /* per target block; built on first use, kept when keep_blocks */
+    int keep_blocks;
+    char *tmpdir;              /* OUTDIR.tmp-<pid> */
+    char *tar_placed;          /* this run's tarball once renamed into place, until OUTDIR is published */
+    int dump_placed;           /* this run wrote --dump-plan's file, OUTDIR not yet published */
+    double t_tload;            /* target load (or index verification) seconds */
+    char *gpu_report;
+} run_t;
+
+typedef struct {
+    hz_opts o;                 /* the job's options: its query and output folder */
+    hz_opts po;                /* the same for packaging: the tarball path inside the run's folder */
+    char *dir;                 /* the folder being written */
+    hz_seqset qseqs; hz_side qside;
+    hz_segwriter sw;
+    hz_cmd *cmds; size_t ncmd, capcmd;
+    hz_funnel total;
+    double t_load, t_plan, t_table, t_output;
+    double work_total, work_done;
+    qprep_t qp[2]; int qcur, qth_on, qnext; pthread_t qth;
+    hz_manifest_info mi;
+    int funnels_added;
+    char *outdir_own, *tar_own;
+} qjob_t;
+
+#define FAIL(R, ...) (snprintf((R)->err, sizeof (R)->err, __VA_ARGS__), -1)
+
+static int run_setup(run_t *R)
 {
-    load_arg *a = p;
-    a->rc = hz_seqset_load(a->path, a->s, a->err, sizeof a->err);
+    const hz_opts *o = R->o;
+    R->nthreads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (R->nthreads < 1) R->nthreads = 1;
+    R->scratch = calloc((size_t)R->nthreads, sizeof *R->scratch);
+    R->funnels = calloc((size_t)R->nthreads, sizeof *R->funnels);
+    R->th = calloc((size_t)R->nthreads, sizeof *R->th);
+    R->wa = calloc((size_t)R->nthreads, sizeof *R->wa);
+    R->show_progress = o->progress < 0 ? (!o->quiet && isatty(2)) : o->progress;
+    if (!R->scratch || !R->funnels || !R->th || !R->wa) return FAIL(R, "out of memory");
+    if (hz_shape_parse(o->seed, o->transition, &R->sh, R->err, sizeof R->err)) return -1;
+    /* scoring (spec §9; RULES.md "scoring file") */
+    const hz_scorefile *sfp = NULL;
+    if (o->scoring) {
+        if (hz_scorefile_load(o->scoring, &R->sf, R->err, sizeof R->err)) return -1;
+        sfp = &R->sf;
+        if (R->sf.n_ignored_keys && !o->quiet)
+            fprintf(stderr, "hspz: note: %s: %s do not change HSPs (only the A/C/G/T block, bad_score "
+                    "and fill_score do); they are passed to lastz through --scores\n",
+                    o->scoring, R->sf.ignored_keys);
+    }
+    int32_t sub8[HZ_NCODES][HZ_NCODES];
+    if (hz_scoring_build(sub8, sfp, o->ambiguous, o->xdrop, R->err, sizeof R->err)) return -1;
+    memset(&R->xp, 0, sizeof R->xp);
+    memcpy(R->xp.sub, sub8, sizeof R->xp.sub);
+    R->xp.xdrop = o->xdrop; R->xp.hspthresh = o->hspthresh; R->xp.entropy = o->entropy;
+    R->xp.gate_min_total = hz_gate_threshold(o->hspthresh);
+    return 0;
+}
+
+/* The target: read from -r, or verified from the index (and -r, when given, checked against
+ * the index's sha256).  Runs in a helper thread while the first query is read. */
+typedef struct { run_t *R; char err[2048]; int rc; } tload_arg;
+
+static void *tload_main(void *p)
+{
+    tload_arg *a = p;
+    const hz_opts *o = a->R->o;
+    double t0 = hz_now();
+    if (!o->index) {
+        a->rc = hz_seqset_load(o->target, &a->R->tseqs, a->err, sizeof a->err);
+    } else {
+        a->rc = hz_index_verify(o->index, a->R->nthreads, a->err, sizeof a->err);
+        char hex[65];
+        uint64_t bytes;
+        if (!a->rc && o->index_check_target) {
+            if (hz_sha256_file(o->target, hex, &bytes, NULL))
+                a->rc = (snprintf(a->err, sizeof a->err, "%s: cannot read it to check it against the index %s: %s", o->target,
+                                  o->index->path, strerror(errno)), -1);
+            else if (strcmp(hex, o->index->seqs.sha256))
+                a->rc = (snprintf(a->err, sizeof a->err, "%s: not the target of the index %s (sha256 %.12s…, the index was built from %s, sha256 %.12s…)",
+                                  o->target, o->index->path, hex, o->index->seqs.path, o->index->seqs.sha256), -1);
+        }
+    }
+    a->R->t_tload = hz_now() - t0;
     return NULL;
+}
+
+/* Read job J's query (and, for the first job, the target in parallel; the target's error is
+ * reported first), then plan both sides. */
+static int job_load(run_t *R, qjob_t *J, int first)
+{
+    const hz_opts *o = R->o;
+    double t0 = hz_now();
+    tload_arg ta = { R, "", 0 };
+    pthread_t lt;
+    int threaded = first && pthread_create(&lt, NULL, tload_main, &ta) == 0;
+    if (first && !threaded) tload_main(&ta);
+    int qrc = hz_seqset_load(J->o.query, &J->qseqs, R->err, sizeof R->err);
+    if (threaded) pthread_join(lt, NULL);
+    if (ta.rc) return FAIL(R, "%s", ta.err);
+    if (qrc) return -1;
+    J->t_load = hz_now() - t0;
+    t0 = hz_now();
+    if (first) {
+        R->tset = o->index ? &o->index->seqs : &R->tseqs;
+        if (hz_side_plan(&R->tside, R->tset, o->seq_block_size, o->target_prefix, R->err, sizeof R->err)) return -1;
+        if (o->index && hz_index_check_side(o->index, &R->tside, R->err, sizeof R->err)) return -1;
+        R->tblk = calloc(R->tside.n_block ? R->tside.n_block : 1, sizeof *R->tblk);
+        if (!R->tblk) return FAIL(R, "out of memory");
+        if (o->index)
+            for (size_t r = 0; r < R->tside.n_block; r++) R->tblk[r] = o->index->blk[r];
+    }
+    if (hz_side_plan(&J->qside, &J->qseqs, o->seq_block_size, o->query_prefix, R->err, sizeof R->err)) return -1;
+    if (o->units && hz_unitplan_check_cover(o->units->plan, o, &R->tside, &J->qside, (uint32_t)R->sh.span, R->err, sizeof R->err))
+        return -1;
+    J->t_plan = hz_now() - t0;
+    return 0;
+}
+
+/* Target block r ready for seeding: the index's, a kept one, or built now. */
+static int target_block(run_t *R, qjob_t *J, size_t r, hz_tblock **out)
+{
+    hz_tblock *b = &R->tblk[r];
+    double ts = hz_now();
+    if (!b->codes) {
+        uint32_t W = (uint32_t)R->sh.span;
+        if (R->tside.block[r].len < W && !R->o->quiet)
+            fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n",
+                    r, R->tside.block[r].len, W);
+        if (hz_tblock_build(b, &R->tside, r, &R->sh, R->o->step, R->be, R->err, sizeof R->err)) return -1;
+    }
+    hz_target tgt = { b->codes, b->len, &b->tab, (uint32_t)R->sh.span, &R->xp, R->o->max_hits };
+    if (R->be && R->be->set_target(R->be, &tgt, R->err, sizeof R->err)) return -1;
+    J->t_table += hz_now() - ts;
+    *out = b;
+    return 0;
+}
+
+/* The chunk jobs of one query block's intervals (spec §3.5): per interval k its plus chunks
+ * then its minus chunks, jobs[kfirst[k] .. kplus[k]) plus and [kplus[k] .. kfirst[k+1]) minus. */
+typedef struct { job_t *jobs; size_t nj, *kfirst, *kplus; uint32_t (*iv)[2]; size_t niv; } chunkplan;
+
+static void chunkplan_free(chunkplan *c) { free(c->jobs); free(c->kfirst); free(c->kplus); free(c->iv); memset(c, 0, sizeof *c); }
+
+static int chunkplan_make(run_t *R, size_t r, size_t q, uint32_t L, chunkplan *c)
+{
+    const hz_opts *o = R->o;
+    uint32_t W = (uint32_t)R->sh.span, E = L > W ? L - W : 0;
+    int do_plus = !strcmp(o->strand, "plus") || !strcmp(o->strand, "both");
+    int do_minus = !strcmp(o->strand, "minus") || !strcmp(o->strand, "both");
+    memset(c, 0, sizeof *c);
+    c->niv = hz_intervals(L, W, o->interval_size, &c->iv);
+    size_t cap = 0;
+    for (size_t k = 0; k < c->niv; k++) cap += 2 * ((size_t)((c->iv[k][1] - c->iv[k][0]) / o->chunk_size) + 2);
+    c->jobs = malloc((cap ? cap : 1) * sizeof *c->jobs);
+    c->kfirst = malloc((c->niv + 1) * sizeof *c->kfirst); c->kplus = malloc((c->niv + 1) * sizeof *c->kplus);
+    if (!c->jobs || !c->kfirst || !c->kplus) { chunkplan_free(c); return FAIL(R, "out of memory"); }
+    for (size_t k = 0; k < c->niv; k++) {
+        uint32_t s = c->iv[k][0], e = c->iv[k][1];
+        c->kfirst[k] = c->nj;
+        if (o->units && !hz_unitsel_interval(o->units, r, q, k)) { c->kplus[k] = c->nj; continue; }
+        if (do_plus)
+            for (uint64_t i = s; i < e; i += o->chunk_size)
+                c->jobs[c->nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1)};
+        c->kplus[k] = c->nj;
+        if (do_minus) {
+            uint32_t rs = E - e, re = E - s;
+            for (uint64_t i = rs; i < re; i += o->chunk_size)
+                c->jobs[c->nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1)};
+        }
+    }
+    c->kfirst[c->niv] = c->nj;
+    return 0;
+}
+
+/* Interval k's HSPs (its chunks' results in plan order), exact-duplicate removal (0.3.x,
+ * RULES.md), then its plus and minus segments files and their lastz commands. */
+static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkplan *c, size_t k, hz_hspvec *res)
+{
+    const hz_opts *o = &J->o;
+    const hz_block *tb = &R->tside.block[r];
+    hz_hspvec v[2] = {{0}, {0}};
+    int rc = 0;
+    for (size_t i = c->kfirst[k]; i < c->kfirst[k + 1] && !rc; i++) {
+        hz_hspvec *dst = &v[i < c->kplus[k] ? 0 : 1];
+        if (res[i].n == 0) continue;
+        if (hz_hspvec_reserve(dst, res[i].n)) { rc = FAIL(R, "out of memory while joining chunk results"); break; }
+        memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
+        dst->n += res[i].n;
+    }
+    for (int strand = 0; strand < 2 && !rc; strand++) {
+        v[strand].n = hz_dedup_interval(v[strand].v, v[strand].n);
+        if (v[strand].n == SIZE_MAX) { rc = FAIL(R, "out of memory in dedup"); break; }
+        if (v[strand].n == 0) continue;
+        char base[512];
+        snprintf(base, sizeof base, "tmp%zu.block%zu.r%llu.%s", k + 1, q, (unsigned long long)tb->start, strand ? "minus" : "plus");
+        if (hz_segwriter_write(&J->sw, J->dir, base, v[strand].v, v[strand].n, strand, r, q, R->err, sizeof R->err)) { rc = -1; break; }
+        J->total.written += v[strand].n;
+        if (J->ncmd == J->capcmd) {
+            size_t nc = J->capcmd ? 2 * J->capcmd : 64;
+            hz_cmd *c2 = realloc(J->cmds, nc * sizeof *J->cmds);
+            if (!c2) { rc = FAIL(R, "out of memory"); break; }
+            J->cmds = c2; J->capcmd = nc;
+        }
+        J->cmds[J->ncmd] = (hz_cmd){ strand, k + 1, q, tb->start, hz_lastz_command(o, base, r, q, strand) };
+        if (!J->cmds[J->ncmd].line) { rc = FAIL(R, "out of memory"); break; }
+        J->ncmd++;
+    }
+    hz_hspvec_free(&v[0]); hz_hspvec_free(&v[1]);
+    return rc;
+}
+
+/* The query block J->qp[J->qcur] holds (block q) against target block r: its chunks on the
+ * worker threads, then its intervals in order. */
+static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q)
+{
+    qprep_t *P = &J->qp[J->qcur];
+    uint32_t L = P->L, W = (uint32_t)R->sh.span, E = L > W ? L - W : 0;
+    if (L < W && !R->o->quiet)
+        fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
+    if (R->be && R->be->set_query(R->be, P->fc, P->rc, L, R->err, sizeof R->err)) return -1;
+    if (R->be && R->be->set_query_text && R->be->set_query_text(R->be, P->bytes, P->hrc, L, R->err, sizeof R->err)) return -1;
+    chunkplan c;
+    if (chunkplan_make(R, r, q, L, &c)) return -1;
+    hz_hspvec *res = calloc(c.nj ? c.nj : 1, sizeof *res);
+    if (!res) { chunkplan_free(&c); return FAIL(R, "out of memory"); }
+    hz_target tgt = { tb->codes, tb->len, &tb->tab, W, &R->xp, R->o->max_hits };
+    int failed;
+    {   /* chunks of every interval in one pool, so no interval waits for the slowest chunk of
+         * the previous one; results stay in plan order per chunk */
+        double span = 0;
+        for (size_t k = 0; k < c.niv; k++) span += (double)L * (double)(c.iv[k][1] - c.iv[k][0]) / (E ? E : 1);
+        work_t w = { &tgt, &R->sh, { P->bytes, P->hrc }, { P->fc, P->rc }, L, c.jobs, c.nj, res, 0, 0, R->scratch, R->funnels,
+                     R->be, R->show_progress, R->t_start, J->work_done, span, J->work_total,
+                     hz_now(), r, R->tside.n_block, q, J->qside.n_block, 0 };
+        int nt = R->nthreads < (int)c.nj ? R->nthreads : (int)c.nj;
+        for (int t = 0; t < nt; t++) { R->wa[t].w = &w; R->wa[t].tid = t; }
+        for (int t = 1; t < nt; t++) pthread_create(&R->th[t], NULL, worker, &R->wa[t]);
+        if (nt > 0) worker(&R->wa[0]);
+        for (int t = 1; t < nt; t++) pthread_join(R->th[t], NULL);
+        failed = atomic_load(&w.failed);
+    }
+    int rc = 0;
+    if (failed)
+        rc = FAIL(R, "%s", R->be && R->be->last_error[0] ? R->be->last_error : "out of memory while extending seed hits");
+    for (size_t k = 0; k < c.niv && !rc; k++) {
+        double to = hz_now();
+        rc = interval_emit(R, J, r, q, &c, k, res);
+        J->t_output += hz_now() - to;
+        J->work_done += (double)L * (double)(c.iv[k][1] - c.iv[k][0]) / (E ? E : 1);
+        if (R->show_progress) progress_line(J->work_done, J->work_total, R->t_start, r, R->tside.n_block, q, J->qside.n_block);
+    }
+    for (size_t i = 0; i < c.nj; i++) hz_hspvec_free(&res[i]);
+    free(res);
+    chunkplan_free(&c);
+    return rc;
+}
+
+/* Make J's query block q current: it was prepared in the other slot during the last block. */
+static int query_block_next(run_t *R, qjob_t *J, size_t r, size_t q)
+{
+    if (J->qnext) {
+        if (J->qth_on) pthread_join(J->qth, NULL);
+        J->qth_on = J->qnext = 0;
+        J->qcur ^= 1;
+    }
+    qprep_t *P = &J->qp[J->qcur];
+    if (!P->ok || P->q != q) return FAIL(R, "out of memory for query block %zu", q);
+    /* prepare the block that comes next (q+1, or block 0 again for the next target block) */
+    size_t Q = J->qside.n_block;
+    if (Q > 1 && (q + 1 < Q || r + 1 < R->tside.n_block)) {
+        J->qp[J->qcur ^ 1].q = q + 1 < Q ? q + 1 : 0;
+        J->qth_on = pthread_create(&J->qth, NULL, qprep_main, &J->qp[J->qcur ^ 1]) == 0;
+        if (!J->qth_on) qprep_main(&J->qp[J->qcur ^ 1]);
+        J->qnext = 1;
+    }
+    return 0;
+}
+
+/* Execute J's work units: target blocks outermost, query blocks inside (spec §2.7). */
+static int job_execute(run_t *R, qjob_t *J)
+{
+    const hz_opts *o = R->o;
+    for (size_t q = 0; q < J->qside.n_block; q++) J->work_total += (double)J->qside.block[q].len * (double)R->tside.n_block;
+    J->qp[0].side = J->qp[1].side = &J->qside;
+    if (J->qside.n_block) { J->qp[0].q = 0; qprep_main(&J->qp[0]); }
+    for (size_t r = 0; r < R->tside.n_block; r++) {
+        if (o->units && !hz_unitsel_target(o->units, r)) continue;   /* hspz run --plan --unit */
+        hz_tblock *tb;
+        if (target_block(R, J, r, &tb)) return -1;
+        int rc = 0;
+        for (size_t q = 0; q < J->qside.n_block && !rc; q++) {
+            rc = query_block_next(R, J, r, q);
+            if (!rc && (!o->units || hz_unitsel_pair(o->units, r, q))) rc = pair_run(R, J, r, tb, q);
+        }
+        if (!R->keep_blocks && !tb->mapped) hz_tblock_free(tb);
+        if (rc) return -1;
+    }
+    if (R->show_progress) fprintf(stderr, "\n");
+    return 0;
+}
+
+static void job_free(qjob_t *J)
+{
+    if (J->qth_on) pthread_join(J->qth, NULL);
+    for (int k = 0; k < 2; k++) { free(J->qp[k].bytes); free(J->qp[k].hrc); free(J->qp[k].fc); free(J->qp[k].rc); }
+    for (size_t i = 0; i < J->ncmd; i++) free(J->cmds[i].line);
+    free(J->cmds);
+    free(J->outdir_own); free(J->tar_own);
+    hz_segwriter_free(&J->sw);
+    hz_side_free(&J->qside);
+    hz_seqset_free(&J->qseqs);
+    free(J->dir);
+    memset(J, 0, sizeof *J);
+}
+
+/* J's manifest facts (success or failure manifest). */
+static void job_manifest_facts(run_t *R, qjob_t *J)
+{
+    if (!J->funnels_added)
+        for (int t = 0; R->funnels && t < R->nthreads; t++) hz_funnel_add(&J->total, &R->funnels[t]);
+    J->funnels_added = 1;
+    J->mi.funnel = J->total;
+    J->mi.have_plan = R->tside.block && J->qside.block;
+    if (J->mi.have_plan) hz_plan_count(&R->tside, &J->qside, (unsigned)R->sh.span, &J->o, &J->mi.plan);
+    manifest_facts(&J->mi, R->be, R->t_start, R->nthreads, J->t_load, J->t_plan, J->t_table, J->t_output, &R->gpu_report);
+}
+
+/* J's folder complete: lastz commands, packaging, manifest (the last file written). */
+static int job_finish(run_t *R, qjob_t *J)
+{
+    double to = hz_now();
+    /* lastz commands (RULES.md "lastz commands"): sorted plus before minus, then tmp, block, r */
+    if (hz_commands_write(&J->o, J->dir, J->cmds, J->ncmd, R->err, sizeof R->err)) return -1;
+    /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
+    if (hz_package(&J->po, J->dir, &R->tside, &J->qside, R->err, sizeof R->err)) return -1;
+    if (J->po.tarball && !R->o->query_list) {   /* in place next to OUTDIR: a failure or signal before the publish removes it */
+        free(R->tar_placed);
+        R->tar_placed = hz_package_tarball_path(&J->po);
+        hz_sigwatch_paths(&R->sigw, R->tmpdir, R->tar_placed);
+    }
+    J->t_output += hz_now() - to;
+    job_manifest_facts(R, J);
+    char mp[4200];
+    snprintf(mp, sizeof mp, "%s/manifest.json", J->dir);
+    return hz_manifest_write(&J->mi, mp, J->dir, R->err, sizeof R->err);
+}
+
+static void job_report(run_t *R, qjob_t *J)
+{
+    const hz_opts *o = R->o;
+    const hz_funnel *f = &J->total;
+    if (!o->quiet)
+        fprintf(stderr, "hspz: funnel: seeds %llu anchors %llu gate_survivors %llu hsps_accepted %llu "
+                "hsps_after_dedup %llu segments_written %llu long_anchors %llu\n",
+                (unsigned long long)f->seeds, (unsigned long long)f->anchors, (unsigned long long)f->survivors,
+                (unsigned long long)f->accepted, (unsigned long long)f->after_batch, (unsigned long long)f->written,
+                (unsigned long long)f->long_anchors);
+    if (!o->quiet || o->time_report) {
+        fprintf(stderr, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
+                "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
+                J->t_load, J->t_plan, J->t_table, f->t_seed, f->t_anchor, f->t_gate, f->t_extend,
+                f->t_dedup, J->t_output, J->mi.t_wall, R->nthreads);
+        if (R->gpu_report) print_gpu_report(R->gpu_report, f->anchors, J->mi.t_wall);
+    }
+    if (!o->quiet)
+        fprintf(stderr, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
+                R->be ? R->be->name : "cpu", (unsigned long long)f->written, J->ncmd, J->o.outdir);
+}
+
+/* Job n (0-based) of the run: its options and manifest facts (its folder: job_dir). */
+static int job_init(run_t *R, qjob_t *J, size_t n)
+{
+    const hz_opts *o = R->o;
+    memset(J, 0, sizeof *J);
+    J->o = *o;
+    if (o->index && !o->index_check_target) J->o.target = o->index->seqs.path;   /* the manifest names the indexed file */
+    if (o->query_list) {   /* OUTDIR/<n>/: what `hspz run -q QUERY -o OUTDIR/<n>` writes there */
+        size_t l = strlen(o->outdir) + 16;
+        if (!(J->outdir_own = malloc(l))) return FAIL(R, "out of memory");
+        snprintf(J->outdir_own, l, "%s/%06zu", o->outdir, n + 1);
+        J->o.query = o->query_list[n];
+        J->o.outdir = J->outdir_own;
+    }
+    J->po = J->o;
+    J->mi = (hz_manifest_info){ .o = &J->o, .t = R->tset ? R->tset : &R->tseqs, .q = &J->qseqs, .start_time = time(NULL) };
+    if (o->index) { J->mi.index_path = o->index->path; J->mi.index_sha256 = o->index->sha256; }
+    if (o->units) {   /* a unit folder: its manifest names the plan and the units (merge.c reads it) */
+        J->mi.unit_kind = "unit"; J->mi.plan_path = o->units->plan->path; J->mi.plan_sha256 = o->units->plan->sha256;
+        J->mi.unit_sel = o->units->sel; J->mi.n_units = o->units->plan->n;
+    }
+    if (R->funnels) memset(R->funnels, 0, (size_t)R->nthreads * sizeof *R->funnels);
+    return 0;
+}
+
+/* J's folder inside the run's temporary OUTDIR (the folder itself for a single query), and
+ * for --query-list its tarball path there (OUTDIR/<n>.tar.gz once published). */
+static int job_dir(run_t *R, qjob_t *J, size_t n)
+{
+    if (!R->o->query_list) {
+        if (!(J->dir = strdup(R->tmpdir))) return FAIL(R, "out of memory");
+    } else {
+        size_t tl = strlen(R->tmpdir) + 32;
+        J->dir = malloc(tl); J->tar_own = malloc(tl);
+        if (!J->dir || !J->tar_own) return FAIL(R, "out of memory");
+        snprintf(J->dir, tl, "%s/%06zu", R->tmpdir, n + 1);
+        snprintf(J->tar_own, tl, "%s/%06zu.tar.gz", R->tmpdir, n + 1);
+        if (J->po.tarball) J->po.tarball = J->tar_own;
+        if (mkdir(J->dir, 0777)) return FAIL(R, "%s: cannot create: %s", J->dir, strerror(errno));
+    }
+    hz_segwriter_init(&J->sw, &R->tside, &J->qside, &J->o);
+    double t0 = hz_now();
+    if (hz_side_write_names(&R->tside, J->dir, "ref", R->err, sizeof R->err) ||
+        hz_side_write_names(&J->qside, J->dir, "query", R->err, sizeof R->err)) return -1;
+    J->t_plan += hz_now() - t0;
+    return 0;
+}
+
+/* OUTDIR/queries.tsv of --query-list: one row per job (README "Many queries"). */
+static int queries_tsv_add(run_t *R, FILE **fp, const qjob_t *J, size_t n)
+{
+    if (!*fp) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/queries.tsv", R->tmpdir);
+        if (!(*fp = fopen(p, "w"))) return FAIL(R, "%s: cannot create: %s", p, strerror(errno));
+        fputs("job\tquery\tbytes\tsha256\trecords\tbases\tquery_blocks\tsegments\tfiles\n", *fp);
+    }
+    const hz_seqset *q = &J->qseqs;
+    char hex[65] = "";
+    uint64_t bytes = q->file_bytes;
+    if (q->sha256[0]) snprintf(hex, sizeof hex, "%s", q->sha256);
+    else if (hz_sha256_file(J->o.query, hex, &bytes, NULL)) snprintf(hex, sizeof hex, "NA");
+    fprintf(*fp, "%06zu\t%s\t%llu\t%s\t%zu\t%llu\t%zu\t%llu\t%zu\n", n + 1, J->o.query, (unsigned long long)bytes, hex,
+            q->n, (unsigned long long)q->total, J->qside.n_block, (unsigned long long)J->total.written, J->ncmd);
+    return ferror(*fp) ? FAIL(R, "%s/queries.tsv: write error", R->tmpdir) : 0;
+}
+
+static void run_free(run_t *R)
+{
+    hz_backend_prewarm_join(&R->prewarm);
+    free(R->tmpdir);
+    free(R->tar_placed);
+    free(R->gpu_report);
+    for (int t = 0; R->scratch && t < R->nthreads; t++) hz_scratch_free(&R->scratch[t]);
+    free(R->scratch); free(R->funnels); free(R->th); free(R->wa);
+    for (size_t r = 0; R->tblk && r < R->tside.n_block; r++) hz_tblock_free(&R->tblk[r]);
+    free(R->tblk);
+    if (R->be) R->be->close(R->be);
+    hz_side_free(&R->tside);
+    hz_seqset_free(&R->tseqs);
+}
+
+/* A failed run: one error line, this run's partial output removed, the failure manifest
+ * (docs/manifest.md) next to OUTDIR from the job that failed. */
+static void run_fail(run_t *R, qjob_t *J)
+{
+    const hz_opts *o = R->o;
+    if (R->show_progress) fprintf(stderr, "\n");
+    fprintf(stderr, "hspz: %s\n", R->err[0] ? R->err : "failed");
+    hz_sigwatch_paths(&R->sigw, NULL, NULL);
+    if (R->tmpdir) hz_rm_rf(R->tmpdir);
+    if (R->tar_placed) unlink(R->tar_placed);
+    if (R->dump_placed) unlink(o->dump_plan);
+    char *fm = hz_failed_manifest_path(o->outdir);   /* silently skipped when it cannot be written */
+    if (fm && J) {
+        char e2[512];
+        job_manifest_facts(R, J);
+        hz_opts fo = J->o;
+        fo.outdir = o->outdir;
+        J->mi.o = &fo;
+        J->mi.exit_status = 1; J->mi.error = R->err[0] ? R->err : "failed";
+        hz_manifest_write(&J->mi, fm, NULL, e2, sizeof e2);
+        J->mi.o = &J->o;
+    }
+    free(fm);
+}
+
+/* Every job: load, execute, finish; jobs after the first keep the target's blocks. */
+static int run_jobs(run_t *R, qjob_t *J)
+{
+    const hz_opts *o = R->o;
+    size_t nj = o->query_list ? o->n_query_list : 1;
+    FILE *tsv = NULL;
+    int rc = 0;
+    R->keep_blocks = nj > 1;
+    for (size_t n = 0; n < nj && !rc; n++) {
+        if (n > 0) {
+            if (job_init(R, J, n) || job_load(R, J, 0)) { rc = -1; break; }
+        }
+        if (job_dir(R, J, n) || job_execute(R, J) || job_finish(R, J) || (o->query_list && queries_tsv_add(R, &tsv, J, n))) { rc = -1; break; }
+        job_report(R, J);
+        if (n + 1 < nj) job_free(J);
+    }
+    if (tsv && fclose(tsv) && !rc) rc = FAIL(R, "%s/queries.tsv: write error", R->tmpdir);
+    return rc;
 }
 
 int hz_run(const hz_opts *o)
 {
-    char err[2048] = "";
-    int status = 1;
-    hz_sigwatch sigw;
-    char *tar_placed = NULL;   /* this run's tarball once renamed into place, until OUTDIR is published */
-    int dump_placed = 0;       /* this run wrote --dump-plan's file, OUTDIR not yet published */
-    hz_sigwatch_start(&sigw);   /* before any thread starts, so that all inherit the blocked set */
-    double t_start = hz_now();
-    hz_seqset tseqs = {0}, qseqs = {0};
-    hz_side tside = {0}, qside = {0};
-    hz_scorefile sf;
-    hz_xparams xp;
-    hz_shape sh;
-    char *tmpdir = NULL;
-    hz_cmd *cmds = NULL; size_t ncmd = 0, capcmd = 0;
-    hz_funnel total = {0};
-    char *gpu_report = NULL;
-    double t_load = 0, t_plan = 0, t_table = 0, t_output = 0;
-    int nthreads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (nthreads < 1) nthreads = 1;
-    hz_scratch *scratch = calloc((size_t)nthreads, sizeof *scratch);
-    hz_funnel *funnels = calloc((size_t)nthreads, sizeof *funnels);
-    pthread_t *th = calloc((size_t)nthreads, sizeof *th);
-    worker_arg *wa = calloc((size_t)nthreads, sizeof *wa);
-    uint8_t *tbytes = NULL, *tcodes = NULL;
-    qprep_t qp[2];                       /* current and next query block (qprep_main) */
-    int qcur = 0, qth_on = 0, qnext = 0;
-    pthread_t qth;
-    memset(qp, 0, sizeof qp);
-    hz_backend *be = NULL;
-    hz_prewarm prewarm = {0};
-    hz_segwriter sw;
-    hz_segwriter_init(&sw, &tside, &qside, o);
-    hz_manifest_info mi = { .o = o, .t = &tseqs, .q = &qseqs, .start_time = time(NULL) };
-    if (o->units) {   /* a unit folder: its manifest names the plan and the units (merge.c reads it) */
-        mi.unit_kind = "unit"; mi.plan_path = o->units->plan->path; mi.plan_sha256 = o->units->plan->sha256;
-        mi.unit_sel = o->units->sel; mi.n_units = o->units->plan->n;
-    }
-    int funnels_added = 0;
-    int show_progress = o->progress < 0 ? (!o->quiet && isatty(2)) : o->progress;
-
-    if (!scratch || !funnels || !th || !wa) { snprintf(err, sizeof err, "out of memory"); goto done; }
-    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
-
-    /* scoring (spec §9; RULES.md "scoring file") */
-    const hz_scorefile *sfp = NULL;
-    if (o->scoring) {
-        if (hz_scorefile_load(o->scoring, &sf, err, sizeof err)) goto done;
-        sfp = &sf;
-        if (sf.n_ignored_keys && !o->quiet)
-            fprintf(stderr, "hspz: note: %s: %s do not change HSPs (only the A/C/G/T block, bad_score "
-                    "and fill_score do); they are passed to lastz through --scores\n",
-                    o->scoring, sf.ignored_keys);
-    }
-    int32_t sub8[HZ_NCODES][HZ_NCODES];
-    if (hz_scoring_build(sub8, sfp, o->ambiguous, o->xdrop, err, sizeof err)) goto done;
-    memset(&xp, 0, sizeof xp);
-    memcpy(xp.sub, sub8, sizeof xp.sub);
-    xp.xdrop = o->xdrop; xp.hspthresh = o->hspthresh; xp.entropy = o->entropy;
-    xp.gate_min_total = hz_gate_threshold(o->hspthresh);
-
-    /* input (CUDA contexts start meanwhile) */
-    hz_backend_prewarm(o, &prewarm);
+    run_t *R = calloc(1, sizeof *R);
+    qjob_t *J = calloc(1, sizeof *J);
+    if (!R || !J) { free(R); free(J); fprintf(stderr, "hspz: out of memory\n"); return 1; }
+    R->o = o;
+    hz_sigwatch_start(&R->sigw);   /* before any thread starts, so that all inherit the blocked set */
+    R->t_start = hz_now();
+    int status = 1, jinit = 0;
+    if (job_init(R, J, 0)) goto done;
+    jinit = 1;
+    if (run_setup(R)) goto done;
+    hz_backend_prewarm(o, &R->prewarm);   /* CUDA contexts start while the inputs are read */
+    if (job_load(R, J, 1)) goto done;
     double t0 = hz_now();
-    {   /* target and query are read in parallel; the target's error is reported first */
-        load_arg la = { o->query, &qseqs, "", -1 };
-        pthread_t lt;
-        int threaded = pthread_create(&lt, NULL, load_main, &la) == 0;
-        int trc = hz_seqset_load(o->target, &tseqs, err, sizeof err);
-        if (threaded) pthread_join(lt, NULL); else load_main(&la);
-        if (trc) goto done;
-        if (la.rc) { snprintf(err, sizeof err, "%s", la.err); goto done; }
-    }
-    t_load = hz_now() - t0;
-    t0 = hz_now();
-    if (hz_side_plan(&tside, &tseqs, o->seq_block_size, o->target_prefix, err, sizeof err)) goto done;
-    if (hz_side_plan(&qside, &qseqs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
-    if (o->units && hz_unitplan_check_cover(o->units->plan, o, &tside, &qside, (uint32_t)sh.span, err, sizeof err)) goto done;
-
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
-    if (hz_check_outdir(o, err, sizeof err)) goto done;
-
+    if (hz_check_outdir(o, R->err, sizeof R->err)) goto done;
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
-    hz_backend_prewarm_join(&prewarm);
-    if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
-
-    if (!(tmpdir = hz_tmpdir_make(o, &sigw, err, sizeof err))) goto done;
-    if (hz_side_write_names(&tside, tmpdir, "ref", err, sizeof err)) goto done;
-    if (hz_side_write_names(&qside, tmpdir, "query", err, sizeof err)) goto done;
-    t_plan = hz_now() - t0;
-
-    int do_plus = strcmp(o->strand, "plus") == 0 || strcmp(o->strand, "both") == 0;
-    int do_minus = strcmp(o->strand, "minus") == 0 || strcmp(o->strand, "both") == 0;
-    uint32_t W = (uint32_t)sh.span;
-    double work_total = 0, work_done = 0;
-    for (size_t q = 0; q < qside.n_block; q++) work_total += (double)qside.block[q].len * (double)tside.n_block;
-
-    qp[0].side = qp[1].side = &qside;
-    if (qside.n_block) { qp[0].q = 0; qprep_main(&qp[0]); }
-    for (size_t r = 0; r < tside.n_block; r++) {
-        if (o->units && !hz_unitsel_target(o->units, r)) continue;   /* hspz run --plan --unit */
-        const hz_block *tb = &tside.block[r];
-        double ts = hz_now();
-        free(tbytes); free(tcodes);
-        tbytes = malloc((size_t)tb->len + 1); tcodes = malloc((size_t)tb->len + 1);
-        if (!tbytes || !tcodes) { snprintf(err, sizeof err, "out of memory for target block %zu (%u bytes)", r, tb->len); goto done; }
-        hz_block_bytes(&tside, r, tbytes);
-        hz_block_codes(tbytes, tb->len, tcodes, NULL, NULL);
-        hz_seedtable tab;
-        if (tb->len < W && !o->quiet)
-            fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", r, tb->len, W);
-        if (be && be->build_table) {
-            if (be->build_table(be, &tab, tbytes, tb->len, &sh, o->step, err, sizeof err)) goto done;
-        } else if (hz_seedtable_build(&tab, tbytes, tb->len, &sh, o->step)) {
-            snprintf(err, sizeof err, "out of memory building the seed table of target block %zu", r);
-            goto done;
-        }
-        free(tbytes); tbytes = NULL;
-        hz_target tgt = { tcodes, tb->len, &tab, W, &xp, o->max_hits };
-        if (be && be->set_target(be, &tgt, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
-        t_table += hz_now() - ts;
-
-        for (size_t q = 0; q < qside.n_block; q++) {
-            if (qnext) {   /* the other slot holds this block (prepared during the last one) */
-                if (qth_on) pthread_join(qth, NULL);
-                qth_on = qnext = 0;
-                qcur ^= 1;
-            }
-            qprep_t *P = &qp[qcur];
-            if (!P->ok || P->q != q) { hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory for query block %zu", q); goto done; }
-            /* prepare the block that comes next (q+1, or block 0 again for the next target block) */
-            if (qside.n_block > 1 && (q + 1 < qside.n_block || r + 1 < tside.n_block)) {
-                qp[qcur ^ 1].q = q + 1 < qside.n_block ? q + 1 : 0;
-                qth_on = pthread_create(&qth, NULL, qprep_main, &qp[qcur ^ 1]) == 0;
-                if (!qth_on) qprep_main(&qp[qcur ^ 1]);
-                qnext = 1;
-            }
-            if (o->units && !hz_unitsel_pair(o->units, r, q)) continue;
-            uint32_t L = P->L;
-            const uint8_t *qbytes = P->bytes, *qhrc = P->hrc, *qfc = P->fc, *qrc = P->rc;
-            if (L < W && !o->quiet)
-                fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
-            if (be && be->set_query(be, qfc, qrc, L, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
-            if (be && be->set_query_text && be->set_query_text(be, qbytes, qhrc, L, err, sizeof err)) { hz_seedtable_free(&tab); goto done; }
-            uint32_t (*iv)[2];
-            size_t niv = hz_intervals(L, W, o->interval_size, &iv);
-            uint32_t E = L > W ? L - W : 0;
-            /* chunks of every interval (spec §3.5) in one pool, so no interval waits for the
-             * slowest chunk of the previous one; results stay in plan order per chunk */
-            size_t cap = 0;
-            for (size_t k = 0; k < niv; k++) cap += 2 * ((size_t)((iv[k][1] - iv[k][0]) / o->chunk_size) + 2);
-            job_t *jobs = malloc((cap ? cap : 1) * sizeof *jobs);
-            size_t *kfirst = malloc((niv + 1) * sizeof *kfirst), *kplus = malloc((niv + 1) * sizeof *kplus);
-            if (!jobs || !kfirst || !kplus) { free(jobs); free(kfirst); free(kplus); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
-            size_t nj = 0;
-            for (size_t k = 0; k < niv; k++) {
-                uint32_t s = iv[k][0], e = iv[k][1];
-                kfirst[k] = nj;
-                if (o->units && !hz_unitsel_interval(o->units, r, q, k)) { kplus[k] = nj; continue; }
-                if (do_plus)
-                    for (uint64_t i = s; i < e; i += o->chunk_size)
-                        jobs[nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1)};
-                kplus[k] = nj;
-                if (do_minus) {
-                    uint32_t rs = E - e, re = E - s;
-                    for (uint64_t i = rs; i < re; i += o->chunk_size)
-                        jobs[nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1)};
-                }
-            }
-            kfirst[niv] = nj;
-            hz_hspvec *res = calloc(nj ? nj : 1, sizeof *res);
-            if (!res) { free(jobs); free(kfirst); free(kplus); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
-            int failed;
-            {
-                double span = 0;
-                for (size_t k = 0; k < niv; k++) span += (double)L * (double)(iv[k][1] - iv[k][0]) / (E ? E : 1);
-                work_t w = { &tgt, &sh, { qbytes, qhrc }, { qfc, qrc }, L, jobs, nj, res, 0, 0, scratch, funnels, be,
-                             show_progress, t_start, work_done, span, work_total,
-                             hz_now(), r, tside.n_block, q, qside.n_block, 0 };
-                int nt = nthreads < (int)nj ? nthreads : (int)nj;
-                for (int t = 0; t < nt; t++) { wa[t].w = &w; wa[t].tid = t; }
-                for (int t = 1; t < nt; t++) pthread_create(&th[t], NULL, worker, &wa[t]);
-                if (nt > 0) worker(&wa[0]);
-                for (int t = 1; t < nt; t++) pthread_join(th[t], NULL);
-                failed = atomic_load(&w.failed);
-            }
-            for (size_t k = 0; k < niv; k++) {
-                uint32_t s = iv[k][0], e = iv[k][1];
-                double to = hz_now();
-                hz_hspvec fw = {0}, rc = {0};
-                for (size_t i = kfirst[k]; i < kfirst[k + 1] && !failed; i++) {
-                    hz_hspvec *dst = i < kplus[k] ? &fw : &rc;
-                    if (hz_hspvec_reserve(dst, res[i].n)) { failed = 1; break; }
-                    memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
-                    dst->n += res[i].n;
-                }
-                for (size_t i = kfirst[k]; i < kfirst[k + 1]; i++) hz_hspvec_free(&res[i]);
-                if (failed) {
-                    for (size_t i = kfirst[k + 1]; i < nj; i++) hz_hspvec_free(&res[i]);
-                    free(res); free(jobs); free(kfirst); free(kplus);
-                    hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab);
-                    if (!err[0]) snprintf(err, sizeof err, "%s", be && be->last_error[0] ? be->last_error : "out of memory while extending seed hits");
-                    goto done;
-                }
-                /* per-interval exact-duplicate removal (0.3.x, RULES.md) */
-                fw.n = hz_dedup_interval(fw.v, fw.n);
-                rc.n = hz_dedup_interval(rc.v, rc.n);
-                if (fw.n == SIZE_MAX || rc.n == SIZE_MAX) { snprintf(err, sizeof err, "out of memory in dedup"); goto done; }
-                for (int strand = 0; strand < 2; strand++) {
-                    hz_hspvec *v = strand ? &rc : &fw;
-                    if (v->n == 0) continue;
-                    char base[512];
-                    snprintf(base, sizeof base, "tmp%zu.block%zu.r%llu.%s", k + 1, q,
-                             (unsigned long long)tb->start, strand ? "minus" : "plus");
-                    if (hz_segwriter_write(&sw, tmpdir, base, v->v, v->n, strand, r, q, err, sizeof err)) {
-                        hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); goto done;
-                    }
-                    total.written += v->n;
-                    if (ncmd == capcmd) {
-                        size_t nc = capcmd ? 2 * capcmd : 64;
-                        hz_cmd *c2 = realloc(cmds, nc * sizeof *cmds);
-                        if (!c2) { hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
-                        cmds = c2; capcmd = nc;
-                    }
-                    cmds[ncmd] = (hz_cmd){ strand, k + 1, q, tb->start, hz_lastz_command(o, base, r, q, strand) };
-                    if (!cmds[ncmd].line) { hz_hspvec_free(&fw); hz_hspvec_free(&rc); free(iv); hz_seedtable_free(&tab); snprintf(err, sizeof err, "out of memory"); goto done; }
-                    ncmd++;
-                }
-                hz_hspvec_free(&fw); hz_hspvec_free(&rc);
-                t_output += hz_now() - to;
-                work_done += (double)L * (double)(e - s) / (E ? E : 1);
-                if (show_progress) progress_line(work_done, work_total, t_start, r, tside.n_block, q, qside.n_block);
-            }
-            free(res); free(jobs); free(kfirst); free(kplus);
-            free(iv);
-        }
-        hz_seedtable_free(&tab);
-    }
-    if (show_progress) fprintf(stderr, "\n");
-
-    /* lastz commands (RULES.md "lastz commands"): sorted plus before minus, then tmp, block, r */
+    hz_backend_prewarm_join(&R->prewarm);
+    if (hz_backend_open(o, &R->xp, &R->be, R->err, sizeof R->err)) goto done;
     {
-        double to = hz_now();
-        if (hz_commands_write(o, tmpdir, cmds, ncmd, err, sizeof err)) goto done;
-        t_output += hz_now() - to;
+        hz_opts to = *o;
+        if (o->query_list) to.tarball = NULL;   /* the tarballs lie inside the folder */
+        if (!(R->tmpdir = hz_tmpdir_make(&to, &R->sigw, R->err, sizeof R->err))) goto done;
     }
-    /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
-    {
-        double to = hz_now();
-        if (hz_package(o, tmpdir, &tside, &qside, err, sizeof err)) goto done;
-        if (o->tarball) {   /* this run's tarball is in place: a failure or signal before the publish removes it */
-            free(tar_placed);
-            tar_placed = hz_package_tarball_path(o);
-            hz_sigwatch_paths(&sigw, tmpdir, tar_placed);
-        }
-        t_output += hz_now() - to;
-    }
-    /* provenance manifest (manifest.c): the last file written into the output folder */
-    for (int t = 0; t < nthreads; t++) hz_funnel_add(&total, &funnels[t]);
-    funnels_added = 1;
-    {
-        mi.funnel = total; mi.have_plan = 1;
-        hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
-        manifest_facts(&mi, be, t_start, nthreads, t_load, t_plan, t_table, t_output, &gpu_report);
-        char mp[4096];
-        snprintf(mp, sizeof mp, "%s/manifest.json", tmpdir);
-        if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
-    }
+    J->t_plan += hz_now() - t0;
+    if (run_jobs(R, J)) goto done;
     /* --dump-plan (hillerlab/hspZ's spelling): next to the outputs, before they are published */
     if (o->dump_plan) {
-        if (hz_plan_dump(&tside, &qside, o->dump_plan, err, sizeof err)) goto done;
-        dump_placed = 1;
+        if (hz_plan_dump(&R->tside, &J->qside, o->dump_plan, R->err, sizeof R->err)) goto done;
+        R->dump_placed = 1;
     }
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
-    if (hz_publish(o, tmpdir, &sigw, err, sizeof err)) goto done;
-    free(tar_placed); tar_placed = NULL;
-    free(tmpdir); tmpdir = NULL;
+    if (hz_publish(o, R->tmpdir, &R->sigw, R->err, sizeof R->err)) goto done;
+    free(R->tar_placed); R->tar_placed = NULL;
+    free(R->tmpdir); R->tmpdir = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
         char *fm = hz_failed_manifest_path(o->outdir);
         if (fm) unlink(fm);
         free(fm);
     }
-    if (!o->quiet) {
-        fprintf(stderr, "hspz: funnel: seeds %llu anchors %llu gate_survivors %llu hsps_accepted %llu "
-                "hsps_after_dedup %llu segments_written %llu long_anchors %llu\n",
-                (unsigned long long)total.seeds, (unsigned long long)total.anchors,
-                (unsigned long long)total.survivors, (unsigned long long)total.accepted,
-                (unsigned long long)total.after_batch, (unsigned long long)total.written, (unsigned long long)total.long_anchors);
-    }
-    if (!o->quiet || o->time_report) {
-        fprintf(stderr, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
-                "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
-                t_load, t_plan, t_table, total.t_seed, total.t_anchor, total.t_gate, total.t_extend,
-                total.t_dedup, t_output, mi.t_wall, nthreads);
-        if (gpu_report) print_gpu_report(gpu_report, total.anchors, mi.t_wall);
-    }
-    if (!o->quiet) {
-        fprintf(stderr, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
-                be ? be->name : "cpu", (unsigned long long)total.written, ncmd, o->outdir);
-    }
+    if (o->query_list && !o->quiet)
+        fprintf(stderr, "hspz: %zu queries against %s written to %s (queries.tsv lists them)\n", o->n_query_list,
+                o->index ? o->index->path : o->target, o->outdir);
     status = 0;
 done:
-    hz_backend_prewarm_join(&prewarm);
-    if (status != 0) {
-        if (show_progress) fprintf(stderr, "\n");
-        fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
-        hz_sigwatch_paths(&sigw, NULL, NULL);
-        if (tmpdir) hz_rm_rf(tmpdir);
-        if (tar_placed) unlink(tar_placed);
-        if (dump_placed) unlink(o->dump_plan);
-        /* failure manifest next to OUTDIR (docs/manifest.md); silently skipped when it cannot be written */
-        char *fm = hz_failed_manifest_path(o->outdir);
-        if (fm) {
-            char e2[512];
-            if (!funnels_added)
-                for (int t = 0; funnels && t < nthreads; t++) hz_funnel_add(&total, &funnels[t]);
-            mi.funnel = total;
-            mi.have_plan = tside.block && qside.block;
-            if (mi.have_plan) hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
-            manifest_facts(&mi, be, t_start, nthreads, t_load, t_plan, t_table, t_output, &gpu_report);
-            mi.exit_status = status; mi.error = err[0] ? err : "failed";
-            hz_manifest_write(&mi, fm, NULL, e2, sizeof e2);
-            free(fm);
-        }
-    }
-    free(tmpdir);
-    hz_sigwatch_stop(&sigw);
-    free(tar_placed);
-    free(gpu_report);
-    for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);
-    free(cmds);
-    for (int t = 0; scratch && t < nthreads; t++) hz_scratch_free(&scratch[t]);
-    free(scratch); free(funnels); free(th); free(wa);
-    if (qth_on) pthread_join(qth, NULL);
-    for (int k = 0; k < 2; k++) { free(qp[k].bytes); free(qp[k].hrc); free(qp[k].fc); free(qp[k].rc); }
-    free(tbytes); free(tcodes);
-    if (be) be->close(be);
-    hz_segwriter_free(&sw);
-    hz_side_free(&tside); hz_side_free(&qside);
-    hz_seqset_free(&tseqs); hz_seqset_free(&qseqs);
+    hz_backend_prewarm_join(&R->prewarm);
+    if (status) run_fail(R, jinit ? J : NULL);
+    hz_sigwatch_stop(&R->sigw);
+    job_free(J);
+    run_free(R);
+    free(J); free(R);
     return status;
 }

@@ -807,7 +807,7 @@ void hz_seqset_free(hz_seqset *s)
     free(s->name);
     free(s->off);
     free(s->len);
-    free(s->data);
+    if (!s->data_mapped) free(s->data);
     free(s->path);
     memset(s, 0, sizeof *s);
 }

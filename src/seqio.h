@@ -26,6 +26,8 @@ typedef struct {
     uint8_t *data;
     uint64_t total;
     uint64_t file_bytes; /* size of the file on disk */
+    char sha256[65];     /* of the file's bytes when known ("" otherwise; an index records it) */
+    int data_mapped;     /* data lies in an index mapping (index.h): hz_seqset_free keeps it */
 } hz_seqset;
 
 /* Load every record of `path` into *out (zeroed first).
