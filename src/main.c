@@ -86,6 +86,9 @@ static const char *USAGE =
 "      --plan FILE --unit IDS       run only these work units of the plan into -o UNITDIR\n"
 "      --max-unit-hits N            hspz plan: cut a block pair into units of at most N\n"
 "                                   seed hits (whole query intervals) [0 = one per pair]\n"
+"      --dump-manifest FILE         write this run's plan (hspz plan's plan.json) to FILE\n"
+"      --from-manifest FILE         replay a plan: all its units into a complete OUTDIR, its\n"
+"                                   settings; refused if inputs or the plan do not match\n"
 "      --dump-plan FILE             write the blocks and their records as TSV to FILE\n"
 "                                   (side, block, record, bp; hillerlab/hspZ's --dump-plan\n"
 "                                   rows, with hspz's blocks in place of its bins)\n"
@@ -139,7 +142,7 @@ enum {
     O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
     O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
     O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS,
-    O_INDEX, O_QUERYLIST
+    O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST
 };
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
@@ -394,6 +397,7 @@ static int cmd_run(int argc, char **argv, int mode)
         /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
         {"time", 0, 0, 'y'}, {"dump-plan", 1, 0, O_DUMPPLAN}, {"cpu-only", 0, 0, 'u'},
         {"plan", 1, 0, O_PLAN}, {"unit", 1, 0, O_UNIT}, {"max-unit-hits", 1, 0, O_MAXUNITHITS},
+        {"dump-manifest", 1, 0, O_DUMPMANIFEST}, {"from-manifest", 1, 0, O_FROMMANIFEST},
         {"index", 1, 0, O_INDEX}, {"query-list", 1, 0, O_QUERYLIST}, {"query_list", 1, 0, O_QUERYLIST},
         {0, 0, 0, 0}
     };
@@ -469,6 +473,10 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_MAXUNITHITS: max_unit_hits = (uint64_t)parse_int("--max-unit-hits", optarg, 0, LLONG_MAX); break;
         case O_DRYRUN: dry_run = 1; break;
         case O_INDEX: indexpath = optarg; break;
+        case O_DUMPMANIFEST:
+            if (!optarg[0]) usage_error("--dump-manifest: empty path%s%s", "", "");
+            o.dump_manifest = optarg; break;
+        case O_FROMMANIFEST: planpath = optarg; unitspec = "all"; o.replay = 1; break;
         case O_QUERYLIST: qlistpath = optarg; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
@@ -479,8 +487,9 @@ static int cmd_run(int argc, char **argv, int mode)
     if (max_unit_hits && mode != 2) usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
     if ((planpath || unitspec) && mode != 0) usage_error("--plan and --unit are options of hspz run%s%s", "", "");
     if (!planpath != !unitspec) usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
-    if (planpath && (cfgpath || dry_run || o.dump_plan))
-        usage_error("--plan: the plan holds the settings; --config, --dry-run and --dump-plan do not go with it%s%s", "", "");
+    if (planpath && (cfgpath || dry_run || o.dump_plan || o.dump_manifest))
+        usage_error("%s: the plan holds the settings; --config, --dry-run, --dump-plan and --dump-manifest do not go with it%s",
+                    o.replay ? "--from-manifest" : "--plan", "");
     /* defaults < --config FILE < flags (config.h); with --plan the plan's settings < flags */
     static hz_config cfg;
     static hz_unitplan P;
@@ -550,11 +559,12 @@ static int cmd_run(int argc, char **argv, int mode)
         static unsigned char *sel;
         sel = calloc(P.n ? P.n : 1, 1);
         if (!sel) { fprintf(stderr, "hspz: out of memory\n"); return 1; }
-        if (hz_unit_ids_parse(unitspec, &P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
+        if (o.replay) memset(sel, 1, P.n);   /* --from-manifest: every unit, a complete OUTDIR */
+        else if (hz_unit_ids_parse(unitspec, &P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
         if (hz_unitplan_check_inputs(&P, &o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
         usel = (hz_unitsel){ &P, sel };
         o.units = &usel;
-        o.tarball = NULL; o.diagonal_partition = 0; o.single_file = 0; o.print_commands = 0;
+        if (!o.replay) { o.tarball = NULL; o.diagonal_partition = 0; o.single_file = 0; o.print_commands = 0; }
     }
     hz_shape sh;
     char err[512];
@@ -570,6 +580,11 @@ static int cmd_run(int argc, char **argv, int mode)
         free(tp);
         if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o.dump_plan); return 2; }
         if (hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    }
+    if (o.dump_manifest) {
+        if ((o.dump_plan && !strcmp(o.dump_plan, o.dump_manifest)) || (o.query_list))
+            usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file%s%s", "", "");
+        if (hz_output_file_check(&o, o.dump_manifest, "--dump-manifest file", err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     }
     if (dry_run) {
         if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }

@@ -39,6 +39,8 @@ typedef struct {
     /* reports (not settings: never change the output) */
     int time_report;                /* --time: the time line even with --quiet */
     const char *dump_plan;          /* --dump-plan FILE: blocks and records as TSV, or NULL */
+    const char *dump_manifest;      /* --dump-manifest FILE: this run's plan (units.h plan.json), or NULL */
+    int replay;                     /* --from-manifest: units = every unit of the plan, a complete OUTDIR */
     const struct hz_unitsel *units; /* hspz run --plan --unit: only these work units (units.h), or NULL */
     const struct hz_index *index;   /* --index FILE: the target's prepared blocks (index.h), or NULL */
     int index_check_target;         /* with --index, -r was given: its sha256 must be the index's */

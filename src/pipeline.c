@@ -234,6 +234,7 @@ typedef struct {
     char *tmpdir;              /* OUTDIR.tmp-<pid> */
     char *tar_placed;          /* this run's tarball once renamed into place, until OUTDIR is published */
     int dump_placed;           /* this run wrote --dump-plan's file, OUTDIR not yet published */
+    int mdump_placed;          /* the same for --dump-manifest */
     double t_tload;            /* target load (or index verification) seconds */
     char *gpu_report;
 } run_t;
@@ -616,7 +617,7 @@ static int job_init(run_t *R, qjob_t *J, size_t n)
     J->mi = (hz_manifest_info){ .o = &J->o, .t = R->tset ? R->tset : &R->tseqs, .q = &J->qseqs, .start_time = time(NULL) };
     if (o->index) { J->mi.index_path = o->index->path; J->mi.index_sha256 = o->index->sha256; }
     if (o->units) {   /* a unit folder: its manifest names the plan and the units (merge.c reads it) */
-        J->mi.unit_kind = "unit"; J->mi.plan_path = o->units->plan->path; J->mi.plan_sha256 = o->units->plan->sha256;
+        J->mi.unit_kind = o->replay ? "replay" : "unit"; J->mi.plan_path = o->units->plan->path; J->mi.plan_sha256 = o->units->plan->sha256;
         J->mi.unit_sel = o->units->sel; J->mi.n_units = o->units->plan->n;
     }
     if (R->funnels) memset(R->funnels, 0, (size_t)R->nthreads * sizeof *R->funnels);
@@ -691,6 +692,7 @@ static void run_fail(run_t *R, qjob_t *J)
     if (R->tmpdir) hz_rm_rf(R->tmpdir);
     if (R->tar_placed) unlink(R->tar_placed);
     if (R->dump_placed) unlink(o->dump_plan);
+    if (R->mdump_placed) unlink(o->dump_manifest);
     char *fm = hz_failed_manifest_path(o->outdir);   /* silently skipped when it cannot be written */
     if (fm && J) {
         char e2[512];
@@ -756,6 +758,12 @@ int hz_run(const hz_opts *o)
     if (o->dump_plan) {
         if (hz_plan_dump(&R->tside, &J->qside, o->dump_plan, R->err, sizeof R->err)) goto done;
         R->dump_placed = 1;
+    }
+    if (o->dump_manifest) {   /* hillerlab/hspZ's frozen plan: hspz's plan.json (--from-manifest replays it) */
+        hz_config cc = *o->cfg;
+        cc.o = J->o;
+        if (hz_plan_write(&cc, &R->tside, &J->qside, o->dump_manifest, 0, R->err, sizeof R->err)) goto done;
+        R->mdump_placed = 1;
     }
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
     if (hz_publish(o, R->tmpdir, &R->sigw, R->err, sizeof R->err)) goto done;

@@ -168,29 +168,32 @@ static int regular_sha(const char *path, char hex[65], uint64_t *bytes, char *er
     return 0;
 }
 
-int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
+/* the input's sha256 and size: known from reading it (or its index), else read now */
+static int input_sha(const char *path, const hz_seqset *s, char hex[65], uint64_t *bytes, char *err, size_t errlen)
+{
+    if (s->sha256[0]) { memcpy(hex, s->sha256, 65); *bytes = s->file_bytes; return 0; }
+    return regular_sha(path, hex, bytes, err, errlen);
+}
+
+int hz_plan_write(const hz_config *c, const hz_side *tside, const hz_side *qside, const char *path,
+                  uint64_t max_unit_hits, char *err, size_t errlen)
 {
     const hz_opts *o = &c->o;
-    char err[2048] = "";
-    hz_seqset ts = {0}, qs = {0};
-    hz_side tside = {0}, qside = {0};
     hz_unit *u = NULL; size_t nu = 0;
     hz_shape sh;
     char tsha[65], qsha[65];
     uint64_t tbytes = 0, qbytes = 0;
     char *yaml = NULL; size_t ylen = 0;
     json_t *m = NULL;
-    int status = 1;
+    int rc = -1;
     int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
-    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
-    if (regular_sha(o->target, tsha, &tbytes, err, sizeof err) || regular_sha(o->query, qsha, &qbytes, err, sizeof err)) goto done;
-    if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
-    if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
-        hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
-    if (hz_units_make(o, &tside, &qside, &sh, max_unit_hits, threads, &u, &nu, err, sizeof err)) goto done;
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, errlen)) goto done;
+    if (input_sha(o->target, tside->seqs, tsha, &tbytes, err, errlen) || input_sha(o->query, qside->seqs, qsha, &qbytes, err, errlen)) goto done;
+    if (hz_units_make(o, tside, qside, &sh, max_unit_hits, threads, &u, &nu, err, errlen)) goto done;
     {   /* the settings as `hspz config` prints them, without this command's -o (the plan path) */
         hz_config cc = *c;
+        cc.o = *o;
         cc.o.outdir = NULL;
         cc.o.cfg = &cc;
         /* machine settings belong to each unit's run, not to the plan: their defaults here,
@@ -205,7 +208,7 @@ int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
             if (k >= 0) cc.src[k] = HZ_SRC_DEFAULT;
         }
         FILE *mf = open_memstream(&yaml, &ylen);
-        if (!mf) { snprintf(err, sizeof err, "out of memory"); goto done; }
+        if (!mf) { snprintf(err, errlen, "out of memory"); goto done; }
         hz_cfg_print(&cc, mf);
         fclose(mf);
     }
@@ -214,12 +217,12 @@ int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
     json_object_set_new(m, "format", json_integer(HZ_PLAN_FORMAT));
     json_object_set_new(m, "hspz_version", json_string(HSPZ_VERSION));
     json_t *in = json_array();
-    json_array_append_new(in, input_obj("target", o->target, tsha, tbytes, &ts));
-    json_array_append_new(in, input_obj("query", o->query, qsha, qbytes, &qs));
+    json_array_append_new(in, input_obj("target", o->target, tsha, tbytes, tside->seqs));
+    json_array_append_new(in, input_obj("query", o->query, qsha, qbytes, qside->seqs));
     json_object_set_new(m, "inputs", in);
     json_object_set_new(m, "config", json_string(yaml));
-    json_object_set_new(m, "target_blocks", json_integer((json_int_t)tside.n_block));
-    json_object_set_new(m, "query_blocks", json_integer((json_int_t)qside.n_block));
+    json_object_set_new(m, "target_blocks", json_integer((json_int_t)tside->n_block));
+    json_object_set_new(m, "query_blocks", json_integer((json_int_t)qside->n_block));
     json_object_set_new(m, "max_unit_hits", json_integer((json_int_t)max_unit_hits));
     uint64_t total = 0;
     json_t *ua = json_array();
@@ -241,26 +244,45 @@ int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
     {
         size_t n = strlen(path) + 32;
         char *tmp = malloc(n);
-        if (!tmp) { snprintf(err, sizeof err, "out of memory"); goto done; }
+        if (!tmp) { snprintf(err, errlen, "out of memory"); goto done; }
         snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
         if (json_dump_file(m, tmp, JSON_INDENT(1)) != 0) {
-            snprintf(err, sizeof err, "%s: cannot write the plan: %s", path, strerror(errno));
+            snprintf(err, errlen, "%s: cannot write the plan: %s", path, strerror(errno));
             unlink(tmp); free(tmp); goto done;
         }
         if (rename(tmp, path) != 0) {
-            snprintf(err, sizeof err, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+            snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
             unlink(tmp); free(tmp); goto done;
         }
         free(tmp);
     }
     if (!o->quiet)
         fprintf(stderr, "hspz: plan: %zu work units (%zu target x %zu query blocks), %llu seed hits; wrote %s\n",
-                nu, tside.n_block, qside.n_block, (unsigned long long)total, path);
+                nu, tside->n_block, qside->n_block, (unsigned long long)total, path);
+    rc = 0;
+done:
+    json_decref(m);
+    free(yaml); free(u);
+    return rc;
+}
+
+int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
+{
+    const hz_opts *o = &c->o;
+    char err[2048] = "";
+    hz_seqset ts = {0}, qs = {0};
+    hz_side tside = {0}, qside = {0};
+    int status = 1;
+    char hex[65];
+    uint64_t b;
+    if (regular_sha(o->target, hex, &b, err, sizeof err) || regular_sha(o->query, hex, &b, err, sizeof err)) goto done;
+    if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
+    if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
+        hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
+    if (hz_plan_write(c, &tside, &qside, path, max_unit_hits, err, sizeof err)) goto done;
     status = 0;
 done:
     if (status) fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
-    json_decref(m);
-    free(yaml); free(u);
     hz_side_free(&tside); hz_side_free(&qside);
     hz_seqset_free(&ts); hz_seqset_free(&qs);
     return status;

@@ -52,6 +52,13 @@ int hz_units_make(const hz_opts *o, const hz_side *t, const hz_side *q, const hz
  * (0; 1 input error; one line on stderr). */
 int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits);
 
+/* The plan of the planned sides t and q under c->o (inputs' sha256 from the seqsets when
+ * known, else read from the regular files) written to path (path.tmp-<pid>, renamed;
+ * deterministic bytes).  Used by hspz plan and hspz run --dump-manifest.  Returns 0, or -1
+ * with err. */
+int hz_plan_write(const hz_config *c, const hz_side *t, const hz_side *q, const char *path,
+                  uint64_t max_unit_hits, char *err, size_t errlen);
+
 /* Read and check a plan file (kind, version fields, unit shapes).  Returns 0, or -1 with err
  * naming the file and what is wrong. */
 int hz_unitplan_read(const char *path, hz_unitplan *p, char *err, size_t errlen);
