@@ -253,6 +253,7 @@ typedef struct {
     hz_manifest_info mi;
     int funnels_added;
     char *outdir_own, *tar_own;
+    double t_start;            /* the run's start (first job) or the job's */
 } qjob_t;
 
 #define FAIL(R, ...) (snprintf((R)->err, sizeof (R)->err, __VA_ARGS__), -1)
@@ -554,7 +555,7 @@ static void job_manifest_facts(run_t *R, qjob_t *J)
     J->mi.funnel = J->total;
     J->mi.have_plan = R->tside.block && J->qside.block;
     if (J->mi.have_plan) hz_plan_count(&R->tside, &J->qside, (unsigned)R->sh.span, &J->o, &J->mi.plan);
-    manifest_facts(&J->mi, R->be, R->t_start, R->nthreads, J->t_load, J->t_plan, J->t_table, J->t_output, &R->gpu_report);
+    manifest_facts(&J->mi, R->be, J->t_start, R->nthreads, J->t_load, J->t_plan, J->t_table, J->t_output, &R->gpu_report);
 }
 
 /* J's folder complete: lastz commands, packaging, manifest (the last file written). */
@@ -604,6 +605,7 @@ static int job_init(run_t *R, qjob_t *J, size_t n)
 {
     const hz_opts *o = R->o;
     memset(J, 0, sizeof *J);
+    J->t_start = n ? hz_now() : R->t_start;
     J->o = *o;
     if (o->index && !o->index_check_target) J->o.target = o->index->seqs.path;   /* the manifest names the indexed file */
     if (o->query_list) {   /* OUTDIR/<n>/: what `hspz run -q QUERY -o OUTDIR/<n>` writes there */
