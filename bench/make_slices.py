@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""make_slices — N query slices of one FASTA(.gz) record, for bench/index_batch.sh.
+"""make_slices — N query slices of a FASTA(.gz), for bench/index_batch.sh.
 
     bench/make_slices.py FASTA N BP OUTDIR
 
-Slice i (1-based) starts at i * L / (N + 1) of the record's L bases (evenly spread, so N-rich
-ends are avoided) and is BP bases long; it is written as OUTDIR/slice<i>.fa with the name
-<record>_<start> (0-based start) and 60-column lines.  Deterministic; standard library only.
+The records are joined in file order (a draft's scaffolds become one text of L bases); slice
+i (1-based) starts at i * L / (N + 1) (evenly spread, so N-rich ends are avoided) and is BP
+bases long; it is written as OUTDIR/slice<i>.fa with the name <first record>_<start> (0-based
+start) and 60-column lines.  Deterministic; standard library only.
 """
 import gzip
 import os
@@ -19,9 +20,8 @@ def main():
     with op(path, "rb") as fh:
         for line in fh:
             if line.startswith(b">"):
-                if name is not None:
-                    break
-                name = line[1:].split()[0].decode()
+                if name is None:
+                    name = line[1:].split()[0].decode()
             else:
                 seq.append(line.strip())
     s = b"".join(seq)
