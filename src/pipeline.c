@@ -58,7 +58,7 @@ void hz_opts_default(hz_opts *o)
 
 
 
-typedef struct { int strand; uint32_t j0, j1; } job_t;   /* strand 0 plus, 1 minus */
+typedef struct { int strand; uint32_t j0, j1, k; } job_t;   /* strand 0 plus, 1 minus; k = its interval */
 
 typedef struct {
     const hz_target *tgt;
@@ -68,8 +68,15 @@ typedef struct {
     uint32_t qlen;
     const job_t *jobs; size_t njobs;
     hz_hspvec *res;
-    atomic_size_t next;
-    atomic_int failed;
+    /* streamed output: workers take jobs in plan order, at most `look` jobs past the interval
+     * the emitter (the run's thread) needs next; the emitter writes interval k once its
+     * kleft[k] jobs are done, so held results are bounded by the plan, not by the HSPs */
+    pthread_mutex_t mu;
+    pthread_cond_t cv_main, cv_work;
+    size_t next, emit_k, look, niv, running;
+    const size_t *kfirst;      /* interval k's jobs start at kfirst[k] */
+    size_t *kleft;             /* jobs of interval k not yet done */
+    int failed;
     hz_scratch *scratch;       /* one per thread */
     hz_funnel *funnel;         /* one per thread */
     hz_backend *be;
@@ -130,41 +137,61 @@ static void job_done(work_t *w, int tid)
 
 typedef struct { work_t *w; int tid; } worker_arg;
 
+/* next job for a worker (w->mu held): waits while it lies more than look jobs past the
+ * interval the emitter needs; SIZE_MAX when none is left or the run failed */
+static size_t job_take(work_t *w)
+{
+    for (;;) {
+        if (w->failed || w->next >= w->njobs) return SIZE_MAX;
+        size_t k = w->emit_k < w->niv ? w->emit_k + 1 : w->niv;
+        if (w->next < w->kfirst[k] + w->look) return w->next++;
+        pthread_cond_wait(&w->cv_work, &w->mu);
+    }
+}
+
+static void job_fail(work_t *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->failed = 1;
+    pthread_cond_broadcast(&w->cv_work); pthread_cond_broadcast(&w->cv_main);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* One chunk job: seeds, anchors, gate, materialization, per-batch dedup (backend or CPU). */
+static int job_run(work_t *w, const job_t *j, hz_hspvec *out, hz_scratch *s, hz_funnel *f, int tid)
+{
+    if (w->be && w->be->chunk_range)
+        return w->be->chunk_range(w->be, w->tgt, w->sh, j->strand, j->j0, j->j1, w->qlen, w->qcode[j->strand], out, f, tid);
+    double t0 = hz_now();
+    int64_t ns = hz_seeds_chunk(w->qtext[j->strand], j->j0, j->j1, w->sh, &s->seeds, &s->seeds_cap);
+    f->t_seed += hz_now() - t0;
+    if (ns < 0) return -1;
+    if (w->be)
+        return w->be->chunk(w->be, w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], j->strand, w->qlen, out, f, tid);
+    return hz_chunk_cpu(w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], w->qlen, out, f, s);
+}
+
 static void *worker(void *pa)
 {
     worker_arg *a = pa;
     work_t *w = a->w;
     hz_scratch *s = &w->scratch[a->tid];
     hz_funnel *f = &w->funnel[a->tid];
+    pthread_mutex_lock(&w->mu);
     for (;;) {
-        size_t i = atomic_fetch_add(&w->next, 1);
-        if (i >= w->njobs || atomic_load(&w->failed)) break;
-        const job_t *j = &w->jobs[i];
-        if (w->be && w->be->chunk_range) {
-            if (w->be->chunk_range(w->be, w->tgt, w->sh, j->strand, j->j0, j->j1, w->qlen,
-                                   w->qcode[j->strand], &w->res[i], f, a->tid)) {
-                atomic_store(&w->failed, 1); break;
-            }
-            job_done(w, a->tid);
-            continue;
-        }
-        double t0 = hz_now();
-        int64_t ns = hz_seeds_chunk(w->qtext[j->strand], j->j0, j->j1, w->sh, &s->seeds, &s->seeds_cap);
-        f->t_seed += hz_now() - t0;
-        if (ns < 0) { atomic_store(&w->failed, 1); break; }
-        int rc;
-        if (w->be)
-            rc = w->be->chunk(w->be, w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], j->strand,
-                              w->qlen, &w->res[i], f, a->tid);
-        else
-            rc = hz_chunk_cpu(w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], w->qlen, &w->res[i], f, s);
-        if (rc) { atomic_store(&w->failed, 1); break; }
+        size_t i = job_take(w);
+        if (i == SIZE_MAX) break;
+        pthread_mutex_unlock(&w->mu);
+        if (job_run(w, &w->jobs[i], &w->res[i], s, f, a->tid)) { job_fail(w); pthread_mutex_lock(&w->mu); break; }
         job_done(w, a->tid);
+        pthread_mutex_lock(&w->mu);
+        if (--w->kleft[w->jobs[i].k] == 0) pthread_cond_broadcast(&w->cv_main);
     }
+    w->running--;
+    pthread_cond_broadcast(&w->cv_main);
+    pthread_mutex_unlock(&w->mu);
     return NULL;
 }
-
-
 
 /* The run facts of a manifest, for the success and the failure manifest alike: stage times
  * (seconds), wall time since t_start, threads, the backend and its kernels; *gpu_report gets the
@@ -393,12 +420,12 @@ static int chunkplan_make(run_t *R, size_t r, size_t q, uint32_t L, chunkplan *c
         if (o->units && !hz_unitsel_interval(o->units, r, q, k)) { c->kplus[k] = c->nj; continue; }
         if (do_plus)
             for (uint64_t i = s; i < e; i += o->chunk_size)
-                c->jobs[c->nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1)};
+                c->jobs[c->nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1), (uint32_t)k};
         c->kplus[k] = c->nj;
         if (do_minus) {
             uint32_t rs = E - e, re = E - s;
             for (uint64_t i = rs; i < re; i += o->chunk_size)
-                c->jobs[c->nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1)};
+                c->jobs[c->nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1), (uint32_t)k};
         }
     }
     c->kfirst[c->niv] = c->nj;
@@ -413,12 +440,15 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
     const hz_block *tb = &R->tside.block[r];
     hz_hspvec v[2] = {{0}, {0}};
     int rc = 0;
-    for (size_t i = c->kfirst[k]; i < c->kfirst[k + 1] && !rc; i++) {
+    for (size_t i = c->kfirst[k]; i < c->kfirst[k + 1] && !rc; i++) {   /* each chunk's results freed once joined */
         hz_hspvec *dst = &v[i < c->kplus[k] ? 0 : 1];
-        if (res[i].n == 0) continue;
-        if (hz_hspvec_reserve(dst, res[i].n)) { rc = FAIL(R, "out of memory while joining chunk results"); break; }
-        memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
-        dst->n += res[i].n;
+        if (res[i].n && !dst->n) { hz_hspvec t = *dst; *dst = res[i]; res[i] = t; }
+        else if (res[i].n) {
+            if (hz_hspvec_reserve(dst, res[i].n)) { rc = FAIL(R, "out of memory while joining chunk results"); break; }
+            memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
+            dst->n += res[i].n;
+        }
+        hz_hspvec_free(&res[i]);
     }
     for (int strand = 0; strand < 2 && !rc; strand++) {
         v[strand].n = hz_dedup_interval(v[strand].v, v[strand].n);
@@ -457,31 +487,53 @@ static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q
     hz_hspvec *res = calloc(c.nj ? c.nj : 1, sizeof *res);
     if (!res) { chunkplan_free(&c); return FAIL(R, "out of memory"); }
     hz_target tgt = { tb->codes, tb->len, &tb->tab, W, &R->xp, R->o->max_hits };
-    int failed;
-    {   /* chunks of every interval in one pool, so no interval waits for the slowest chunk of
-         * the previous one; results stay in plan order per chunk */
-        double span = 0;
-        for (size_t k = 0; k < c.niv; k++) span += (double)L * (double)(c.iv[k][1] - c.iv[k][0]) / (E ? E : 1);
-        work_t w = { &tgt, &R->sh, { P->bytes, P->hrc }, { P->fc, P->rc }, L, c.jobs, c.nj, res, 0, 0, R->scratch, R->funnels,
-                     R->be, R->show_progress, R->t_start, J->work_done, span, J->work_total,
-                     hz_now(), r, R->tside.n_block, q, J->qside.n_block, 0 };
-        int nt = R->nthreads < (int)c.nj ? R->nthreads : (int)c.nj;
-        for (int t = 0; t < nt; t++) { R->wa[t].w = &w; R->wa[t].tid = t; }
-        for (int t = 1; t < nt; t++) pthread_create(&R->th[t], NULL, worker, &R->wa[t]);
-        if (nt > 0) worker(&R->wa[0]);
-        for (int t = 1; t < nt; t++) pthread_join(R->th[t], NULL);
-        failed = atomic_load(&w.failed);
+    size_t *kleft = calloc(c.niv + 1, sizeof *kleft);
+    if (!kleft) { free(res); chunkplan_free(&c); return FAIL(R, "out of memory"); }
+    for (size_t k = 0; k < c.niv; k++) kleft[k] = c.kfirst[k + 1] - c.kfirst[k];
+    /* chunks of every interval in one pool (no interval waits for the slowest chunk of the
+     * previous one), results in plan order per chunk; this thread writes each interval as
+     * soon as its chunks are done, while later chunks run */
+    double span = 0;
+    for (size_t k = 0; k < c.niv; k++) span += (double)L * (double)(c.iv[k][1] - c.iv[k][0]) / (E ? E : 1);
+    int nt = R->nthreads < (int)c.nj ? R->nthreads : (int)c.nj;
+    work_t w = { .tgt = &tgt, .sh = &R->sh, .qtext = { P->bytes, P->hrc }, .qcode = { P->fc, P->rc }, .qlen = L,
+                 .jobs = c.jobs, .njobs = c.nj, .res = res, .look = 2 * (size_t)nt + 2, .niv = c.niv, .kfirst = c.kfirst,
+                 .kleft = kleft, .scratch = R->scratch, .funnel = R->funnels, .be = R->be, .show = R->show_progress,
+                 .t_start = R->t_start, .base_done = J->work_done, .span_work = span, .total_work = J->work_total,
+                 .last = hz_now(), .r = r, .R = R->tside.n_block, .q = q, .Q = J->qside.n_block };
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv_main, NULL); pthread_cond_init(&w.cv_work, NULL);
+    for (int t = 0; t < nt; t++) {
+        R->wa[t].w = &w; R->wa[t].tid = t;
+        if (pthread_create(&R->th[t], NULL, worker, &R->wa[t]) == 0) w.running++;
     }
     int rc = 0;
-    if (failed)
-        rc = FAIL(R, "%s", R->be && R->be->last_error[0] ? R->be->last_error : "out of memory while extending seed hits");
+    if (nt > 0 && w.running == 0) rc = FAIL(R, "cannot start worker threads");
     for (size_t k = 0; k < c.niv && !rc; k++) {
+        pthread_mutex_lock(&w.mu);
+        while (kleft[k] > 0 && !w.failed && w.running > 0) pthread_cond_wait(&w.cv_main, &w.mu);
+        int bad = w.failed || kleft[k] > 0;
+        pthread_mutex_unlock(&w.mu);
+        if (bad) {
+            rc = FAIL(R, "%s", R->be && R->be->last_error[0] ? R->be->last_error : "out of memory while extending seed hits");
+            break;
+        }
         double to = hz_now();
         rc = interval_emit(R, J, r, q, &c, k, res);
         J->t_output += hz_now() - to;
         J->work_done += (double)L * (double)(c.iv[k][1] - c.iv[k][0]) / (E ? E : 1);
         if (R->show_progress) progress_line(J->work_done, J->work_total, R->t_start, r, R->tside.n_block, q, J->qside.n_block);
+        pthread_mutex_lock(&w.mu);
+        w.emit_k = k + 1;
+        if (rc) w.failed = 1;
+        pthread_cond_broadcast(&w.cv_work);
+        pthread_mutex_unlock(&w.mu);
     }
+    if (rc) job_fail(&w);
+    for (int t = 0; t < nt; t++) pthread_join(R->th[t], NULL);
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv_main); pthread_cond_destroy(&w.cv_work);
+    free(kleft);
     for (size_t i = 0; i < c.nj; i++) hz_hspvec_free(&res[i]);
     free(res);
     chunkplan_free(&c);
