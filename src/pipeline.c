@@ -18,6 +18,7 @@
 #include "package.h"
 #include "publish.h"
 #include "units.h"
+#include "inputcheck.h"
 #include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
@@ -294,6 +295,7 @@ int hz_run(const hz_opts *o)
     t0 = hz_now();
     if (hz_side_plan(&tside, &tseqs, o->seq_block_size, o->target_prefix, err, sizeof err)) goto done;
     if (hz_side_plan(&qside, &qseqs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
+    if (hz_input_check(o, &tside, &qside, err, sizeof err)) goto done;   /* inputcheck.h: before any work */
     if (o->units && hz_unitplan_check_cover(o->units->plan, o, &tside, &qside, (uint32_t)sh.span, err, sizeof err)) goto done;
 
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
