@@ -3,6 +3,7 @@
 #include "plan.h"
 #include "seed.h"
 #include "seqio.h"
+#include "inputcheck.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -439,7 +440,9 @@ static hz_envvar ENV[] = {
 };
 #define NENV ((int)(sizeof ENV / sizeof ENV[0]))
 /* variables of the test harness and benchmarks (tests/lib/common.bash); hspz never reads them */
-static const char *const HARNESS[] = { "HSPZ_SHARED", "HSPZ_SLOW", "HSPZ_TIMEOUT", "HSPZ_TEST_LOG", NULL };
+static const char *const HARNESS[] = { "HSPZ_SHARED", "HSPZ_SLOW", "HSPZ_TIMEOUT", "HSPZ_TEST_LOG",
+                                       /* .ci/galaxy.sh's settings, exported to the hspz it tests */
+                                       "HSPZ_BIN_DIR", "HSPZ_DOCKER_IMAGE", "HSPZ_DOCKER_SOCKET", NULL };
 
 /* v is one of ENV[k].allowed's comma-separated words, or an integer 1..2^30 when the list
  * is "an integer ..." */
@@ -480,7 +483,7 @@ int hz_env_check(char *err, size_t errlen)
             if (h) continue;
             snprintf(err, errlen, "environment variable %.*s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
                      "HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE; test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
-                     "HSPZ_TIMEOUT, HSPZ_TEST_LOG are ignored)", (int)(nl > 200 ? 200 : nl), *e);
+                     "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", (int)(nl > 200 ? 200 : nl), *e);
             return -1;
         }
         if (!env_value_ok(known, val)) {
@@ -531,6 +534,7 @@ int hz_dry_run(const hz_config *c)
     if (hz_seqset_load(o->query, &q, err, sizeof err)) goto done;
     if (hz_side_plan(&ts, &t, o->seq_block_size, o->target_prefix, err, sizeof err)) goto done;
     if (hz_side_plan(&qs, &q, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
+    if (hz_input_check(o, &ts, &qs, err, sizeof err)) goto done;
     struct stat st;
     if (stat(o->outdir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) { snprintf(err, sizeof err, "%s: exists and is not a directory", o->outdir); goto done; }

@@ -7,6 +7,7 @@
 #include "units.h"
 #include "merge.h"
 #include "index.h"
+#include "inputcheck.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -187,6 +188,8 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
                     "--threads, --device, --gpus, --quiet and --progress may be given\n", hz_param_at(i)->flag, planpath);
             return 2;
         }
+    /* the environment is the command's too (usage, exit 2), whatever the plan holds */
+    if (hz_env_check(err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     if (hz_unitplan_read(planpath, P, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
     if (strcmp(P->version, HSPZ_VERSION)) {
         fprintf(stderr, "hspz: %s: a plan of hspz %s; this is hspz %s (plan again)\n", planpath, P->version, HSPZ_VERSION);
@@ -266,7 +269,9 @@ static int cmd_merge(int argc, char **argv)
     o = cfg.o;
     o.outdir = outdir_normalize(o.outdir);
     char err[1024];
-    if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    int prc = hz_package_precheck(&o, err, sizeof err);
+    if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
+    if (hz_outdir_holds_input(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     return hz_merge(&o, &P, argv + optind, (size_t)(argc - optind));
 }
 
@@ -527,6 +532,12 @@ static int cmd_run(int argc, char **argv, int mode)
         o.query = ql[0];
     }
     if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
+    {   /* names are prefix + record name: a blank would split them (inputcheck.h) */
+        char perr[512];
+        if (hz_prefix_check("-T/--target-prefix", o.target_prefix, perr, sizeof perr) ||
+            hz_prefix_check("-Q/--query-prefix", o.query_prefix, perr, sizeof perr))
+            usage_error("%s%s", perr, "");
+    }
     if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
     if (!o.query) usage_error("missing -q/--query QUERY%s%s", "", "");
     if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
@@ -547,8 +558,8 @@ static int cmd_run(int argc, char **argv, int mode)
                         fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o.outdir, ins[i]); return 2;
                     }
                 }
-                if (S_ISDIR(pst.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the plan file\n", o.outdir); return 2; }
-                if (!o.force) { fprintf(stderr, "hspz: %s: the plan file exists (use --force to replace it)\n", o.outdir); return 2; }
+                if (S_ISDIR(pst.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the plan file\n", o.outdir); return 1; }
+                if (!o.force) { fprintf(stderr, "hspz: %s: the plan file exists (use --force to replace it)\n", o.outdir); return 1; }
             }
         }
         cfg.o = o;
@@ -573,19 +584,22 @@ static int cmd_run(int argc, char **argv, int mode)
     if (!ambiguous_ok(o.ambiguous))
         usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
     o.outdir = outdir_normalize(o.outdir);
-    if (hz_package_precheck(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    int prc = hz_package_precheck(&o, err, sizeof err);
+    if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     if (o.dump_plan) {   /* the same rules as the tarball, and not the tarball itself */
         char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;
         int same = tp && !strcmp(tp, o.dump_plan);
         free(tp);
         if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o.dump_plan); return 2; }
-        if (hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+        if ((prc = hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     }
     if (o.dump_manifest) {
         if ((o.dump_plan && !strcmp(o.dump_plan, o.dump_manifest)) || (o.query_list))
             usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file%s%s", "", "");
-        if (hz_output_file_check(&o, o.dump_manifest, "--dump-manifest file", err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+        if ((prc = hz_output_file_check(&o, o.dump_manifest, "--dump-manifest file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     }
+    /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */
+    if (hz_outdir_holds_input(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     if (dry_run) {
         if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
         cfg.o = o;
@@ -598,6 +612,9 @@ int main(int argc, char **argv)
 {
     if (argc < 2) { fputs(USAGE, stderr); return 2; }
     const char *cmd = argv[1];
+    int help = !strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h");
+    if ((help || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) && argc > 2)   /* as `hspz version`: no other word */
+        usage_error("%s: unexpected argument '%s'", cmd, argv[2]);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { puts(HSPZ_VERSION); return 0; }
     if (!strcmp(cmd, "version")) {
         int verbose = argc > 2 && (!strcmp(argv[2], "--verbose") || !strcmp(argv[2], "-v"));
@@ -610,7 +627,7 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { fputs(USAGE, stdout); return 0; }
+    if (help) { fputs(USAGE, stdout); return 0; }
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1, 0);
     if (!strcmp(cmd, "config")) return cmd_run(argc - 1, argv + 1, 1);
     if (!strcmp(cmd, "plan")) return cmd_run(argc - 1, argv + 1, 2);

@@ -2,6 +2,7 @@
 #include "package.h"
 #include "publish.h"
 #include "segments.h"
+#include "shquote.h"
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
@@ -266,8 +267,51 @@ static int pcmds_push(pcmds *c, char *base, size_t r, size_t q, int strand)
     return 0;
 }
 
+/* One line of lastz-commands.txt back into (base, r, q, strand).  The line ends with
+ * " 2> <base>.err" (base is hspz's own stem, never quoted); r follows the quoted data folder
+ * at a known place.  The line is then rebuilt with hz_lastz_command and must be equal, so a
+ * quoted value that happens to contain " --segments=" or "[subset=" cannot mislead the
+ * parse.  Returns 0, 1 (not such a line) or -1 (out of memory). */
+static int parse_command(const hz_opts *o, const char *line, pcmd *out)
+{
+    const char *tail = NULL;
+    for (const char *p = strstr(line, " 2> "); p; p = strstr(p + 1, " 2> ")) tail = p;
+    size_t ll = strlen(line);
+    if (!tail || ll < 4 || strcmp(line + ll - 4, ".err")) return 1;
+    char *base = strndup(tail + 4, (size_t)(line + ll - 4 - (tail + 4)));
+    char *D = hz_sh_quote(o->data_folder);
+    int rc = -1;
+    if (!base || !D) goto out;
+    size_t k, q;
+    unsigned long long off;
+    char strand[8] = "";
+    int used = 0;
+    rc = 1;
+    if (sscanf(base, "tmp%zu.block%zu.r%llu.%7[a-z]%n", &k, &q, &off, strand, &used) != 4 || base[used] ||
+        (strcmp(strand, "plus") && strcmp(strand, "minus")))
+        goto out;
+    static const char REF[] = "ref.2bit[nameparse=darkspace][multiple][subset=ref_block";
+    size_t dl = strlen(D);
+    if (strncmp(line, "lastz ", 6) || strncmp(line + 6, D, dl) || strncmp(line + 6 + dl, REF, sizeof REF - 1)) goto out;
+    const char *rp = line + 6 + dl + sizeof REF - 1;
+    if (*rp < '0' || *rp > '9') goto out;
+    size_t r = (size_t)strtoull(rp, NULL, 10);
+    int minus = strcmp(strand, "minus") == 0;
+    char *again = hz_lastz_command(o, base, r, q, minus);
+    if (!again) { rc = -1; goto out; }
+    int same = strcmp(again, line) == 0;
+    free(again);
+    if (!same) goto out;
+    *out = (pcmd){ base, r, q, minus };
+    base = NULL;
+    rc = 0;
+out:
+    free(base); free(D);
+    return rc;
+}
+
 /* Parse lastz-commands.txt (the lines hz_lastz_command writes). */
-static int read_commands(const char *dir, pcmds *out, char *err, size_t errlen)
+static int read_commands(const hz_opts *o, const char *dir, pcmds *out, char *err, size_t errlen)
 {
     char *path = path_join(dir, "lastz-commands.txt"), *data; size_t len;
     if (!path) { snprintf(err, errlen, "out of memory"); return -1; }
@@ -277,19 +321,13 @@ static int read_commands(const char *dir, pcmds *out, char *err, size_t errlen)
     while (*line && !rc) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = 0;
-        char *sg = strstr(line, " --segments="), *rb = strstr(line, "[subset=ref_block"),
-             *qb = strstr(line, "[subset=query_block"), *st = strstr(line, " --strand=");
-        char *se = sg ? strstr(sg, ".segments ") : NULL;
-        if (!sg || !rb || !qb || !st || !se) {
-            snprintf(err, errlen, "%s: cannot parse the line '%.80s'", path, line);
-            rc = -1; break;
+        pcmd c;
+        int pr = parse_command(o, line, &c);
+        if (pr > 0) { snprintf(err, errlen, "%s: cannot parse the line '%.80s'", path, line); rc = -1; break; }
+        if (pr < 0 || pcmds_push(out, c.base, c.r, c.q, c.strand)) {
+            if (!pr) free(c.base);
+            snprintf(err, errlen, "out of memory"); rc = -1;
         }
-        sg += strlen(" --segments=");
-        char *base = strndup(sg, (size_t)(se - sg));
-        size_t r = strtoull(rb + strlen("[subset=ref_block"), NULL, 10);
-        size_t q = strtoull(qb + strlen("[subset=query_block"), NULL, 10);
-        int strand = strncmp(st + strlen(" --strand="), "minus", 5) == 0;
-        if (!base || pcmds_push(out, base, r, q, strand)) { free(base); snprintf(err, errlen, "out of memory"); rc = -1; }
         if (!nl) break;
         line = nl + 1;
     }
@@ -672,6 +710,7 @@ static int data_folder_ok(const char *d)
         const char *e = strchr(s, '/');
         size_t l = e ? (size_t)(e - s) : strlen(s);
         if ((l == 0 && e) || (l == 1 && s[0] == '.') || (l == 2 && s[0] == '.' && s[1] == '.')) return 0;
+        if (l > 255) return 0;   /* NAME_MAX: tar (GNU long names) stores it, no file system extracts it */
         if (!e) break;
         s = e + 1;
     }
@@ -683,16 +722,16 @@ int hz_package_precheck(const hz_opts *o, char *err, size_t errlen)
     if ((o->tarball || o->diagonal_partition) && o->nogapped) {
         snprintf(err, errlen, "%s works on lastz commands, which --nogapped turns off",
                  o->tarball ? "--tarball" : "--diagonal-partition");
-        return -1;
+        return 2;
     }
     if (!o->tarball) return 0;
     if (!data_folder_ok(o->data_folder)) {
-        snprintf(err, errlen, "--tarball: --data-folder '%s' must be a relative path without '.', '..' or empty components",
+        snprintf(err, errlen, "--tarball: --data-folder '%s' must be a relative path without '.', '..', empty or over 255-byte components",
                  o->data_folder);
-        return -1;
+        return 2;
     }
     char *tp = hz_package_tarball_path(o);
-    if (!tp) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!tp) { snprintf(err, errlen, "out of memory"); return 1; }
     int rc = hz_output_file_check(o, tp, "tarball", err, errlen);
     free(tp);
     return rc;
@@ -863,7 +902,7 @@ int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_sid
     pcmds c = {0}, split = {0};
     int rc = -1;
     if (o->tarball || o->diagonal_partition)
-        if (read_commands(dir, &c, err, errlen)) goto done;
+        if (read_commands(o, dir, &c, err, errlen)) goto done;
     if (o->diagonal_partition) {
         for (size_t i = 0; i < c.n; i++)
             if (partition_one(o, dir, &c.v[i], o->diagonal_partition, &split, err, errlen)) goto done;

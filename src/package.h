@@ -28,9 +28,11 @@
 #include "plan.h"
 #include "seqio.h"
 
-/* Checks that need no input (run before the expensive work): option conflicts, the tarball
- * path (exists without --force, its folder missing, inside OUTDIR), the data folder for the
- * tarball.  0 or -1 with err. */
+/* Checks that need no input (run before the expensive work): option conflicts (--tarball or
+ * --diagonal-partition with --nogapped), the data folder for the tarball (relative, no '.',
+ * '..', empty or over-255-byte component), the tarball path (hz_output_file_check).  Returns
+ * the exit class: 0, 2 (usage: the options contradict) or 1 (the file system: the tarball
+ * exists, is a folder, its folder is missing or not writable), with err set. */
 int hz_package_precheck(const hz_opts *o, char *err, size_t errlen);
 
 /* The tarball path for o (o->tarball "" means OUTDIR.tar.gz); malloc'd, NULL if no tarball. */

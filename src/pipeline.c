@@ -19,6 +19,7 @@
 #include "publish.h"
 #include "units.h"
 #include "index.h"
+#include "inputcheck.h"
 #include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
@@ -370,6 +371,7 @@ static int job_load(run_t *R, qjob_t *J, int first)
             for (size_t r = 0; r < R->tside.n_block; r++) R->tblk[r] = o->index->blk[r];
     }
     if (hz_side_plan(&J->qside, &J->qseqs, o->seq_block_size, o->query_prefix, R->err, sizeof R->err)) return -1;
+    if (hz_input_check(&J->o, &R->tside, &J->qside, R->err, sizeof R->err)) return -1;   /* inputcheck.h: before any work */
     if (o->units && hz_unitplan_check_cover(o->units->plan, o, &R->tside, &J->qside, (uint32_t)R->sh.span, R->err, sizeof R->err))
         return -1;
     J->t_plan = hz_now() - t0;
@@ -503,12 +505,17 @@ static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q
                  .last = hz_now(), .r = r, .R = R->tside.n_block, .q = q, .Q = J->qside.n_block };
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv_main, NULL); pthread_cond_init(&w.cv_work, NULL);
+    int started = 0;
+    pthread_mutex_lock(&w.mu);   /* workers start once every one is counted */
     for (int t = 0; t < nt; t++) {
-        R->wa[t].w = &w; R->wa[t].tid = t;
-        if (pthread_create(&R->th[t], NULL, worker, &R->wa[t]) == 0) w.running++;
+        R->wa[started].w = &w; R->wa[started].tid = started;
+        if (pthread_create(&R->th[started], NULL, worker, &R->wa[started]) == 0) started++;
     }
+    w.running = (size_t)started;
+    pthread_mutex_unlock(&w.mu);
+    nt = started;
     int rc = 0;
-    if (nt > 0 && w.running == 0) rc = FAIL(R, "cannot start worker threads");
+    if (c.nj > 0 && started == 0) rc = FAIL(R, "cannot start worker threads");
     for (size_t k = 0; k < c.niv && !rc; k++) {
         pthread_mutex_lock(&w.mu);
         while (kleft[k] > 0 && !w.failed && w.running > 0) pthread_cond_wait(&w.cv_main, &w.mu);

@@ -105,17 +105,21 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
         return -1;
     }
-    if (!empty) {
-        char od[PATH_MAX], in[PATH_MAX];
-        if (!realpath(o->outdir, od)) { snprintf(err, errlen, "%s: %s", o->outdir, strerror(errno)); return -1; }
-        const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
-        size_t l = strlen(od);
-        for (int i = 0; i < 4; i++)
-            if (ins[i] && realpath(ins[i], in) && !strncmp(in, od, l) && in[l] == '/') {
-                snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, ins[i]);
-                return -1;
-            }
-    }
+    if (!empty && hz_outdir_holds_input(o, err, errlen)) return -1;
+    return 0;
+}
+
+int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
+{
+    char od[PATH_MAX], in[PATH_MAX];
+    if (!o->force || !realpath(o->outdir, od)) return 0;   /* nothing there to delete */
+    const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
+    size_t l = strlen(od);
+    for (int i = 0; i < 4; i++)
+        if (ins[i] && realpath(ins[i], in) && !strncmp(in, od, l) && in[l] == '/') {
+            snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, ins[i]);
+            return -1;
+        }
     return 0;
 }
 
@@ -131,27 +135,27 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
     char par[4096], rp[PATH_MAX], ro[PATH_MAX];
     size_t ol = strlen(o->outdir);
     if (!strcmp(path, o->outdir) || (!strncmp(path, o->outdir, ol) && path[ol] == '/')) {
-        snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return -1;
+        snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return 2;
     }
     if (stat(path, &st) == 0) {
         const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
-        if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: the %s path is a folder", path, what); return -1; }
         for (int i = 0; i < 4; i++)
-            if (same_file(ins[i], &st)) { snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, ins[i]); return -1; }
-        if (!o->force) { snprintf(err, errlen, "%s: the %s exists (use --force to replace it)", path, what); return -1; }
+            if (same_file(ins[i], &st)) { snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, ins[i]); return 2; }
+        if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: the %s path is a folder", path, what); return 1; }
+        if (!o->force) { snprintf(err, errlen, "%s: the %s exists (use --force to replace it)", path, what); return 1; }
     }
     hz_parent_dir(path, par, sizeof par);
-    if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: the %s's folder '%s' does not exist", path, what, par); return -1;
-    }
-    if (access(par, W_OK | X_OK) != 0) {
-        snprintf(err, errlen, "%s: the %s's folder '%s' is not writable: %s", path, what, par, strerror(errno)); return -1;
-    }
     if (realpath(par, rp) && realpath(o->outdir, ro)) {
         size_t rl = strlen(ro);
         if (!strncmp(rp, ro, rl) && (rp[rl] == 0 || rp[rl] == '/')) {
-            snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return -1;
+            snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return 2;
         }
+    }
+    if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: the %s's folder '%s' does not exist", path, what, par); return 1;
+    }
+    if (access(par, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "%s: the %s's folder '%s' is not writable: %s", path, what, par, strerror(errno)); return 1;
     }
     return 0;
 }

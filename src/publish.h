@@ -41,13 +41,23 @@ void hz_sigwatch_stop(hz_sigwatch *w);
 
 /* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
  * --force, and with --force it must not hold an input (it is removed after the run).
- * Returns 0, or -1 with err set. */
+ * Returns 0, or -1 with err set (README "Exit status": exit 1, but main.c checks
+ * hz_outdir_holds_input first, exit 2). */
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
 
-/* A file this run writes next to OUTDIR (what: "tarball", "--dump-plan"), checked before any
- * work: not a folder, not OUTDIR or inside it (OUTDIR is replaced at the end), never an input,
- * scoring or --config file (not even with --force), an existing file only with --force, and
- * its folder exists and is writable.  Returns 0, or -1 with err naming path and the rule. */
+/* With --force, an existing OUTDIR must not hold the target, query, scoring or --config file
+ * (--force deletes the old OUTDIR).  A contradiction of the command line, whatever OUTDIR
+ * holds otherwise, so main.c runs it before any work (exit 2).  0, or -1 with err set. */
+int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen);
+
+/* A file this run writes next to OUTDIR (what: "tarball", "--dump-plan file"), checked before
+ * any work.  Returns the exit class (README "Exit status") with err naming path and the rule:
+ *   2  the command contradicts itself: the path is OUTDIR or inside it (OUTDIR is replaced at
+ *      the end; also through links), or an input, scoring or --config file (not even with
+ *      --force);
+ *   1  the file system does not allow it: the path is a folder, exists (without --force), or
+ *      its folder is missing or not writable;
+ *   0  fine. */
 int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen);
 
 /* Make o->outdir's temporary folder "OUTDIR.tmp-<pid>" (a stale one of this pid is removed

@@ -1,5 +1,6 @@
 /* segments — spec §6. */
 #include "segments.h"
+#include "shquote.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,21 +115,24 @@ int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const
 
 char *hz_lastz_command(const hz_opts *o, const char *base, size_t r, size_t q, int strand)
 {
-    const char *D = o->data_folder, *F = o->format;
+    /* every user value quoted for sh (shquote.h); ordinary values keep KegAlign's bytes */
+    char *D = hz_sh_quote(o->data_folder), *F = hz_sh_quote(o->format);
+    char *A = o->ambiguous && o->ambiguous[0] ? hz_sh_quote(o->ambiguous) : NULL;
+    char *S = o->scoring ? hz_sh_quote(o->scoring) : NULL;
+    char *s = NULL;
+    if (!D || !F || (o->ambiguous && o->ambiguous[0] && !A) || (o->scoring && !S)) goto out;
     int G = o->gappedthresh >= 0 ? o->gappedthresh : o->hspthresh;
-    char amb[600] = "", scores[4200] = "";
-    if (o->ambiguous && o->ambiguous[0]) snprintf(amb, sizeof amb, " --ambiguous=%s", o->ambiguous);
-    if (o->scoring) snprintf(scores, sizeof scores, " --scores=%s", o->scoring);
-    size_t len = strlen(D) * 2 + strlen(F) * 2 + strlen(base) * 3 + strlen(amb) + strlen(scores) + 512;
-    char *s = malloc(len);
-    if (!s) return NULL;
+    size_t len = strlen(D) * 2 + strlen(F) * 2 + strlen(base) * 3 + (A ? strlen(A) : 0) + (S ? strlen(S) : 0) + 512;
+    if (!(s = malloc(len))) goto out;
     snprintf(s, len,
              "lastz %sref.2bit[nameparse=darkspace][multiple][subset=ref_block%zu.name] "
              "%squery.2bit[nameparse=darkspace][subset=query_block%zu.name] "
-             "--format=%s --ydrop=%d --gappedthresh=%d --strand=%s%s%s%s "
+             "--format=%s --ydrop=%d --gappedthresh=%d --strand=%s%s%s%s%s%s "
              "--segments=%s.segments --output=%s.%s 2> %s.err",
-             D, r, D, q, F, o->ydrop, G, strand ? "minus" : "plus", amb,
-             o->notrivial ? " --notrivial" : "", scores, base, base, F, base);
+             D, r, D, q, F, o->ydrop, G, strand ? "minus" : "plus", A ? " --ambiguous=" : "", A ? A : "",
+             o->notrivial ? " --notrivial" : "", S ? " --scores=" : "", S ? S : "", base, base, F, base);
+out:
+    free(D); free(F); free(A); free(S);
     return s;
 }
 

@@ -34,7 +34,12 @@ int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const
 /* Format one segment line for h into buf (>= 64 + name lengths bytes); returns its length. */
 size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, size_t q, char *buf);
 
-/* The lastz command KegAlign prints for segments file <base>.segments (spec §6.4); malloc'd. */
+/* The lastz command KegAlign prints for segments file <base>.segments (spec §6.4); malloc'd,
+ * NULL when out of memory.  r and q are block indexes; base is hspz's own file stem
+ * (tmp<k>.block<q>.r<offset>.<strand>, never quoted).  The data folder, format, --ambiguous
+ * value and score file path are quoted for POSIX sh when they hold a byte outside
+ * shquote.h's safe set, so the line runs as one lastz command under sh whatever they hold;
+ * ordinary values give KegAlign's exact bytes. */
 char *hz_lastz_command(const hz_opts *o, const char *base, size_t r, size_t q, int strand);
 
 /* One segments file's lastz command: strand (0 plus, 1 minus), interval k (1-based, the

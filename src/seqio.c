@@ -149,8 +149,10 @@ static ssize_t read_at(int fd, uint64_t off, void *buf, size_t n)
 
 enum { ST_PRE, ST_NAME, ST_COMMENT, ST_LSTART, ST_SEQ };
 
-/* byte classes inside a sequence line */
-enum { CL_SEQ = 0, CL_NL = 1, CL_BAD = 2 };
+/* byte classes inside a sequence line: CL_SEQ an IUPAC nucleotide letter (A C G T U R Y S W
+ * K M B D H V N, either case) or '\r'; CL_ODD any other byte kseq keeps as a base (X, digits,
+ * '*', '-', '.', blanks inside a line, ...): kept too, but counted (hz_seqset.n_other) */
+enum { CL_SEQ = 0, CL_NL = 1, CL_BAD = 2, CL_ODD = 3 };
 
 static int is_ctrl_bad(unsigned c)
 {
@@ -168,6 +170,8 @@ typedef struct {
     uint64_t pos;      /* stream offset of buf[0] of the current chunk */
     uint64_t line_len; /* bytes of the current sequence line so far */
     uint64_t hdr_bytes;/* bytes seen after the '>' of the current header */
+    int hdr_cr;        /* the last header byte was '\r' (a '\n' must follow) */
+    uint64_t cr_off;   /* its stream offset */
     char *nbuf;        /* name being read */
     size_t nlen, ncap;
     uint8_t cls[256];
@@ -223,6 +227,23 @@ static void fa_trim_cr(fa_state *F)
     if (rlen > 1 && s->data[s->total - 1] == '\r') s->total--;
 }
 
+/* A base byte of class CL_ODD at stream offset off: counted, the first one remembered. */
+static void fa_other(fa_state *F, unsigned c, uint64_t off)
+{
+    hz_seqset *s = F->L->s;
+    if (s->n_other++ == 0) { s->other_rec = s->n - 1; s->other_off = off; s->other_byte = (uint8_t)c; }
+}
+
+/* A '\r' in a header line that is not followed by '\n': the file has CR-only line ends (old
+ * Mac).  kseq (KegAlign) would read the whole rest of the file as this header, i.e. no bases,
+ * and LASTZ misreads such a file too, so it is refused rather than guessed at. */
+static int fa_bare_cr(fa_state *F)
+{
+    return fail(F->L, F->L->s->n - 1, NULL, F->cr_off,
+                "carriage return without a line feed in the header line (CR-only line ends: "
+                "KegAlign would read no bases; convert with tr '\\r' '\\n')");
+}
+
 /* Feed n bytes of the decompressed stream.  0 or -1 (err set). */
 static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
 {
@@ -250,6 +271,8 @@ static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
             if (is_space_c(c)) {
                 if (fa_end_name(F)) return -1;
                 F->st = c == '\n' ? ST_LSTART : ST_COMMENT;
+                F->hdr_cr = c == '\r';
+                F->cr_off = F->pos + i;
             } else {
                 if (F->nlen + 2 > F->ncap) {
                     size_t nc = F->ncap * 2;
@@ -264,13 +287,18 @@ static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
             break;
         case ST_COMMENT: {
             size_t j = i;
-            while (j < n && F->cls[buf[j]] == CL_SEQ) j++;
+            for (; j < n && buf[j] != '\n'; j++) {
+                if (F->hdr_cr) return fa_bare_cr(F);
+                if (F->cls[buf[j]] == CL_BAD) return fa_bad_byte(F, buf[j], F->pos + j);
+                F->hdr_cr = buf[j] == '\r';
+                F->cr_off = F->pos + j;
+            }
             if (j == n) {
                 i = j;
                 break;
             }
-            if (F->cls[buf[j]] == CL_BAD) return fa_bad_byte(F, buf[j], F->pos + j);
             F->st = ST_LSTART;
+            F->hdr_cr = 0;
             i = j + 1;
             break;
         }
@@ -288,6 +316,7 @@ static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
                 break;
             }
             if (is_ctrl_bad(c)) return fa_bad_byte(F, c, F->pos + i);
+            if (F->cls[c] == CL_ODD) fa_other(F, c, F->pos + i);
             if (grow_data(L, s->total + 1)) return -1;
             s->data[s->total++] = (uint8_t)c;
             F->line_len = 1;
@@ -297,7 +326,12 @@ static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
         case ST_SEQ: {
             size_t j = i;
             const uint8_t *cls = F->cls;
-            while (j < n && cls[buf[j]] == CL_SEQ) j++;
+            for (;;) {
+                while (j < n && cls[buf[j]] == CL_SEQ) j++;
+                if (j == n || cls[buf[j]] != CL_ODD) break;
+                fa_other(F, buf[j], F->pos + j);
+                j++;
+            }
             size_t k = j - i;
             if (k) {
                 if (grow_data(L, s->total + k)) return -1;
@@ -351,7 +385,9 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     F.st = ST_PRE;
     F.ncap = 256;
     F.nbuf = malloc(F.ncap);
-    for (unsigned c = 0; c < 256; c++) F.cls[c] = is_ctrl_bad(c) ? CL_BAD : CL_SEQ;
+    for (unsigned c = 0; c < 256; c++) F.cls[c] = is_ctrl_bad(c) ? CL_BAD : CL_ODD;
+    for (const char *b = "ACGTURYSWKMBDHVN"; *b; b++) F.cls[(unsigned char)*b] = F.cls[(unsigned char)(*b + 32)] = CL_SEQ;
+    F.cls['\r'] = CL_SEQ;
     F.cls['\n'] = CL_NL;
     uint8_t *buf = malloc(HZ_IO_BLOCK);
     int rc = -1;

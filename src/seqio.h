@@ -28,6 +28,15 @@ typedef struct {
     uint64_t file_bytes; /* size of the file on disk */
     char sha256[65];     /* of the file's bytes when known ("" otherwise; an index records it) */
     int data_mapped;     /* data lies in an index mapping (index.h): hz_seqset_free keeps it */
+    /* FASTA bases that are not IUPAC nucleotide letters (A C G T U R Y S W K M B D H V N,
+     * either case) nor '\r': X, digits, '*', '-', '.', blanks inside a line...  Kept as
+     * bases, as kseq does (KegAlign's rule: they never match); counted for a note
+     * (inputcheck.h).  other_rec/other_off/other_byte: the first one (0-based record, byte
+     * offset in the decompressed stream).  Always 0 for 2bit. */
+    uint64_t n_other;
+    size_t other_rec;
+    uint64_t other_off;
+    uint8_t other_byte;
 } hz_seqset;
 
 /* Load every record of `path` into *out (zeroed first).
@@ -36,8 +45,9 @@ typedef struct {
  *   "<path>: <what went wrong> (record <n> '<name>', byte offset <o>)"
  * naming the record and offset where they apply.  Errors: cannot open/read, empty file (0
  * bytes or no record), truncated or corrupt gzip, data before the first '>' that is not
- * FASTA (binary bytes, NUL), 2bit bad magic/version, truncated 2bit header/index/record,
- * out of memory.  Never modifies the file. */
+ * FASTA (binary bytes, NUL), a '\r' in a header line not followed by '\n' (CR-only line
+ * ends, which kseq would read as one header and no bases), 2bit bad magic/version,
+ * truncated 2bit header/index/record, out of memory.  Never modifies the file. */
 int hz_seqset_load(const char *path, hz_seqset *out, char *err, size_t errlen);
 
 /* Free everything owned by s and zero it; safe on a zeroed struct. */

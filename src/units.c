@@ -2,6 +2,7 @@
 #include "units.h"
 #include "manifest.h"
 #include "seqio.h"
+#include "inputcheck.h"
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -279,6 +280,8 @@ int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
     if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
     if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
         hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
+    /* the record rules with the plan's own --tarball, so that merge cannot fail on them late */
+    if (hz_input_check(o, &tside, &qside, err, sizeof err)) goto done;
     if (hz_plan_write(c, &tside, &qside, path, max_unit_hits, err, sizeof err)) goto done;
     status = 0;
 done:

@@ -227,7 +227,7 @@ EOF
     mkdir -p "$OUT"
     printf 'devices:\n  threads: 1\n' >"$OUT/c.yaml"
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --force --config "$OUT/c.yaml"
-    assert_one_error_line 1
+    assert_one_error_line 2
     [[ "$stderr" == *"--force would delete the input $OUT/c.yaml that lies inside it"* ]] || { show_run; return 1; }
     [ -f "$OUT/c.yaml" ]
 }

@@ -274,7 +274,7 @@ EOF
     local d="$BATS_TEST_TMPDIR"
     touch "$d/o.tar.gz"
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" --tarball --quiet
-    assert_one_error_line 2
+    assert_one_error_line 1
     assert_stderr_names "$d/o.tar.gz"
     [ ! -s "$d/o.tar.gz" ] && [ ! -e "$d/o" ]
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" --tarball --force --quiet
@@ -284,9 +284,10 @@ EOF
     assert_no_outdir "$d/n"
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/n" --tarball --data-folder /abs/ --quiet
     assert_one_error_line 2
-    # a tarball folder that does not exist is refused before any work (usage error)
+    # a tarball folder that does not exist is refused before any work (exit 1, as a missing
+    # OUTDIR parent)
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/n" --tarball="$d/no/such/dir/x.tgz" --quiet
-    assert_one_error_line 2
+    assert_one_error_line 1
     assert_stderr_names "$d/no/such/dir"
     assert_no_outdir "$d/n"
     ! compgen -G "$d/no/such/dir/*"

@@ -181,7 +181,7 @@ PY
     [ "$(sha256sum <"$d/q.fa")" = "$before" ]
     echo keep >"$d/keep.json"
     hz_run plan -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/keep.json"
-    [ "$status" -eq 2 ] && [[ "$stderr" == *"the plan file exists (use --force to replace it)" ]] && [ "$(cat "$d/keep.json")" = keep ]
+    [ "$status" -eq 1 ] && [[ "$stderr" == *"the plan file exists (use --force to replace it)" ]] && [ "$(cat "$d/keep.json")" = keep ]
     # a unit removed by hand, or settings changed under the units: refused by run --plan and merge
     hz_run plan -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/p.json" "${SMALL[@]}" --quiet
     python3 - "$d/p.json" "$d/cut.json" "$d/blocks.json" <<'PY'

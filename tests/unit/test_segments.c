@@ -6,6 +6,7 @@
  * removes it.  Prints "ok N - ..." / "not ok N - ..." lines and a summary; exits non-zero on
  * any failure. */
 #include "segments.h"
+#include "shquote.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -298,6 +299,29 @@ static void test_lastz(void)
                  "--gappedthresh=3000 --strand=plus --notrivial "
                  "--segments=tmp1.block0.r0.plus.segments --output=tmp1.block0.r0.plus.maf- 2> tmp1.block0.r0.plus.err"),
           "lastz command with --notrivial only");
+    o.notrivial = 0;
+    {   /* shell quoting (shquote.h): safe values verbatim, others single-quoted, ' as '\'' */
+        struct { const char *in, *out; } qc[] = {
+            { "work/", "work/" }, { "", "" }, { "general:name1,start1,end1", "general:name1,start1,end1" },
+            { "a-b_c.d/e=f+g@h%", "a-b_c.d/e=f+g@h%" }, { "my dir/", "'my dir/'" }, { "$(x)/", "'$(x)/'" },
+            { "it's", "'it'\\''s'" }, { "~/w/", "'~/w/'" }, { "#w", "'#w'" }, { "a*b", "'a*b'" }, { "x\ny", "'x\ny'" },
+        };
+        for (size_t i = 0; i < sizeof qc / sizeof qc[0]; i++) {
+            char *q = hz_sh_quote(qc[i].in);
+            check(q && !strcmp(q, qc[i].out), "hz_sh_quote(\"%s\") = %s", qc[i].in, q ? q : "(null)");
+            free(q);
+        }
+        o.data_folder = "my data/";
+        o.format = "maf";
+        o.scoring = "s c.txt";
+        check(cmd_is(&o, "tmp1.block0.r0.plus", 0, 0, 0,
+                     "lastz 'my data/'ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name] "
+                     "'my data/'query.2bit[nameparse=darkspace][subset=query_block0.name] --format=maf --ydrop=9430 "
+                     "--gappedthresh=3000 --strand=plus --scores='s c.txt' "
+                     "--segments=tmp1.block0.r0.plus.segments --output=tmp1.block0.r0.plus.maf 2> tmp1.block0.r0.plus.err"),
+              "lastz command: a data folder and score path with a blank are quoted, the rest is KegAlign's");
+        o.data_folder = "work/"; o.format = "maf-"; o.scoring = NULL;
+    }
 
     hz_opts_default(&o);
     o.hspthresh = 2000;                 /* gappedthresh defaults to hspthresh */

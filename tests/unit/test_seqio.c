@@ -310,6 +310,23 @@ static void test_fasta_rules(void)
         hz_seqset_free(&s);
     } else check(0, "inner bytes");
 
+    /* bases that are not IUPAC letters are kept and counted (hz_seqset.n_other, inputcheck.h) */
+    if (load_str(">r d\r\nACGTNnRYKMSWBDHVUacgt\r\n>q\nAX1*\n- t\n", &s) == 0) {
+        check(s.n == 2 && s.n_other == 5 && s.other_rec == 1 && s.other_off == 33 && s.other_byte == 'X',
+              "n_other: X 1 * - and blanks counted, IUPAC letters and CRLF not (got %llu, rec %zu, off %llu)",
+              (unsigned long long)s.n_other, s.other_rec, (unsigned long long)s.other_off);
+        hz_seqset_free(&s);
+    } else check(0, "n_other");
+    /* CR-only line ends: refused at the first bare '\r' of a header, CRLF headers are fine */
+    expect_err(tmp_str(">MT_human\rGATC\rACGT\r"), "CR-only line ends are refused",
+               "carriage return without a line feed in the header line", "record 1 'MT_human', byte offset 9", NULL);
+    expect_err(tmp_str(">a x\ry\nAC\n"), "a bare CR inside a header comment is refused",
+               "record 1 'a', byte offset 4", NULL);
+    if (load_str(">a x\r\nAC\n>b\r", &s) == 0) {
+        check(s.n == 2 && rec_is(&s, 0, "a", "AC", 2) && s.n_other == 0, "CRLF header and a final '>b\\r' load");
+        hz_seqset_free(&s);
+    } else check(0, "CRLF header");
+
     if (load_str("\n  \r\n>a\nAC\n@b x\nGG\nC>A\n>", &s) == 0) {
         check(s.n == 2 && rec_is(&s, 0, "a", "AC", 2) && rec_is(&s, 1, "b", "GGC>A", 5),
               "leading whitespace ok; '@' starts a record; '>' inside a line kept; lone final '>' "

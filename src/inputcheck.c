@@ -1,0 +1,155 @@
+/* inputcheck — record rules after loading (see inputcheck.h). */
+#include "inputcheck.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HZ_2BIT_NAME_MAX 255   /* the 2bit index stores a name's length in one byte */
+
+static int bad_name_byte(unsigned c) { return c <= ' ' || c == 0x7f; }   /* blank or control */
+
+/* A name for a message: at most 60 bytes, then "..." */
+static const char *shown(const char *name, char buf[72])
+{
+    snprintf(buf, 72, "%.60s%s", name, strlen(name) > 60 ? "..." : "");
+    return buf;
+}
+
+int hz_prefix_check(const char *flag, const char *prefix, char *err, size_t errlen)
+{
+    for (const unsigned char *p = (const unsigned char *)(prefix ? prefix : ""); *p; p++)
+        if (bad_name_byte(*p)) {
+            snprintf(err, errlen, "%s: '%.200s' holds a blank or control byte (0x%02x at byte %zu); record "
+                     "names cannot (lastz reads a name up to the first blank)", flag, prefix, *p,
+                     (size_t)(p - (const unsigned char *)prefix) + 1);
+            return -1;
+        }
+    return 0;
+}
+
+typedef struct { const char *name; size_t idx; } named;
+
+static int cmp_named(const void *pa, const void *pb)
+{
+    const named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The first record (file order) whose non-empty name an earlier record has: *dup and *first
+ * (0-based).  Returns 1 if there is one, 0 if not, -1 out of memory. */
+static int first_duplicate(const hz_side *s, size_t *dup, size_t *first)
+{
+    if (s->n_rec < 2) return 0;
+    named *v = malloc(s->n_rec * sizeof *v);
+    if (!v) return -1;
+    for (size_t i = 0; i < s->n_rec; i++) v[i] = (named){ s->name[i], i };
+    qsort(v, s->n_rec, sizeof *v, cmp_named);
+    int found = 0;
+    size_t g = 0;   /* start of the current group of equal names */
+    for (size_t i = 1; i < s->n_rec; i++) {
+        if (strcmp(v[i].name, v[g].name)) { g = i; continue; }
+        if (i == g + 1 && v[i].name[0] && (!found || v[i].idx < *dup)) { *dup = v[i].idx; *first = v[g].idx; found = 1; }
+    }
+    free(v);
+    return found;
+}
+
+/* Rules that hold with and without --tarball.  0, or -1 with err. */
+static int check_always(const hz_side *s, const char *flag, const char *prefix, char *err, size_t errlen)
+{
+    const char *path = s->seqs->path;
+    for (size_t i = 0; i < s->n_rec; i++)
+        for (const unsigned char *p = (const unsigned char *)s->name[i]; *p; p++)
+            if (bad_name_byte(*p)) {
+                char nb[72];
+                snprintf(err, errlen, "%s: record %zu '%s' has a blank or control byte (0x%02x) in its name; "
+                         "segment and .name files are TAB and line separated", path, i + 1, shown(s->name[i], nb), *p);
+                return -1;
+            }
+    size_t dup = 0, first = 0;
+    int d = first_duplicate(s, &dup, &first);
+    if (d < 0) { snprintf(err, errlen, "%s: out of memory checking record names", path); return -1; }
+    if (d) {
+        char pf[300] = "", nb[72];
+        if (prefix && prefix[0]) snprintf(pf, sizeof pf, " (with %s '%.200s')", flag, prefix);
+        snprintf(err, errlen, "%s: record %zu '%s' has the same name as record %zu%s; segment lines and "
+                 "lastz could not tell them apart", path, dup + 1, shown(s->name[dup], nb), first + 1, pf);
+        return -1;
+    }
+    return 0;
+}
+
+/* The package rules: kind 0 empty name, 1 no bases, 2 name over 255 bytes. */
+static int package_fault(const hz_side *s, size_t i, int kind)
+{
+    switch (kind) {
+    case 0: return s->name[i][0] == 0;
+    case 1: return s->seqs->len[i] == 0;
+    default: return strlen(s->name[i]) > HZ_2BIT_NAME_MAX;
+    }
+}
+
+static const char *const FAULT[3] = {
+    "has an empty name; lastz selects records by name (an empty name gives "
+    "\"contigs-of-interest file is empty\")",
+    "has no bases; LASTZ refuses a 2bit record of length 0 (\"bad 2bit length\")",
+    "has a name longer than 255 bytes, the 2bit limit",
+};
+static const char *const FAULT_ONE[3] = { "has an empty name", "has no bases", "has a name longer than 255 bytes" };
+static const char *const FAULT_MANY[3] = { "have an empty name", "have no bases", "have a name longer than 255 bytes" };
+
+/* With --tarball: the first record of s that breaks a package rule is an error. */
+static int check_package(const hz_side *s, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < s->n_rec; i++)
+        for (int k = 0; k < 3; k++)
+            if (package_fault(s, i, k)) {
+                char nb[72];
+                snprintf(err, errlen, "%s: record %zu '%s' %s, so --tarball cannot package it", s->seqs->path,
+                         i + 1, shown(s->name[i], nb), FAULT[k]);
+                return -1;
+            }
+    return 0;
+}
+
+/* Without --tarball: one note per package rule that some records break. */
+static void note_package(const hz_side *s)
+{
+    for (int k = 0; k < 3; k++) {
+        size_t n = 0, first = 0;
+        for (size_t i = 0; i < s->n_rec; i++)
+            if (package_fault(s, i, k) && n++ == 0) first = i;
+        char nb[72];
+        if (n)
+            fprintf(stderr, "hspz: note: %s: %zu record%s %s (first: record %zu '%s'); the segments are "
+                    "KegAlign's, but lastz-commands.txt cannot select such records from a 2bit (--tarball refuses them)\n",
+                    s->seqs->path, n, n == 1 ? "" : "s", n == 1 ? FAULT_ONE[k] : FAULT_MANY[k], first + 1, shown(s->name[first], nb));
+    }
+}
+
+static void note_other(const hz_side *s)
+{
+    const hz_seqset *q = s->seqs;
+    if (!q->n_other) return;
+    unsigned c = q->other_byte;
+    char b[8], nb[72];
+    if (c > ' ' && c < 0x7f) snprintf(b, sizeof b, "'%c'", (int)c); else snprintf(b, sizeof b, "0x%02x", c);
+    fprintf(stderr, "hspz: note: %s: %llu base%s not IUPAC nucleotide letters (X, digits, '*', '-', blanks...): kept, "
+            "and they never match, as in KegAlign (first: %s in record %zu '%s', byte offset %llu)\n",
+            q->path, (unsigned long long)q->n_other, q->n_other == 1 ? " is" : "s are", b, q->other_rec + 1,
+            shown(s->name[q->other_rec], nb), (unsigned long long)q->other_off);
+}
+
+int hz_input_check(const hz_opts *o, const hz_side *t, const hz_side *q, char *err, size_t errlen)
+{
+    if (check_always(t, "--target-prefix", o->target_prefix, err, errlen)) return -1;
+    if (check_always(q, "--query-prefix", o->query_prefix, err, errlen)) return -1;
+    if (o->tarball && (check_package(t, err, errlen) || check_package(q, err, errlen))) return -1;
+    if (o->quiet) return 0;
+    if (!o->tarball && !o->nogapped) { note_package(t); note_package(q); }
+    note_other(t);
+    note_other(q);
+    return 0;
+}
