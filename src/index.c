@@ -264,10 +264,15 @@ int hz_index_cmd(const hz_opts *o, const char *path)
     if (close(fd)) { fd = -1; snprintf(err, sizeof err, "%s: cannot write: %s", tmp, strerror(errno)); goto done; }
     fd = -1;
     pthread_mutex_lock(&sigw.lock);   /* a signal never splits the rename */
-    int rn = rename(tmp, path);
-    if (rn == 0) sigw.tartmp[0] = 0;
+    /* without --force never over a file that appeared meanwhile (another hspz index) */
+    int rn = o->force ? rename(tmp, path) : link(tmp, path);
+    if (rn == 0) { if (!o->force) unlink(tmp); sigw.tartmp[0] = 0; }
     pthread_mutex_unlock(&sigw.lock);
-    if (rn) { snprintf(err, sizeof err, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno)); goto done; }
+    if (rn) {
+        snprintf(err, sizeof err, errno == EEXIST ? "%s: the index file appeared meanwhile (another run?); use --force to replace it"
+                                                  : "%s: cannot put the index in place: %s", path, strerror(errno));
+        goto done;
+    }
     if (!o->quiet)
         fprintf(stderr, "hspz: index of %s (%zu records, %zu blocks, seed %s, step %u) written to %s in %.2f s (%s)\n",
                 o->target, t.n, side.n_block, o->seed, o->step, path, hz_now() - t0, be ? be->name : "cpu");
@@ -363,7 +368,7 @@ int hz_index_verify(const hz_index *ix, int threads, char *err, size_t errlen)
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     long bad = atomic_load(&V.bad);
     if (bad >= 0)
-        snprintf(err, errlen, "%s: checksum mismatch in section '%s' at byte %llu of the file (the index is damaged: build it again)",
+        snprintf(err, errlen, "%s: checksum mismatch in section '%s' (the 16 MiB piece at byte %llu; the index is damaged: build it again)",
                  ix->path, v[bad].name, (unsigned long long)(v[bad].p - (const unsigned char *)ix->map));
     return bad >= 0 ? -1 : 0;
 }
@@ -480,7 +485,7 @@ static char *ix_header(int fd, const char *path, uint64_t fsize, char *err, size
 int hz_index_open(const char *path, hz_index *ix, char *err, size_t errlen)
 {
     memset(ix, 0, sizeof *ix);
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);   /* a FIFO must not block: it is refused below */
     struct stat st;
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");

@@ -301,6 +301,13 @@ static char **query_list_read(const char *path, size_t *n)
         size_t need = strlen(dir) + strlen(b) + 2;
         if (!(v[m] = malloc(need))) goto oom;
         if (b[0] == '/' || !strcmp(dir, ".")) snprintf(v[m], need, "%s", b); else snprintf(v[m], need, "%s/%s", dir, b);
+        struct stat qs;   /* every query checked before any work, so a long list never fails late on a typo */
+        if (stat(v[m], &qs) != 0 || S_ISDIR(qs.st_mode) || access(v[m], R_OK) != 0) {
+            fprintf(stderr, "hspz: %s: line %zu: %s: %s\n", path, lno, v[m],
+                    stat(v[m], &qs) != 0 ? strerror(errno) : S_ISDIR(qs.st_mode) ? "is a folder" : strerror(errno));
+            m++;
+            goto fail;
+        }
         m++;
     }
     if (ferror(fp)) { fprintf(stderr, "hspz: %s: read error: %s\n", path, strerror(errno)); goto fail; }
@@ -343,8 +350,9 @@ static int index_settings(hz_config *cfg, const hz_index *ix)
 }
 
 /* hspz index: only the target, the output and the seeding and machine options. */
-static int index_cmd(hz_opts *o, const unsigned char *set)
+static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
 {
+    if (cfgpath) usage_error("--config is not an option of hspz index (give -r, -o, --seed, --step, --seq-block-size)%s%s", "", "");
     static const char *const OK[] = { "target", "output", "force", "seed", "step", "seq_block_size", "threads", "device",
                                       "gpus", "quiet", "progress", NULL };
     for (int i = 0; i < hz_param_count(); i++) {
@@ -364,8 +372,14 @@ static int index_cmd(hz_opts *o, const unsigned char *set)
         if (stat(o->target, &ist) == 0 && ist.st_dev == st.st_dev && ist.st_ino == st.st_ino) {
             fprintf(stderr, "hspz: %s: the index would overwrite the target %s\n", o->outdir, o->target); return 2;
         }
-        if (S_ISDIR(st.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the index file\n", o->outdir); return 2; }
-        if (!o->force) { fprintf(stderr, "hspz: %s: the index file exists (use --force to replace it)\n", o->outdir); return 2; }
+        if (S_ISDIR(st.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the index file\n", o->outdir); return 1; }
+        if (!S_ISREG(st.st_mode)) { fprintf(stderr, "hspz: %s: not a regular file (a device or FIFO is never replaced)\n", o->outdir); return 1; }
+        if (!o->force) { fprintf(stderr, "hspz: %s: the index file exists (use --force to replace it)\n", o->outdir); return 1; }
+    }
+    char par[4096];
+    hz_parent_dir(o->outdir, par, sizeof par);
+    if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode) || access(par, W_OK | X_OK) != 0) {
+        fprintf(stderr, "hspz: %s: the index's folder '%s' does not exist or is not writable\n", o->outdir, par); return 1;
     }
     return hz_index_cmd(o, o->outdir);
 }
@@ -508,19 +522,20 @@ static int cmd_run(int argc, char **argv, int mode)
         if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
         o = cfg.o;
     }
-    if (mode == 3) return index_cmd(&o, set);
-    if ((indexpath || qlistpath) && mode != 0) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
-    if (qlistpath && (o.query || planpath || dry_run || o.dump_plan || (o.tarball && o.tarball[0])))
+    if (mode == 3) return index_cmd(&o, set, cfgpath);
+    if ((indexpath || qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
+    if (qlistpath && planpath) usage_error("--query-list does not go with %s%s", o.replay ? "--from-manifest" : "--plan", "");
+    if (qlistpath && (o.query || dry_run || o.dump_plan || (o.tarball && o.tarball[0])))
         usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan or a -Z PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
     if (indexpath && (planpath || dry_run))
-        usage_error("--index does not go with --plan or --dry-run%s%s", "", "");
+        usage_error("--index does not go with %s%s", planpath ? (o.replay ? "--from-manifest" : "--plan") : "--dry-run", "");
     static hz_index ix;
     if (indexpath) {
         char ierr[2048];
         if (hz_index_open(indexpath, &ix, ierr, sizeof ierr)) { fprintf(stderr, "hspz: %s\n", ierr); return 1; }
         if (index_settings(&cfg, &ix)) return 1;
         o = cfg.o;
-        o.index = &ix;
+        o.index = &ix; o.index_path = indexpath;
         o.index_check_target = o.target != NULL;
         if (!o.target) o.target = ix.seqs.path;
     }
@@ -594,8 +609,11 @@ static int cmd_run(int argc, char **argv, int mode)
         if ((prc = hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     }
     if (o.dump_manifest) {
-        if ((o.dump_plan && !strcmp(o.dump_plan, o.dump_manifest)) || (o.query_list))
-            usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file%s%s", "", "");
+        char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;
+        int same = tp && !strcmp(tp, o.dump_manifest);
+        free(tp);
+        if (same || (o.dump_plan && !strcmp(o.dump_plan, o.dump_manifest)) || o.query_list)
+            usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file or the tarball%s%s", "", "");
         if ((prc = hz_output_file_check(&o, o.dump_manifest, "--dump-manifest file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     }
     /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */

@@ -43,6 +43,7 @@ typedef struct {
     int replay;                     /* --from-manifest: units = every unit of the plan, a complete OUTDIR */
     const struct hz_unitsel *units; /* hspz run --plan --unit: only these work units (units.h), or NULL */
     const struct hz_index *index;   /* --index FILE: the target's prepared blocks (index.h), or NULL */
+    const char *index_path;         /* --index FILE as given, or NULL */
     int index_check_target;         /* with --index, -r was given: its sha256 must be the index's */
     char *const *query_list;        /* --query-list FILE: the queries, one job each, or NULL */
     size_t n_query_list;

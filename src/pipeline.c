@@ -363,6 +363,7 @@ static int job_load(run_t *R, qjob_t *J, int first)
     t0 = hz_now();
     if (first) {
         R->tset = o->index ? &o->index->seqs : &R->tseqs;
+        J->mi.t = R->tset;
         if (hz_side_plan(&R->tside, R->tset, o->seq_block_size, o->target_prefix, R->err, sizeof R->err)) return -1;
         if (o->index && hz_index_check_side(o->index, &R->tside, R->err, sizeof R->err)) return -1;
         R->tblk = calloc(R->tside.n_block ? R->tside.n_block : 1, sizeof *R->tblk);

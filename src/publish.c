@@ -109,17 +109,34 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
     return 0;
 }
 
+/* The files this run reads (NULL entries skipped): target, query, scoring, --config, --index,
+ * --query-list and every query of the list.  Index i < hz_run_input_count(o). */
+static size_t run_input_count(const hz_opts *o) { return 6 + o->n_query_list; }
+static const char *run_input(const hz_opts *o, size_t i)
+{
+    switch (i) {
+    case 0: return o->target;
+    case 1: return o->query;
+    case 2: return o->scoring;
+    case 3: return o->cfg ? o->cfg->config_path : NULL;
+    case 4: return o->index_path;
+    case 5: return o->query_list_path;
+    default: return o->query_list ? o->query_list[i - 6] : NULL;
+    }
+}
+
 int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
 {
     char od[PATH_MAX], in[PATH_MAX];
     if (!o->force || !realpath(o->outdir, od)) return 0;   /* nothing there to delete */
-    const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
     size_t l = strlen(od);
-    for (int i = 0; i < 4; i++)
-        if (ins[i] && realpath(ins[i], in) && !strncmp(in, od, l) && in[l] == '/') {
-            snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, ins[i]);
+    for (size_t i = 0; i < run_input_count(o); i++) {
+        const char *p = run_input(o, i);
+        if (p && realpath(p, in) && !strncmp(in, od, l) && in[l] == '/') {
+            snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, p);
             return -1;
         }
+    }
     return 0;
 }
 
@@ -138,10 +155,10 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
         snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return 2;
     }
     if (stat(path, &st) == 0) {
-        const char *ins[4] = { o->target, o->query, o->scoring, o->cfg ? o->cfg->config_path : NULL };
-        for (int i = 0; i < 4; i++)
-            if (same_file(ins[i], &st)) { snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, ins[i]); return 2; }
+        for (size_t i = 0; i < run_input_count(o); i++)
+            if (same_file(run_input(o, i), &st)) { snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, run_input(o, i)); return 2; }
         if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: the %s path is a folder", path, what); return 1; }
+        if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: the %s path is not a regular file (a device or FIFO is never replaced)", path, what); return 1; }
         if (!o->force) { snprintf(err, errlen, "%s: the %s exists (use --force to replace it)", path, what); return 1; }
     }
     hz_parent_dir(path, par, sizeof par);

@@ -311,6 +311,7 @@ int hz_unitplan_read(const char *path, hz_unitplan *p, char *err, size_t errlen)
     json_error_t je;
     struct stat st;
     if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open the plan: %s", path, strerror(errno)); return -1; }
+    if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a plan file (not a regular file)", path); return -1; }
     json_t *m = json_load_file(path, 0, &je);
     if (!m) { snprintf(err, errlen, "%s: not a plan file: %s (line %d)", path, je.text, je.line); return -1; }
     int rc = -1;

@@ -81,7 +81,7 @@ PY
     printf 'X' | dd of="$d/flip.hzi" bs=1 seek=$((3 * 4096 + 100)) conv=notrunc status=none
     hz_run run --index "$d/flip.hzi" -q $MT/MT-orang.fa -o "$d/o1"
     [ "$status" -eq 1 ] && [ "$(printf "%s\n" "$stderr" | wc -l)" -eq 1 ]
-    [[ "$stderr" == "hspz: $d/flip.hzi: checksum mismatch in section 'record_bytes' at byte 12288 of the file"* ]]
+    [[ "$stderr" == "hspz: $d/flip.hzi: checksum mismatch in section 'record_bytes' (the 16 MiB piece at byte 12288;"* ]]
     head -c 20000 "$d/mt.hzi" > "$d/short.hzi"
     hz_run run --index "$d/short.hzi" -q $MT/MT-orang.fa -o "$d/o2"
     [ "$status" -eq 1 ] && [[ "$stderr" == "hspz: $d/short.hzi: truncated index"* ]]
@@ -95,7 +95,14 @@ PY
     [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/t.fa: the index would overwrite the target $d/t.fa" ]]
     cmp "$d/t.fa" $MT/MT-human.fa
     hz_run index -r "$d/t.fa" -o "$d/mt.hzi"
-    [ "$status" -eq 2 ] && [[ "$stderr" == *"the index file exists (use --force to replace it)" ]]
+    [ "$status" -eq 1 ] && [[ "$stderr" == *"the index file exists (use --force to replace it)" ]]
+    mkfifo "$d/fifo"   # never replaced, never opened for reading (no hang)
+    hz_run index -r "$d/t.fa" -o "$d/fifo" --force
+    [ "$status" -eq 1 ] && [[ "$stderr" == *"not a regular file"* ]] && [ -p "$d/fifo" ]
+    hz_run run --index "$d/fifo" -q $MT/MT-orang.fa -o "$d/o4"
+    [ "$status" -eq 1 ] && [[ "$stderr" == "hspz: $d/fifo: not a regular file" ]]
+    hz_run run --from-manifest "$d/fifo" -o "$d/o4"
+    [ "$status" -eq 1 ] && [[ "$stderr" == *"not a regular file"* ]] && [ ! -e "$d/o4" ]
     hz_run index -r "$d/t.fa" -o "$d/x.hzi" --xdrop 5
     [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: -x/--xdrop is not an option of hspz index"* ]]
 }
@@ -143,7 +150,7 @@ PY
     [ "$(seglines "$d/b/000002" | wc -l)" -ne "$(seglines "$d/b/000001" | wc -l)" ]
     printf '%s\n%s\n' "$PWD/$MT/MT-orang.fa" "$d/missing.fa" > "$d/list2"
     hz_run run --index "$d/mt.hzi" --query-list "$d/list2" -o "$d/b2"
-    [ "$status" -eq 1 ] && [[ "$stderr" == *"hspz: $d/missing.fa: "* ]]
+    [ "$status" -eq 1 ] && [ "$stderr" = "hspz: $d/list2: line 2: $d/missing.fa: No such file or directory" ]
     [ ! -e "$d/b2" ] && [ -z "$(ls "$d" | grep tmp-)" ]
     printf '# nothing\n\n' > "$d/empty"
     hz_run run -r $MT/MT-human.fa --query-list "$d/empty" -o "$d/b3"
@@ -166,4 +173,24 @@ PY
     [ "$status" -eq 1 ] && [[ "$stderr" == "hspz: $AO/apple.fasta.gz: not the query of the plan"* ]] && [ ! -e "$d/c" ]
     hz_run run --from-manifest "$d/frozen.json" -o "$d/c" --xdrop 5
     [ "$status" -eq 2 ] && [ ! -e "$d/c" ]
+}
+
+@test "index, query list: never deleted or overwritten (--force on an OUTDIR holding them, --dump-manifest onto them); hspz config shows the index's settings" {
+    local d="$BATS_TEST_TMPDIR"
+    mkdir "$d/o"
+    hz_run index -r $MT/MT-human.fa -o "$d/o/mt.hzi" --seed 14of22 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    printf '%s\n' "$PWD/$MT/MT-orang.fa" > "$d/o/list"
+    hz_run run --index "$d/o/mt.hzi" -q $MT/MT-orang.fa -o "$d/o" --force
+    [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/o: --force would delete the input $d/o/mt.hzi that lies inside it" ]]
+    hz_run run -r $MT/MT-human.fa --query-list "$d/o/list" -o "$d/o" --force
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"--force would delete the input $d/o/list that lies inside it" ]]
+    hz_run run --index "$d/o/mt.hzi" -q $MT/MT-orang.fa -o "$d/x" --dump-manifest "$d/o/mt.hzi" --force
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"would overwrite the input $d/o/mt.hzi" ]]
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/y" --tarball "$d/t.tgz" --dump-manifest "$d/t.tgz"
+    [ "$status" -eq 2 ] && [ ! -e "$d/y" ] && [ ! -e "$d/t.tgz" ]
+    [ -s "$d/o/mt.hzi" ] && [ -s "$d/o/list" ]
+    hz_run config --index "$d/o/mt.hzi"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [[ "$output" == *'seed: "14of22"  # index - '* ]]
 }
