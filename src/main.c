@@ -186,6 +186,7 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     unlink(tmp); free(tmp);
     if (rc) { fprintf(stderr, "hspz: %s: %s\n", planpath, err); return 1; }
     cfg->config_path = planpath;
+    snprintf(cfg->sha256, sizeof cfg->sha256, "%s", P->sha256);   /* the plan's, not the temporary file's */
     return 0;
 }
 
@@ -441,7 +442,8 @@ static int cmd_run(int argc, char **argv, int mode)
         if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o.dump_plan); return 2; }
         if (hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
     }
-    if (dry_run) {
+    if (dry_run) {   /* no watcher: the signals act normally again */
+        hz_sigwatch_block(0);
         if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
         cfg.o = o;
         return hz_dry_run(&cfg);
@@ -466,10 +468,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) { fputs(USAGE, stdout); return 0; }
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1, 0);
+    if (!strcmp(cmd, "run")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 0); }
     if (!strcmp(cmd, "config")) return cmd_run(argc - 1, argv + 1, 1);
     if (!strcmp(cmd, "plan")) return cmd_run(argc - 1, argv + 1, 2);
-    if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge")) { hz_sigwatch_block(1); return cmd_merge(argc - 1, argv + 1); }
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

@@ -839,8 +839,7 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     }
     free(buf);
     if (archive_write_close(a) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
-    if (rename(tmp, tpath) != 0) { snprintf(err, errlen, "%s: cannot rename %s to it: %s", tpath, tmp, strerror(errno)); goto done; }
-    created = 0;
+    created = 0;   /* stays at its temporary name: hz_publish puts it in place together with OUTDIR */
     rc = 0;
     goto done;
 oom:

@@ -221,7 +221,6 @@ int hz_run(const hz_opts *o)
     char err[2048] = "";
     int status = 1;
     hz_sigwatch sigw;
-    char *tar_placed = NULL;   /* this run's tarball once renamed into place, until OUTDIR is published */
     int dump_placed = 0;       /* this run wrote --dump-plan's file, OUTDIR not yet published */
     hz_sigwatch_start(&sigw);   /* before any thread starts, so that all inherit the blocked set */
     double t_start = hz_now();
@@ -409,6 +408,7 @@ int hz_run(const hz_opts *o)
                 hz_hspvec fw = {0}, rc = {0};
                 for (size_t i = kfirst[k]; i < kfirst[k + 1] && !failed; i++) {
                     hz_hspvec *dst = i < kplus[k] ? &fw : &rc;
+                    if (!res[i].n) continue;   /* an empty chunk's v may be NULL */
                     if (hz_hspvec_reserve(dst, res[i].n)) { failed = 1; break; }
                     memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
                     dst->n += res[i].n;
@@ -467,11 +467,6 @@ int hz_run(const hz_opts *o)
     {
         double to = hz_now();
         if (hz_package(o, tmpdir, &tside, &qside, err, sizeof err)) goto done;
-        if (o->tarball) {   /* this run's tarball is in place: a failure or signal before the publish removes it */
-            free(tar_placed);
-            tar_placed = hz_package_tarball_path(o);
-            hz_sigwatch_paths(&sigw, tmpdir, tar_placed);
-        }
         t_output += hz_now() - to;
     }
     /* provenance manifest (manifest.c): the last file written into the output folder */
@@ -492,7 +487,6 @@ int hz_run(const hz_opts *o)
     }
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
     if (hz_publish(o, tmpdir, &sigw, err, sizeof err)) goto done;
-    free(tar_placed); tar_placed = NULL;
     free(tmpdir); tmpdir = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
         char *fm = hz_failed_manifest_path(o->outdir);
@@ -521,14 +515,12 @@ int hz_run(const hz_opts *o)
 done:
     hz_backend_prewarm_join(&prewarm);
     if (status != 0) {
+        hz_publish_abort(&sigw);   /* first: an interrupt in progress prints the only line */
         if (show_progress) fprintf(stderr, "\n");
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
-        hz_sigwatch_paths(&sigw, NULL, NULL);
-        if (tmpdir) hz_rm_rf(tmpdir);
-        if (tar_placed) unlink(tar_placed);
         if (dump_placed) unlink(o->dump_plan);
         /* failure manifest next to OUTDIR (docs/manifest.md); silently skipped when it cannot be written */
-        char *fm = hz_failed_manifest_path(o->outdir);
+        char *fm = hz_publish_failed_manifest(o, &sigw);
         if (fm) {
             char e2[512];
             if (!funnels_added)
@@ -544,7 +536,6 @@ done:
     }
     free(tmpdir);
     hz_sigwatch_stop(&sigw);
-    free(tar_placed);
     free(gpu_report);
     for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);
     free(cmds);

@@ -25,7 +25,9 @@ typedef struct {
     uint64_t *off, *len;
     uint8_t *data;
     uint64_t total;
-    uint64_t file_bytes; /* size of the file on disk */
+    uint64_t file_bytes; /* bytes of the file as read (for a regular file its size on disk) */
+    char sha256[65];     /* sha256 hex of those bytes, taken while reading (inread.h); "" when
+                          * not loaded.  The manifest records these: no input is read twice. */
 } hz_seqset;
 
 /* Load every record of `path` into *out (zeroed first).

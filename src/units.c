@@ -2,7 +2,9 @@
 #include "units.h"
 #include "manifest.h"
 #include "seqio.h"
+#include "inread.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -156,7 +158,9 @@ static json_t *input_obj(const char *role, const char *path, const char *sha, ui
     return j;
 }
 
-static int regular_sha(const char *path, char hex[65], uint64_t *bytes, char *err, size_t errlen)
+/* The plan's inputs are read again by its units: regular files only.  (Their size and sha256
+ * are the ones hz_seqset_load takes while it reads them.) */
+static int regular_input(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
@@ -164,7 +168,6 @@ static int regular_sha(const char *path, char hex[65], uint64_t *bytes, char *er
         snprintf(err, errlen, "%s: a plan needs regular input files (a FIFO or device cannot be read again by its units)", path);
         return -1;
     }
-    if (hz_sha256_file(path, hex, bytes, NULL)) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); return -1; }
     return 0;
 }
 
@@ -176,15 +179,13 @@ int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
     hz_side tside = {0}, qside = {0};
     hz_unit *u = NULL; size_t nu = 0;
     hz_shape sh;
-    char tsha[65], qsha[65];
-    uint64_t tbytes = 0, qbytes = 0;
     char *yaml = NULL; size_t ylen = 0;
     json_t *m = NULL;
     int status = 1;
     int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
-    if (regular_sha(o->target, tsha, &tbytes, err, sizeof err) || regular_sha(o->query, qsha, &qbytes, err, sizeof err)) goto done;
+    if (regular_input(o->target, err, sizeof err) || regular_input(o->query, err, sizeof err)) goto done;
     if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
     if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
         hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
@@ -214,8 +215,8 @@ int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
     json_object_set_new(m, "format", json_integer(HZ_PLAN_FORMAT));
     json_object_set_new(m, "hspz_version", json_string(HSPZ_VERSION));
     json_t *in = json_array();
-    json_array_append_new(in, input_obj("target", o->target, tsha, tbytes, &ts));
-    json_array_append_new(in, input_obj("query", o->query, qsha, qbytes, &qs));
+    json_array_append_new(in, input_obj("target", o->target, ts.sha256, ts.file_bytes, &ts));
+    json_array_append_new(in, input_obj("query", o->query, qs.sha256, qs.file_bytes, &qs));
     json_object_set_new(m, "inputs", in);
     json_object_set_new(m, "config", json_string(yaml));
     json_object_set_new(m, "target_blocks", json_integer((json_int_t)tside.n_block));
@@ -280,14 +281,33 @@ static char *get_str(json_t *o, const char *key)
     return s ? strdup(s) : NULL;
 }
 
+/* jansson's input: the plan read once through hz_inread (its sha256 taken on the way) */
+typedef struct { hz_inread r; uint64_t pos; } plan_in;
+
+static size_t plan_read(void *buf, size_t n, void *data)
+{
+    plan_in *in = data;
+    ssize_t k = hz_inread_at(&in->r, in->pos, buf, n);
+    if (k < 0) return (size_t)-1;
+    in->pos += (uint64_t)k;
+    return (size_t)k;
+}
+
 int hz_unitplan_read(const char *path, hz_unitplan *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     json_error_t je;
-    struct stat st;
-    if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open the plan: %s", path, strerror(errno)); return -1; }
-    json_t *m = json_load_file(path, 0, &je);
-    if (!m) { snprintf(err, errlen, "%s: not a plan file: %s (line %d)", path, je.text, je.line); return -1; }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { snprintf(err, errlen, "%s: cannot open the plan: %s", path, strerror(errno)); return -1; }
+    plan_in pin = { .pos = 0 };
+    if (hz_inread_init(&pin.r, fd)) { close(fd); snprintf(err, errlen, "out of memory"); return -1; }
+    json_t *m = json_load_callback(plan_read, &pin, 0, &je);
+    if (!m) {   /* je.text may quote the file's bytes: control bytes as '?', one line */
+        for (char *c = je.text; *c; c++) if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+        snprintf(err, errlen, "%s: not a plan file: %s (line %d)", path, je.text, je.line);
+        hz_inread_free(&pin.r); close(fd);
+        return -1;
+    }
     int rc = -1;
     uint64_t fmt = 0, v;
     p->path = strdup(path);
@@ -337,9 +357,10 @@ int hz_unitplan_read(const char *path, hz_unitplan *p, char *err, size_t errlen)
         *u = (hz_unit){ (size_t)id, (size_t)r, (size_t)q, (size_t)a - 1, (size_t)b, hits };
         p->seed_hits += hits;
     }
-    if (hz_sha256_file(path, p->sha256, NULL, NULL)) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); goto out; }
+    if (hz_inread_finish(&pin.r, p->sha256, NULL)) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); goto out; }
     rc = 0;
 out:
+    hz_inread_free(&pin.r); close(fd);
     json_decref(m);
     if (rc) hz_unitplan_free(p);
     return rc;
@@ -384,7 +405,11 @@ int hz_unitplan_check_inputs(const hz_unitplan *p, const hz_opts *o, char *err, 
     for (int s = 0; s < 2; s++) {
         char hex[65];
         uint64_t bytes = 0;
-        if (regular_sha(paths[s], hex, &bytes, err, errlen)) return -1;
+        if (regular_input(paths[s], err, errlen)) return -1;
+        if (hz_sha256_file(paths[s], hex, &bytes, NULL)) {   /* checked before the run reads them */
+            snprintf(err, errlen, "%s: cannot read: %s", paths[s], strerror(errno));
+            return -1;
+        }
         if (bytes != p->in_bytes[s] || strcmp(hex, p->in_sha[s])) {
             snprintf(err, errlen, "%s: not the %s of the plan %s (%llu bytes, sha256 %.12s...; the plan has %llu bytes, %.12s...)",
                      paths[s], role[s], p->path, (unsigned long long)bytes, hex,
