@@ -64,7 +64,8 @@ build build-fuzz -DHSPZ_FUZZ=ON -- "${FUZZERS[@]/#/fuzz_}" || { FAIL=$((FAIL + 1
 
 # ---------------------------------------------------------------- tests against the build
 # tests/run_tests.sh: ctest of build-sanitize, then the suites (its last line is the count)
-BUILD_DIR=build-sanitize HSPZ_TEST_LOG="$W/test-logs" HSPZ_SLOW=0 \
+# (under ASan: the E. coli determinism test skipped, 3 concurrent-run rounds, 20 signal delays)
+CI_SANITIZE=1 PUBLISH_ROUNDS=3 SIGSWEEP_TRIALS=20 BUILD_DIR=build-sanitize HSPZ_TEST_LOG="$W/test-logs" HSPZ_SLOW=0 \
     tests/run_tests.sh --no-build tests/bats/cli.bats tests/bats/manifest.bats tests/bats/package.bats \
     tests/bats/units.bats tests/bats/publish.bats 2>&1 | tee "$W/run_tests.log"
 # shellcheck source=lib.sh
@@ -87,25 +88,36 @@ echo "golden (sanitized): $((g_ok - g_skip)) passed, $g_fail failed, $g_skip ski
 PASS=$((PASS + g_ok - g_skip)); FAIL=$((FAIL + g_fail)); SKIP=$((SKIP + g_skip))
 
 # ---------------------------------------------------------------- fuzzers
-if [ "$fuzz_built" = 1 ]; then
-    for f in "${FUZZERS[@]}"; do
-        c="$W/fuzz-corpus/$f" a="$W/fuzz-artifacts/$f/"
-        rm -rf "$c" "$a"; mkdir -p "$c" "$a"
-        t0=$SECONDS
-        # new inputs go to the scratch corpus; the committed one is only read
-        build-fuzz/tests/fuzz/fuzz_"$f" -max_total_time="$FUZZ_S" -timeout=20 -rss_limit_mb=2048 \
-            -print_final_stats=1 -artifact_prefix="$a" "$c" "tests/fuzz/corpus/$f" >"$W/fuzz-$f.log" 2>&1
-        rc=$?
-        runs="$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$W/fuzz-$f.log" | tail -n 1)"
-        if [ "$rc" -eq 0 ] && ! compgen -G "$a*" >/dev/null; then
-            echo "fuzz_$f: ok, ${runs:-?} runs in $((SECONDS - t0)) s, corpus $(ls "tests/fuzz/corpus/$f" | wc -l) + $(ls "$c" | wc -l) new"
-            PASS=$((PASS + 1))
-        else
+# fuzz_one NAME: one target for FUZZ_S seconds; new inputs go to a scratch corpus (the committed
+# one is only read); writes its verdict line to $W/fuzz-NAME.verdict ("ok ..." or "FAILED ...")
+fuzz_one() {
+    local f="$1" c="$W/fuzz-corpus/$1" a="$W/fuzz-artifacts/$1/" t0=$SECONDS rc runs x
+    rm -rf "$c" "$a"; mkdir -p "$c" "$a"
+    build-fuzz/tests/fuzz/fuzz_"$f" -max_total_time="$FUZZ_S" -timeout=20 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$a" "$c" "tests/fuzz/corpus/$f" >"$W/fuzz-$f.log" 2>&1
+    rc=$?
+    runs="$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$W/fuzz-$f.log" | tail -n 1)"
+    if [ "$rc" -eq 0 ] && ! compgen -G "$a*" >/dev/null; then
+        echo "fuzz_$f: ok, ${runs:-?} runs in $((SECONDS - t0)) s, corpus $(ls "tests/fuzz/corpus/$f" | wc -l) + $(ls "$c" | wc -l) new" >"$W/fuzz-$f.verdict"
+    else
+        {
             echo "fuzz_$f: FAILED (exit $rc); the input: $(ls "$a" 2>/dev/null | tr '\n' ' ')"
             grep -aE 'ERROR|runtime error|property failed|SUMMARY' "$W/fuzz-$f.log" | head -n 5
             for x in "$a"*; do [ -f "$x" ] && { echo "--- $x (first 256 bytes, hex)"; head -c 256 "$x" | od -An -tx1 | head -n 16; }; done
-            FAIL=$((FAIL + 1))
-        fi
+        } >"$W/fuzz-$f.verdict"
+    fi
+}
+if [ "$fuzz_built" = 1 ]; then
+    printf '\n=== fuzz: %s, %s s each, %s at a time\n' "${FUZZERS[*]}" "$FUZZ_S" "$J"
+    pids=()
+    for f in "${FUZZERS[@]}"; do
+        fuzz_one "$f" & pids+=($!)
+        if [ "${#pids[@]}" -ge "$J" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+    done
+    wait
+    for f in "${FUZZERS[@]}"; do
+        cat "$W/fuzz-$f.verdict" 2>/dev/null || echo "fuzz_$f: FAILED (no verdict)"
+        if grep -q "^fuzz_$f: ok" "$W/fuzz-$f.verdict" 2>/dev/null; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); fi
     done
 fi
 finish
