@@ -269,9 +269,10 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
      * place or neither is).  Neither ever replaces what another run put there meanwhile: the
      * tarball is renamed without replacing, and OUTDIR is renamed onto a missing or empty
      * folder only, so of two runs of the same -o exactly one publishes; the other fails,
-     * removing only its own files (w->lost set).  An existing OUTDIR (empty, or any with
-     * --force) or tarball (--force) is moved aside first and removed once the new ones are in
-     * place, so a failed rename loses nothing. */
+     * removing only its own files (w->lost set when it lost the tarball, whose winner may not
+     * have published OUTDIR yet; a lost OUTDIR holds the winner's manifest.json).  An existing
+     * OUTDIR (empty, or any with --force) or tarball (--force) is moved aside first and removed
+     * once the new ones are in place, so a failed rename loses nothing. */
     pthread_mutex_lock(&w->lock);
     char *tp = w->tartmp[0] ? hz_package_tarball_path(o) : NULL, *old = NULL, *oldtar = NULL;
     struct stat tino, st;
@@ -280,8 +281,7 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
     if (tp && publish_tarball(o, w, tp, &tino, &oldtar, err, errlen)) goto out;
     if (stat(o->outdir, &st) == 0) {
         if (!o->force) {
-            if (rmdir(o->outdir) != 0) {
-                w->lost = errno == ENOTEMPTY || errno == EEXIST;
+            if (rmdir(o->outdir) != 0) {   /* another run's (its manifest.json: no failure manifest) */
                 snprintf(err, errlen, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
                 goto undo_tar;
             }
@@ -298,9 +298,9 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
     }
     if (rename(tmpdir, o->outdir) != 0) {
         int e = errno;
-        w->lost = !old && (e == ENOTEMPTY || e == EEXIST);   /* another run's OUTDIR came meanwhile */
+        int other = !old && (e == ENOTEMPTY || e == EEXIST);   /* another run's OUTDIR came meanwhile */
         snprintf(err, errlen, "%s: cannot rename %s to it: %s%s", o->outdir, tmpdir, strerror(e),
-                 w->lost ? " (another run's output is there now)" : "");
+                 other ? " (another run's output is there now)" : "");
         if (old) rename(old, o->outdir);
         goto undo_tar;
     }

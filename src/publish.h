@@ -33,7 +33,7 @@ typedef struct {
     char tartmp[4200];
     int settled;               /* published or failing: signals are dropped */
     int stopping;              /* hz_sigwatch_stop: the watcher returns */
-    int lost;                  /* hz_publish failed because another run's OUTDIR or tarball is there */
+    int lost;                  /* hz_publish failed because another run's tarball is there */
     sigset_t set, old;
     pthread_t th;
     int on;
@@ -78,8 +78,8 @@ char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
  * existing ones are moved aside and deleted only once the new ones are in place.  On success
  * the run is settled (see hz_sigwatch).  Returns 0, or -1 with err set: nothing lost (what was
  * moved aside is put back, this run's tarball is taken back only while it is still its file)
- * and w->lost set when the cause is another run's OUTDIR or tarball that appeared meanwhile
- * (the caller then writes no failure manifest: it would sit next to that run's output). */
+ * and w->lost set when the cause is another run's tarball that appeared meanwhile (see
+ * hz_publish_failed_manifest). */
 int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen);
 
 /* Where this failed run writes its failure manifest (hz_failed_manifest_path, malloc'd), or
