@@ -92,9 +92,9 @@ PY
 @test "publish: a run that loses the tarball to another run keeps that run's tarball" {
     # the tarball appears while this run reads its (slow) query (a stand-in for a concurrent
     # run's): the run fails at the publish, leaves it untouched and writes no OUTDIR
-    "$HSPZ" run -r "$AO/apple.fasta.gz" -q <(sleep 1; cat "$AO/orange.fasta.gz") -o "$T/out" --tarball --quiet \
+    "$HSPZ" run -r "$AO/apple.fasta.gz" -q <(sleep 2; cat "$AO/orange.fasta.gz") -o "$T/out" --tarball --quiet \
         2>"$T/err" & local p=$!
-    sleep 0.4
+    sleep 0.5
     echo other >"$T/out.tar.gz"
     local rc=0
     wait "$p" || rc=$?
