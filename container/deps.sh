@@ -10,6 +10,8 @@
 #   runtime  the shared libraries the built hspz needs, lastz (the gapped stage), bash, ps
 #   test     bats, python3 with pip, GNU time, lastz (tests/run_tests.sh)
 #   python   the pinned PyPI packages of the tests (jsonschema), with pip
+#   sanitize clang 14 with its runtimes (ASan, UBSan, LSan, libFuzzer) and llvm-symbolizer,
+#            for .ci/sanitize.sh (-DHSPZ_SANITIZE, -DHSPZ_FUZZ)
 #
 # On Debian 12 (bookworm) the packages the goldens and the LASTZ comparison depend on are
 # pinned (cmake, libhts-dev, bats, lastz); security-updated libraries are not, so a point
@@ -39,6 +41,11 @@ HZ_RUNTIME_PACKAGES=(
     lastz=1.04.22-2
     bash
     procps
+)
+HZ_SANITIZE_PACKAGES=(
+    clang-14
+    libclang-rt-14-dev
+    llvm-14
 )
 HZ_TEST_PACKAGES=(
     bats=1.8.2-1
@@ -81,7 +88,8 @@ hz_set_list() {
         build) printf '%s\n' "${HZ_BUILD_PACKAGES[@]}" ;;
         runtime) printf '%s\n' "${HZ_RUNTIME_PACKAGES[@]}" ;;
         test) printf '%s\n' "${HZ_TEST_PACKAGES[@]}" ;;
-        *) echo "deps: unknown set '$1' (build, runtime, test, python)" >&2; return 2 ;;
+        sanitize) printf '%s\n' "${HZ_SANITIZE_PACKAGES[@]}" ;;
+        *) echo "deps: unknown set '$1' (build, runtime, test, python, sanitize)" >&2; return 2 ;;
     esac
 }
 
@@ -180,6 +188,6 @@ hz_install_py_deps() { hz_install_py; }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     set -euo pipefail
-    [ "$#" -gt 0 ] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+    [ "$#" -gt 0 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
     hz_install "$@"
 fi

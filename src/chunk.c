@@ -136,10 +136,12 @@ static int run_tile(const hz_target *t, const uint8_t *Q, uint32_t Qlen, size_t 
             if (s->flags[i] == 2) s->longa[s->nlong++] = s->anc[i];
     }
     double t1 = hz_now();
-    if (hz_hspvec_reserve(&s->batch, k) != 0) return -1;
-    size_t kept = hz_extend_cpu(t->R, t->Rlen, Q, Qlen, s->anc, s->ids, k, t->xp,
-                                s->batch.v + s->batch.n);
-    s->batch.n += kept;
+    size_t kept = 0;
+    if (k) {   /* no survivors: batch.v may still be NULL (no NULL + 0) */
+        if (hz_hspvec_reserve(&s->batch, k) != 0) return -1;
+        kept = hz_extend_cpu(t->R, t->Rlen, Q, Qlen, s->anc, s->ids, k, t->xp, s->batch.v + s->batch.n);
+        s->batch.n += kept;
+    }
     double t2 = hz_now();
     f->anchors += n; f->survivors += k; f->accepted += kept; f->long_anchors += nlong;
     f->t_gate += t1 - t0; f->t_extend += t2 - t1;
@@ -195,9 +197,11 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
         size_t k = hz_dedup_batch(s->batch.v, s->batch.n);
         f->after_batch += k;
         f->batches++;
-        if (hz_hspvec_reserve(out, k)) { free(lim); return -1; }
-        memcpy(out->v + out->n, s->batch.v, k * sizeof *out->v);
-        out->n += k;
+        if (k) {   /* (out->v and batch.v may be NULL when empty: no memcpy(NULL, ..., 0)) */
+            if (hz_hspvec_reserve(out, k)) { free(lim); return -1; }
+            memcpy(out->v + out->n, s->batch.v, k * sizeof *out->v);
+            out->n += k;
+        }
         f->t_dedup += hz_now() - td;
         sfirst = (size_t)(lim[b] + 1);
     }

@@ -4,13 +4,16 @@
 #include "seed.h"
 #include "seqio.h"
 #include "inputcheck.h"
+#include "inread.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 extern char **environ;
@@ -210,7 +213,8 @@ static const char *range_text(const hz_param *p, char *buf, size_t n)
     return buf;
 }
 
-static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v)
+/* *owned gets the string this call allocated for a string parameter (else stays NULL). */
+static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
 {
     const hz_param *p = &PARAMS[i];
     char allowed[256];
@@ -260,32 +264,50 @@ static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v)
         }
         char *d = strdup(s);
         if (!d) return yerr(y, v->start_mark, "out of memory");
-        *(const char **)fld(o, i) = d;   /* lives as long as the process (a CLI) */
+        *(const char **)fld(o, i) = d;   /* owned by the hz_config (load_yaml keeps it in c->str) */
+        *owned = d;
         return 0;
     }
     }
     return 0;
 }
 
+/* libyaml's input: the file read once through hz_inread, hashed on the way (the manifest's
+ * config.file.sha256 is of these bytes; a --config FIFO is not read again). */
+typedef struct { hz_inread r; uint64_t pos; int bad; } yinput;
+
+static int yaml_read(void *data, unsigned char *buf, size_t size, size_t *size_read)
+{
+    yinput *in = data;
+    ssize_t k = hz_inread_at(&in->r, in->pos, buf, size);
+    if (k < 0) { in->bad = errno; *size_read = 0; return 0; }
+    in->pos += (uint64_t)k;
+    *size_read = (size_t)k;
+    return 1;
+}
+
 static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, char *err, size_t errlen)
 {
     yctx y = { path, err, errlen };
-    FILE *fp = fopen(path, "rb");
-    if (!fp) { snprintf(err, errlen, "%s: cannot open config file: %s", path, strerror(errno)); return -1; }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { snprintf(err, errlen, "%s: cannot open config file: %s", path, strerror(errno)); return -1; }
     struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(fp); snprintf(err, errlen, "%s: is a directory, not a config file", path); return -1;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd); snprintf(err, errlen, "%s: is a directory, not a config file", path); return -1;
     }
+    yinput in = { .pos = 0 };
+    if (hz_inread_init(&in.r, fd)) { close(fd); snprintf(err, errlen, "out of memory"); return -1; }
     yaml_parser_t ps;
     yaml_document_t doc;
     int rc = -1;
-    if (!yaml_parser_initialize(&ps)) { fclose(fp); snprintf(err, errlen, "out of memory"); return -1; }
-    yaml_parser_set_input_file(&ps, fp);
+    if (!yaml_parser_initialize(&ps)) { hz_inread_free(&in.r); close(fd); snprintf(err, errlen, "out of memory"); return -1; }
+    yaml_parser_set_input(&ps, yaml_read, &in);
     if (!yaml_parser_load(&ps, &doc)) {
         yaml_mark_t m = ps.problem_mark;
-        yerr(&y, m, "YAML syntax error: %s%s%s", ps.problem ? ps.problem : "unknown",
-             ps.context ? " " : "", ps.context ? ps.context : "");
-        yaml_parser_delete(&ps); fclose(fp);
+        if (in.bad) snprintf(err, errlen, "%s: cannot read config file: %s", path, strerror(in.bad));
+        else yerr(&y, m, "YAML syntax error: %s%s%s", ps.problem ? ps.problem : "unknown",
+                  ps.context ? " " : "", ps.context ? ps.context : "");
+        yaml_parser_delete(&ps); hz_inread_free(&in.r); close(fd);
         return -1;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -336,10 +358,15 @@ static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, 
             }
             if (seen[i]++) { yerr(&y, kk->start_mark, "key '%s.%s' appears twice", sec, key); goto out; }
             hz_opts tmp = c->o;   /* validate even when a flag overrides it */
-            if (set_value(&y, &tmp, i, vv)) goto out;
+            char *owned = NULL;
+            if (set_value(&y, &tmp, i, vv, &owned)) goto out;
             if (!skip || !skip[i]) {
                 memcpy(fld(&c->o, i), fld(&tmp, i), fsize(PARAMS[i].type));
                 c->src[i] = HZ_SRC_FILE;
+                free(c->str[i]);
+                c->str[i] = owned;
+            } else {
+                free(owned);   /* validated only: the flag's value stays */
             }
         }
     }
@@ -356,10 +383,21 @@ static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, 
         }
     }
 out:
+    /* the digest covers the whole file (what follows the document too) */
+    if (rc == 0 && hz_inread_finish(&in.r, c->sha256, NULL) != 0) {
+        snprintf(err, errlen, "%s: cannot read config file: %s", path, strerror(errno));
+        rc = -1;
+    }
     yaml_document_delete(&doc);
     yaml_parser_delete(&ps);
-    fclose(fp);
+    hz_inread_free(&in.r);
+    close(fd);
     return rc;
+}
+
+void hz_cfg_free(hz_config *c)
+{
+    for (int i = 0; i < HZ_CFG_MAX; i++) { free(c->str[i]); c->str[i] = NULL; }
 }
 
 int hz_cfg_load_yaml(hz_config *c, const char *path, char *err, size_t errlen)
@@ -379,6 +417,7 @@ int hz_cfg_resolve(hz_config *c, const char *path, const hz_opts *flags, const u
         else memcpy(fld(&c->o, i), fld(&d, i), fsize(PARAMS[i].type));
     }
     c->config_path = path;
+    c->sha256[0] = 0;
     c->o.cfg = c;
     if (hz_env_check(err, errlen)) return -1;
     if (path && load_yaml(c, path, set, err, errlen)) return -1;

@@ -44,6 +44,8 @@ struct hz_config {
     hz_opts o;                          /* resolved values */
     unsigned char src[HZ_CFG_MAX];      /* hz_src of each parameter */
     const char *config_path;            /* --config FILE or NULL */
+    char sha256[65];                    /* sha256 hex of the file's bytes as read, "" when none */
+    char *str[HZ_CFG_MAX];              /* strings from the file this config owns (hz_cfg_free) */
 };
 typedef struct hz_config hz_config;
 
@@ -57,6 +59,11 @@ void hz_cfg_mark(unsigned char *set, int c, const char *longname);
  * one-line message in err.  argc/argv of flags are kept; c->o.cfg points to c. */
 int hz_cfg_resolve(hz_config *c, const char *path, const hz_opts *flags, const unsigned char *set,
                    char *err, size_t errlen);
+
+/* Free the strings c owns (values read from the YAML file; c->o's string fields that came
+ * from the file dangle afterwards) and zero them.  hz_cfg_resolve starts from a zeroed c, so
+ * free a resolved c before resolving into it again. */
+void hz_cfg_free(hz_config *c);
 
 /* Apply only the YAML file at path onto c (values' source becomes HZ_SRC_FILE). */
 int hz_cfg_load_yaml(hz_config *c, const char *path, char *err, size_t errlen);

@@ -266,7 +266,7 @@ int hz_index_cmd(const hz_opts *o, const char *path)
     pthread_mutex_lock(&sigw.lock);   /* a signal never splits the rename */
     /* without --force never over a file that appeared meanwhile (another hspz index) */
     int rn = o->force ? rename(tmp, path) : link(tmp, path);
-    if (rn == 0) { if (!o->force) unlink(tmp); sigw.tartmp[0] = 0; }
+    if (rn == 0) { if (!o->force) unlink(tmp); sigw.tartmp[0] = 0; sigw.settled = 1; }   /* in place: a later signal is dropped */
     pthread_mutex_unlock(&sigw.lock);
     if (rn) {
         snprintf(err, sizeof err, errno == EEXIST ? "%s: the index file appeared meanwhile (another run?); use --force to replace it"
@@ -280,9 +280,9 @@ int hz_index_cmd(const hz_opts *o, const char *path)
 done:
     if (fd >= 0) close(fd);
     if (status) {
+        hz_publish_abort(&sigw);   /* first: removes the registered temporary file */
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
-        hz_sigwatch_paths(&sigw, NULL, NULL);
-        if (tmp) unlink(tmp);
+        if (tmp) unlink(tmp);   /* ours (its name has our pid) */
     }
     hz_sigwatch_stop(&sigw);
     free(tmp);

@@ -201,6 +201,7 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     unlink(tmp); free(tmp);
     if (rc) { fprintf(stderr, "hspz: %s: %s\n", planpath, err); return 1; }
     cfg->config_path = planpath;
+    snprintf(cfg->sha256, sizeof cfg->sha256, "%s", P->sha256);   /* the plan's, not the temporary file's */
     return 0;
 }
 
@@ -618,7 +619,8 @@ static int cmd_run(int argc, char **argv, int mode)
     }
     /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */
     if (hz_outdir_holds_input(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
-    if (dry_run) {
+    if (dry_run) {   /* no watcher: the signals act normally again */
+        hz_sigwatch_block(0);
         if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
         cfg.o = o;
         return hz_dry_run(&cfg);
@@ -646,11 +648,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (help) { fputs(USAGE, stdout); return 0; }
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1, 0);
+    if (!strcmp(cmd, "run")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 0); }
     if (!strcmp(cmd, "config")) return cmd_run(argc - 1, argv + 1, 1);
     if (!strcmp(cmd, "plan")) return cmd_run(argc - 1, argv + 1, 2);
-    if (!strcmp(cmd, "merge")) return cmd_merge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "index")) return cmd_run(argc - 1, argv + 1, 3);
+    if (!strcmp(cmd, "merge")) { hz_sigwatch_block(1); return cmd_merge(argc - 1, argv + 1); }
+    if (!strcmp(cmd, "index")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 3); }
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

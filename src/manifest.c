@@ -293,19 +293,15 @@ static json_t *input_json(const char *role, const char *path, const hz_seqset *s
     json_t *j = json_object();
     json_object_set_new(j, "role", json_string(role));
     json_object_set_new(j, "path", jstr(path));
-    char hex[65];
-    uint64_t bytes = 0;
-    if (s && s->sha256[0]) {   /* known from reading it (or from an index): never read again */
+    /* the bytes and digest seqio took while it read the file: an input is never read twice */
+    int loaded = s && s->path;
+    if (loaded && s->sha256[0]) {
         json_object_set_new(j, "bytes", json_integer((json_int_t)s->file_bytes));
         json_object_set_new(j, "sha256", json_string(s->sha256));
-    } else if (path && hz_sha256_file(path, hex, &bytes, NULL) == 0) {
-        json_object_set_new(j, "bytes", json_integer((json_int_t)bytes));
-        json_object_set_new(j, "sha256", json_string(hex));
     } else {
         json_object_set_new(j, "bytes", json_null());
         json_object_set_new(j, "sha256", json_null());
     }
-    int loaded = s && s->path;
     json_object_set_new(j, "format", loaded ? json_string(s->kind) : json_null());
     json_object_set_new(j, "records", loaded ? json_integer((json_int_t)s->n) : json_null());
     json_object_set_new(j, "bases", loaded ? json_integer((json_int_t)s->total) : json_null());
@@ -320,8 +316,7 @@ static json_t *config_json(const hz_opts *o)
     if (c && c->config_path) {
         file = json_object();
         json_object_set_new(file, "path", json_string(c->config_path));
-        char hex[65];
-        json_object_set_new(file, "sha256", hz_sha256_file(c->config_path, hex, NULL, NULL) == 0 ? json_string(hex) : json_null());
+        json_object_set_new(file, "sha256", c->sha256[0] ? json_string(c->sha256) : json_null());
     }
     json_object_set_new(j, "file", file);
     for (int i = 0; i < hz_param_count(); i++) {

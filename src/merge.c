@@ -181,7 +181,7 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     hz_side tside = {0}, qside = {0};
     unit_files uf = {0};
     hz_cmd *cmds = NULL; size_t ncmd = 0;
-    char *tmpdir = NULL, *tar_placed = NULL;
+    char *tmpdir = NULL;
     hz_shape sh;
     hz_manifest_info mi = { .o = o, .t = &ts, .q = &qs, .start_time = time(NULL),
                             .unit_kind = "merge", .plan_path = p->path, .plan_sha256 = p->sha256,
@@ -223,7 +223,6 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     }
     if (hz_commands_write(o, tmpdir, cmds, ncmd, err, sizeof err)) goto done;
     if (hz_package(o, tmpdir, &tside, &qside, err, sizeof err)) goto done;
-    if (o->tarball) { tar_placed = hz_package_tarball_path(o); hz_sigwatch_paths(&sigw, tmpdir, tar_placed); }
     mi.funnel = uf.funnel;
     mi.have_plan = 1;
     hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
@@ -235,20 +234,17 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     }
     if (hz_publish(o, tmpdir, &sigw, err, sizeof err)) goto done;
     free(tmpdir); tmpdir = NULL;
-    free(tar_placed); tar_placed = NULL;
     if (!o->quiet)
         fprintf(stderr, "hspz: merge: %zu units from %zu folders; wrote %llu segments in %zu files to %s\n",
                 p->n, ndirs, (unsigned long long)uf.funnel.written, ncmd, o->outdir);
     status = 0;
 done:
     if (status) {
+        hz_publish_abort(&sigw);   /* first: an interrupt in progress prints the only line */
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
-        hz_sigwatch_paths(&sigw, NULL, NULL);
-        if (tmpdir) hz_rm_rf(tmpdir);
-        if (tar_placed) unlink(tar_placed);
     }
     hz_sigwatch_stop(&sigw);
-    free(tmpdir); free(tar_placed); free(owner);
+    free(tmpdir); free(owner);
     for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);
     free(cmds);
     for (size_t i = 0; i < uf.n; i++) { free(uf.f[i].dir); free(uf.f[i].name); }

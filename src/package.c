@@ -638,7 +638,7 @@ static int single_file(const char *dir, const hz_side *q, char *err, size_t errl
         if (!found) { snprintf(err, errlen, "all.segments: query name '%.*s' is not a query record", (int)ls[i].ql, ls[i].q); rc = -1; goto done; }
         ls[i].key1 = (int64_t)r; ls[i].key2 = ls[i].minus; ls[i].idx = i;
     }
-    qsort(ls, n, sizeof *ls, cmp_keys);
+    if (n) qsort(ls, n, sizeof *ls, cmp_keys);   /* no lines: ls is NULL (qsort's pointer must not be) */
     segline **bp = malloc((n ? n : 1) * sizeof *bp);
     if (!bp) { snprintf(err, errlen, "out of memory"); rc = -1; goto done; }
     for (size_t i = 0; i < n; i++) bp[i] = &ls[i];
@@ -878,8 +878,7 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     }
     free(buf);
     if (archive_write_close(a) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
-    if (rename(tmp, tpath) != 0) { snprintf(err, errlen, "%s: cannot rename %s to it: %s", tpath, tmp, strerror(errno)); goto done; }
-    created = 0;
+    created = 0;   /* stays at its temporary name: hz_publish puts it in place together with OUTDIR */
     rc = 0;
     goto done;
 oom:

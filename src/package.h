@@ -40,8 +40,9 @@ char *hz_package_tarball_path(const hz_opts *o);
 
 /* Run the packaging steps o asks for on the finished (not yet published) output directory
  * dir, which holds lastz-commands.txt, the .segments and .name files.  t and q are the
- * planned sides (prefixed names, loaded sequences).  Returns 0, or -1 with err; on failure
- * no tarball (or temporary tarball) is left behind. */
+ * planned sides (prefixed names, loaded sequences).  The tarball is left at its temporary
+ * name "PATH.tmp-<pid>" (the one hz_tmpdir_make registers): hz_publish puts it in place
+ * together with OUTDIR.  Returns 0, or -1 with err; on failure no temporary tarball is left. */
 int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q,
                char *err, size_t errlen);
 

@@ -260,7 +260,6 @@ typedef struct {
     hz_tblock *tblk;           /* per target block; built on first use, kept when keep_blocks */
     int keep_blocks;
     char *tmpdir;              /* OUTDIR.tmp-<pid> */
-    char *tar_placed;          /* this run's tarball once renamed into place, until OUTDIR is published */
     int dump_placed;           /* this run wrote --dump-plan's file, OUTDIR not yet published */
     int mdump_placed;          /* the same for --dump-manifest */
     double t_tload;            /* target load (or index verification) seconds */
@@ -626,11 +625,11 @@ static int job_finish(run_t *R, qjob_t *J)
     if (hz_commands_write(&J->o, J->dir, J->cmds, J->ncmd, R->err, sizeof R->err)) return -1;
     /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
     if (hz_package(&J->po, J->dir, &R->tside, &J->qside, R->err, sizeof R->err)) return -1;
-    if (J->po.tarball && !R->o->query_list) {   /* in place next to OUTDIR: a failure or signal before the publish removes it */
-        free(R->tar_placed);
-        R->tar_placed = hz_package_tarball_path(&J->po);
-        hz_sigwatch_paths(&R->sigw, R->tmpdir, R->tar_placed);
-    }
+    if (J->po.tarball && R->o->query_list) {   /* OUTDIR/<n>.tar.gz: in place inside the run's own folder */
+        char tt[4300];
+        snprintf(tt, sizeof tt, "%s.tmp-%ld", J->tar_own, (long)getpid());
+        if (rename(tt, J->tar_own)) return FAIL(R, "%s: cannot rename %s to it: %s", J->tar_own, tt, strerror(errno));
+    }   /* a single run's tarball stays OUTDIR.tar.gz.tmp-<pid> until hz_publish places it */
     J->t_output += hz_now() - to;
     job_manifest_facts(R, J);
     char mp[4200];
@@ -732,7 +731,6 @@ static void run_free(run_t *R)
 {
     hz_backend_prewarm_join(&R->prewarm);
     free(R->tmpdir);
-    free(R->tar_placed);
     free(R->gpu_report);
     for (int t = 0; R->scratch && t < R->nthreads; t++) hz_scratch_free(&R->scratch[t]);
     free(R->scratch); free(R->funnels); free(R->th); free(R->wa);
@@ -748,14 +746,12 @@ static void run_free(run_t *R)
 static void run_fail(run_t *R, qjob_t *J)
 {
     const hz_opts *o = R->o;
+    hz_publish_abort(&R->sigw);   /* first: removes this run's temporary folder and tarball; an interrupt in progress prints the only line */
     if (R->show_progress) fprintf(stderr, "\n");
     fprintf(stderr, "hspz: %s\n", R->err[0] ? R->err : "failed");
-    hz_sigwatch_paths(&R->sigw, NULL, NULL);
-    if (R->tmpdir) hz_rm_rf(R->tmpdir);
-    if (R->tar_placed) unlink(R->tar_placed);
     if (R->dump_placed) unlink(o->dump_plan);
     if (R->mdump_placed) unlink(o->dump_manifest);
-    char *fm = hz_failed_manifest_path(o->outdir);   /* silently skipped when it cannot be written */
+    char *fm = hz_publish_failed_manifest(o, &R->sigw);   /* silently skipped when it cannot be written */
     if (fm && J) {
         char e2[512];
         job_manifest_facts(R, J);
@@ -829,7 +825,6 @@ int hz_run(const hz_opts *o)
     }
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
     if (hz_publish(o, R->tmpdir, &R->sigw, R->err, sizeof R->err)) goto done;
-    free(R->tar_placed); R->tar_placed = NULL;
     free(R->tmpdir); R->tmpdir = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
         char *fm = hz_failed_manifest_path(o->outdir);

@@ -2,8 +2,10 @@
 #include "publish.h"
 #include "package.h"
 #include "config.h"
+#include "manifest.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,28 +21,50 @@ static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw
 }
 void hz_rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
 
-/* A run stopped by SIGINT/SIGTERM/SIGHUP removes its OUTDIR.tmp-<pid> before exiting. */
 /* Ctrl-C, SIGTERM, SIGHUP.  They are blocked in every thread of the run and taken by one
  * watcher thread with sigwait, so no cleanup runs in signal context (where malloc, nftw or a
- * lock held by an interrupted thread could hang).  The watcher moves the temporary output
- * folder aside with one rename (threads still writing then fail instead of creating files
- * there), removes it and the tarball's temporary file, and exits with 128 + the signal.  The
- * publish step holds the lock, so a signal never splits it. */
+ * lock held by an interrupted thread could hang).  Until the run is settled, the watcher takes
+ * the lock for good, moves the temporary output folder aside with one rename (threads still
+ * writing then fail instead of creating files there), removes it and the tarball's temporary
+ * file, prints one line and exits with 128 + the signal.  Once settled (published, or failing
+ * on its own) a signal is taken and dropped: the run then ends with its own status, so the exit
+ * status always matches what is on disk.  The wake-up signal (HZ_WAKE, sent to the watcher
+ * alone by hz_sigwatch_stop) ends the thread without pthread_cancel, which ASan's per-thread
+ * alternate signal stack does not survive. */
+#define HZ_WAKE (SIGRTMIN + 1)
+
 static void *sigwatch_main(void *p)
 {
     hz_sigwatch *w = p;
-    int sig = 0;
-    while (sigwait(&w->set, &sig) != 0) {}
-    pthread_mutex_lock(&w->lock);
-    if (w->tmpdir[0]) {
-        char trash[4300];
-        snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
-        if (rename(w->tmpdir, trash) == 0) hz_rm_rf(trash); else hz_rm_rf(w->tmpdir);
+    for (;;) {
+        siginfo_t si;
+        int sig = sigwaitinfo(&w->set, &si);
+        if (sig < 0) continue;                     /* EINTR */
+        pthread_mutex_lock(&w->lock);
+        if (w->stopping) { pthread_mutex_unlock(&w->lock); return NULL; }
+        if (sig == HZ_WAKE || w->settled) { pthread_mutex_unlock(&w->lock); continue; }
+        /* interrupted: the lock is never released, so the run can neither publish nor print
+         * its own failure now (hz_publish_abort waits here until the process is gone) */
+        if (w->tmpdir[0]) {
+            char trash[4300];
+            snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
+            if (rename(w->tmpdir, trash) == 0) hz_rm_rf(trash); else hz_rm_rf(w->tmpdir);
+        }
+        if (w->tartmp[0]) unlink(w->tartmp);
+        /* one line; a newline first only where a progress line may be open (a terminal) */
+        fprintf(stderr, "%shspz: interrupted by signal %d%s\n", isatty(2) ? "\n" : "", sig,
+                w->tmpdir[0] ? "; the partial output was removed" : "");
+        fflush(stderr);
+        _exit(128 + sig);
     }
-    if (w->tartmp[0]) unlink(w->tartmp);
-    fprintf(stderr, "\nhspz: interrupted by signal %d%s\n", sig, w->tmpdir[0] ? "; the partial output was removed" : "");
-    _exit(128 + sig);
-    return NULL;
+}
+
+void hz_sigwatch_block(int block)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT); sigaddset(&s, SIGTERM); sigaddset(&s, SIGHUP);
+    pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL);
 }
 
 void hz_sigwatch_start(hz_sigwatch *w)
@@ -49,6 +73,7 @@ void hz_sigwatch_start(hz_sigwatch *w)
     pthread_mutex_init(&w->lock, NULL);
     sigemptyset(&w->set);
     sigaddset(&w->set, SIGINT); sigaddset(&w->set, SIGTERM); sigaddset(&w->set, SIGHUP);
+    sigaddset(&w->set, HZ_WAKE);
     pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
     w->on = pthread_create(&w->th, NULL, sigwatch_main, w) == 0;
     if (!w->on) pthread_sigmask(SIG_SETMASK, &w->old, NULL);
@@ -63,12 +88,26 @@ void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp)
     pthread_mutex_unlock(&w->lock);
 }
 
+void hz_publish_abort(hz_sigwatch *w)
+{
+    pthread_mutex_lock(&w->lock);   /* blocks for good while a signal is being handled */
+    w->settled = 1;
+    if (w->tmpdir[0]) hz_rm_rf(w->tmpdir);
+    if (w->tartmp[0]) unlink(w->tartmp);
+    w->tmpdir[0] = w->tartmp[0] = 0;
+    pthread_mutex_unlock(&w->lock);
+}
+
 void hz_sigwatch_stop(hz_sigwatch *w)
 {
     if (!w->on) return;
-    pthread_cancel(w->th);
+    pthread_mutex_lock(&w->lock);
+    w->settled = w->stopping = 1;
+    pthread_mutex_unlock(&w->lock);
+    pthread_kill(w->th, HZ_WAKE);
     pthread_join(w->th, NULL);
-    pthread_sigmask(SIG_SETMASK, &w->old, NULL);   /* a signal still pending now acts normally */
+    /* The mask stays: SIGINT/SIGTERM/SIGHUP arriving from now on stay pending and are dropped
+     * at exit, so the run's status (0 with OUTDIR in place, or 1) is the process's. */
     pthread_mutex_destroy(&w->lock);
     w->on = 0;
 }
@@ -197,42 +236,119 @@ char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
     return tmpdir;
 }
 
-int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen)
+/* Put this run's tarball (w->tartmp) at path without replacing anything: renameat2
+ * RENAME_NOREPLACE, or link(2) where the file system has no such rename.  *ino gets its inode.
+ * Returns 0, or -1 with errno (EEXIST: a file is there, e.g. another run's). */
+static int place_noreplace(const char *tmp, const char *path, struct stat *ino)
 {
-    /* publish: an existing OUTDIR (empty, or any with --force) is moved aside first and only
-     * removed once the new one is in place, so a failed rename loses nothing */
-    pthread_mutex_lock(&w->lock);   /* a signal waits until OUTDIR is complete */
-    {
-        char *old = NULL;
-        struct stat st;
-        if (stat(o->outdir, &st) == 0) {
-            if (!o->force) {
-                if (rmdir(o->outdir) != 0) {
-                    snprintf(err, errlen, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
-                    pthread_mutex_unlock(&w->lock);
-                    return -1;
-                }
-            } else {
-                old = malloc(strlen(o->outdir) + 32);
-                if (!old) { snprintf(err, errlen, "out of memory"); pthread_mutex_unlock(&w->lock); return -1; }
-                snprintf(old, strlen(o->outdir) + 32, "%s.old-%ld", o->outdir, (long)getpid());
-                if (rename(o->outdir, old) != 0) {
-                    snprintf(err, errlen, "%s: cannot move the existing folder aside: %s", o->outdir, strerror(errno));
-                    free(old);
-                    pthread_mutex_unlock(&w->lock);
-                    return -1;
-                }
-            }
-        }
-        if (rename(tmpdir, o->outdir) != 0) {
-            snprintf(err, errlen, "%s: cannot rename %s to it: %s", o->outdir, tmpdir, strerror(errno));
-            if (old) { rename(old, o->outdir); free(old); }
-            pthread_mutex_unlock(&w->lock);
+    if (stat(tmp, ino) != 0) return -1;
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+    if (link(tmp, path) != 0) return -1;
+    unlink(tmp);
+    return 0;
+}
+
+/* Remove path only while it is still the file of inode *ino (this run's). */
+static void unlink_if_ours(const char *path, const struct stat *ino)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && st.st_dev == ino->st_dev && st.st_ino == ino->st_ino) unlink(path);
+}
+
+/* The tarball step of hz_publish: with --force an existing file is moved aside to *old (freed
+ * by the caller; removed once OUTDIR is in place).  Returns 0, or -1 with err set (w->lost when
+ * another run's tarball is there). */
+static int publish_tarball(const hz_opts *o, hz_sigwatch *w, const char *tp, struct stat *ino, char **old,
+                           char *err, size_t errlen)
+{
+    struct stat st;
+    if (o->force && lstat(tp, &st) == 0) {
+        size_t n = strlen(tp) + 32;
+        if (!(*old = malloc(n))) { snprintf(err, errlen, "out of memory"); return -1; }
+        snprintf(*old, n, "%s.old-%ld", tp, (long)getpid());
+        if (rename(tp, *old) != 0) {
+            snprintf(err, errlen, "%s: cannot move the existing tarball aside: %s", tp, strerror(errno));
+            free(*old); *old = NULL;
             return -1;
         }
-        w->tmpdir[0] = w->tartmp[0] = 0;
-        if (old) { hz_rm_rf(old); free(old); }
     }
-    pthread_mutex_unlock(&w->lock);
+    if (place_noreplace(w->tartmp, tp, ino) != 0) {
+        int e = errno;
+        w->lost = e == EEXIST;
+        if (e == EEXIST) snprintf(err, errlen, "%s: the tarball exists now (another run?)", tp);
+        else snprintf(err, errlen, "%s: cannot rename %s to it: %s", tp, w->tartmp, strerror(e));
+        if (*old) { rename(*old, tp); free(*old); *old = NULL; }
+        return -1;
+    }
     return 0;
+}
+
+int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen)
+{
+    /* The tarball first, then OUTDIR, both under the lock (a signal waits until both are in
+     * place or neither is).  Neither ever replaces what another run put there meanwhile: the
+     * tarball is renamed without replacing, and OUTDIR is renamed onto a missing or empty
+     * folder only, so of two runs of the same -o exactly one publishes; the other fails,
+     * removing only its own files (w->lost set when it lost the tarball, whose winner may not
+     * have published OUTDIR yet; a lost OUTDIR holds the winner's manifest.json).  An existing
+     * OUTDIR (empty, or any with --force) or tarball (--force) is moved aside first and removed
+     * once the new ones are in place, so a failed rename loses nothing. */
+    pthread_mutex_lock(&w->lock);
+    char *tp = w->tartmp[0] ? hz_package_tarball_path(o) : NULL, *old = NULL, *oldtar = NULL;
+    struct stat tino, st;
+    int rc = -1;
+    if (w->tartmp[0] && !tp) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (tp && publish_tarball(o, w, tp, &tino, &oldtar, err, errlen)) goto out;
+    if (stat(o->outdir, &st) == 0) {
+        if (!o->force) {
+            if (rmdir(o->outdir) != 0) {   /* another run's (its manifest.json: no failure manifest) */
+                snprintf(err, errlen, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
+                goto undo_tar;
+            }
+        } else {
+            size_t n = strlen(o->outdir) + 32;
+            if (!(old = malloc(n))) { snprintf(err, errlen, "out of memory"); goto undo_tar; }
+            snprintf(old, n, "%s.old-%ld", o->outdir, (long)getpid());
+            if (rename(o->outdir, old) != 0) {
+                snprintf(err, errlen, "%s: cannot move the existing folder aside: %s", o->outdir, strerror(errno));
+                free(old); old = NULL;
+                goto undo_tar;
+            }
+        }
+    }
+    if (rename(tmpdir, o->outdir) != 0) {
+        int e = errno;
+        int other = !old && (e == ENOTEMPTY || e == EEXIST);   /* another run's OUTDIR came meanwhile */
+        snprintf(err, errlen, "%s: cannot rename %s to it: %s%s", o->outdir, tmpdir, strerror(e),
+                 other ? " (another run's output is there now)" : "");
+        if (old) rename(old, o->outdir);
+        goto undo_tar;
+    }
+    w->tmpdir[0] = w->tartmp[0] = 0;
+    w->settled = 1;   /* from here on the run finishes: a signal no longer stops it */
+    if (old) hz_rm_rf(old);
+    if (oldtar) unlink(oldtar);
+    rc = 0;
+    goto out;
+undo_tar:   /* OUTDIR failed after our tarball was placed: take back ours only */
+    if (tp) unlink_if_ours(tp, &tino);
+    if (oldtar) rename(oldtar, tp);
+out:
+    free(old); free(oldtar); free(tp);
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+char *hz_publish_failed_manifest(const hz_opts *o, const hz_sigwatch *w)
+{
+    if (w->lost || !o->outdir) return NULL;
+    size_t n = strlen(o->outdir) + 32;
+    char *m = malloc(n);
+    if (!m) return NULL;
+    snprintf(m, n, "%s/manifest.json", o->outdir);
+    struct stat st;
+    int complete = stat(m, &st) == 0;
+    free(m);
+    return complete ? NULL : hz_failed_manifest_path(o->outdir);
 }

@@ -20,23 +20,40 @@ void hz_parent_dir(const char *path, char *dir, size_t n);
 void hz_rm_rf(const char *path);
 
 /* SIGINT, SIGTERM and SIGHUP are blocked in every thread of the run and taken by one watcher
- * thread with sigwait, so no cleanup runs in signal context.  On a signal the watcher removes
- * the registered temporary folder and tarball temporary file, prints one line and exits with
- * 128 + the signal.  hz_publish holds the lock, so a signal never splits the publish step. */
+ * thread with sigwait, so no cleanup runs in signal context.  Until the run is settled, a
+ * signal makes the watcher remove the registered temporary folder and tarball temporary file,
+ * print one line ("hspz: interrupted by signal N...") and exit with 128 + the signal.  The run
+ * is settled by hz_publish (OUTDIR and tarball in place) or hz_publish_abort (it fails on its
+ * own); after that a signal is dropped and the run ends with its own status, so exit 0 always
+ * comes with a complete OUTDIR and 128 + N or 1 with none.  hz_publish and hz_publish_abort
+ * hold the lock, so a signal never splits them. */
 typedef struct {
     pthread_mutex_t lock;
     char tmpdir[4200];         /* "" = nothing to remove */
     char tartmp[4200];
+    int settled;               /* published or failing: signals are dropped */
+    int stopping;              /* hz_sigwatch_stop: the watcher returns */
+    int lost;                  /* hz_publish failed because another run's tarball is there */
     sigset_t set, old;
     pthread_t th;
     int on;
 } hz_sigwatch;
 
+/* Block (1) or unblock (0) SIGINT, SIGTERM and SIGHUP in the calling thread: main blocks them
+ * first thing for `run` and `merge`, so a signal before the watcher starts waits for it (and
+ * gets its one line and 128 + N) instead of killing the process. */
+void hz_sigwatch_block(int block);
 /* Start the watcher (before any other thread, so all inherit the blocked set). */
 void hz_sigwatch_start(hz_sigwatch *w);
 /* What the watcher removes on a signal (NULL = nothing). */
 void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp);
-/* Stop the watcher and restore the signal mask (a pending signal then acts normally). */
+/* The run fails on its own: settle it (a later signal is dropped), then remove the registered
+ * temporary folder and tarball temporary file.  Call it before printing the error line: while
+ * a signal is being handled it never returns (the watcher ends the process with its one line). */
+void hz_publish_abort(hz_sigwatch *w);
+/* Settle, end the watcher thread (woken by a signal of its own, never cancelled).  The three
+ * signals stay blocked: one arriving after this stays pending and is dropped at exit, so it
+ * cannot kill a run that has published. */
 void hz_sigwatch_stop(hz_sigwatch *w);
 
 /* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
@@ -64,9 +81,21 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
  * first) and register it, and the tarball's temporary file when o->tarball, with w.  Returns the malloc'd path, or NULL with err set. */
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen);
 
-/* Rename tmpdir to o->outdir under w's lock.  An existing OUTDIR must be empty (it is
- * removed) unless o->force, when it is moved aside and deleted only once the new one is in
- * place.  Returns 0, or -1 with err set (nothing lost: the old OUTDIR is put back). */
+/* Publish under w's lock, in this order: the tarball's temporary file registered with w (made
+ * by hz_package) is renamed to its path without replacing anything (renameat2
+ * RENAME_NOREPLACE, or link(2)), then tmpdir is renamed to o->outdir.  Without o->force an
+ * existing OUTDIR must be empty (it is removed) and no tarball may exist; with o->force the
+ * existing ones are moved aside and deleted only once the new ones are in place.  On success
+ * the run is settled (see hz_sigwatch).  Returns 0, or -1 with err set: nothing lost (what was
+ * moved aside is put back, this run's tarball is taken back only while it is still its file)
+ * and w->lost set when the cause is another run's tarball that appeared meanwhile (see
+ * hz_publish_failed_manifest). */
 int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen);
+
+/* Where this failed run writes its failure manifest (hz_failed_manifest_path, malloc'd), or
+ * NULL for none: when it lost the publish to another run (w->lost), or OUTDIR holds a completed
+ * run (OUTDIR/manifest.json), the file would sit next to a complete OUTDIR it does not describe
+ * (docs/manifest.md); the stderr line is then the record. */
+char *hz_publish_failed_manifest(const hz_opts *o, const hz_sigwatch *w);
 
 #endif

@@ -79,6 +79,7 @@ static int parse_score(const char *tok, size_t len, int32_t *out)
     }
     if (i != len) return -1;
     if (big) return -2;
+    if (mult > 1 && v > (int64_t)1 << 32) return -2;   /* v * mult would overflow int64 (2^40 x 1e9) */
     v *= mult;
     if (neg) v = -v;
     if (v < INT32_MIN || v > INT32_MAX) return -2;

@@ -25,8 +25,9 @@ typedef struct {
     uint64_t *off, *len;
     uint8_t *data;
     uint64_t total;
-    uint64_t file_bytes; /* size of the file on disk */
-    char sha256[65];     /* of the file's bytes when known ("" otherwise; an index records it) */
+    uint64_t file_bytes; /* bytes of the file as read (for a regular file its size on disk) */
+    char sha256[65];     /* sha256 hex of those bytes, taken while reading (inread.h); "" when
+                          * not loaded.  The manifest records these: no input is read twice. */
     int data_mapped;     /* data lies in an index mapping (index.h): hz_seqset_free keeps it */
     /* FASTA bases that are not IUPAC nucleotide letters (A C G T U R Y S W K M B D H V N,
      * either case) nor '\r': X, digits, '*', '-', '.', blanks inside a line...  Kept as

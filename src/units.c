@@ -3,7 +3,9 @@
 #include "manifest.h"
 #include "seqio.h"
 #include "inputcheck.h"
+#include "inread.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -157,7 +159,9 @@ static json_t *input_obj(const char *role, const char *path, const char *sha, ui
     return j;
 }
 
-static int regular_sha(const char *path, char hex[65], uint64_t *bytes, char *err, size_t errlen)
+/* The plan's inputs are read again by its units: regular files only.  (Their size and sha256
+ * are the ones hz_seqset_load takes while it reads them.) */
+static int regular_input(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return -1; }
@@ -165,15 +169,16 @@ static int regular_sha(const char *path, char hex[65], uint64_t *bytes, char *er
         snprintf(err, errlen, "%s: a plan needs regular input files (a FIFO or device cannot be read again by its units)", path);
         return -1;
     }
-    if (hz_sha256_file(path, hex, bytes, NULL)) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); return -1; }
     return 0;
 }
 
-/* the input's sha256 and size: known from reading it (or its index), else read now */
+/* the input's sha256 and size, taken while it was read (or recorded by its index) */
 static int input_sha(const char *path, const hz_seqset *s, char hex[65], uint64_t *bytes, char *err, size_t errlen)
 {
-    if (s->sha256[0]) { memcpy(hex, s->sha256, 65); *bytes = s->file_bytes; return 0; }
-    return regular_sha(path, hex, bytes, err, errlen);
+    if (regular_input(path, err, errlen)) return -1;
+    if (!s->sha256[0]) { snprintf(err, errlen, "%s: no sha256 was taken while reading it", path); return -1; }
+    memcpy(hex, s->sha256, 65); *bytes = s->file_bytes;
+    return 0;
 }
 
 int hz_plan_write(const hz_config *c, const hz_side *tside, const hz_side *qside, const char *path,
@@ -182,8 +187,6 @@ int hz_plan_write(const hz_config *c, const hz_side *tside, const hz_side *qside
     const hz_opts *o = &c->o;
     hz_unit *u = NULL; size_t nu = 0;
     hz_shape sh;
-    char tsha[65], qsha[65];
-    uint64_t tbytes = 0, qbytes = 0;
     char *yaml = NULL; size_t ylen = 0;
     json_t *m = NULL;
     int rc = -1;
@@ -274,9 +277,7 @@ int hz_plan_cmd(const hz_config *c, const char *path, uint64_t max_unit_hits)
     hz_seqset ts = {0}, qs = {0};
     hz_side tside = {0}, qside = {0};
     int status = 1;
-    char hex[65];
-    uint64_t b;
-    if (regular_sha(o->target, hex, &b, err, sizeof err) || regular_sha(o->query, hex, &b, err, sizeof err)) goto done;
+    if (regular_input(o->target, err, sizeof err) || regular_input(o->query, err, sizeof err)) goto done;
     if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
     if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
         hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
@@ -305,6 +306,18 @@ static char *get_str(json_t *o, const char *key)
     return s ? strdup(s) : NULL;
 }
 
+/* jansson's input: the plan read once through hz_inread (its sha256 taken on the way) */
+typedef struct { hz_inread r; uint64_t pos; } plan_in;
+
+static size_t plan_read(void *buf, size_t n, void *data)
+{
+    plan_in *in = data;
+    ssize_t k = hz_inread_at(&in->r, in->pos, buf, n);
+    if (k < 0) return (size_t)-1;
+    in->pos += (uint64_t)k;
+    return (size_t)k;
+}
+
 int hz_unitplan_read(const char *path, hz_unitplan *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -312,8 +325,17 @@ int hz_unitplan_read(const char *path, hz_unitplan *p, char *err, size_t errlen)
     struct stat st;
     if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open the plan: %s", path, strerror(errno)); return -1; }
     if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a plan file (not a regular file)", path); return -1; }
-    json_t *m = json_load_file(path, 0, &je);
-    if (!m) { snprintf(err, errlen, "%s: not a plan file: %s (line %d)", path, je.text, je.line); return -1; }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { snprintf(err, errlen, "%s: cannot open the plan: %s", path, strerror(errno)); return -1; }
+    plan_in pin = { .pos = 0 };
+    if (hz_inread_init(&pin.r, fd)) { close(fd); snprintf(err, errlen, "out of memory"); return -1; }
+    json_t *m = json_load_callback(plan_read, &pin, 0, &je);
+    if (!m) {   /* je.text may quote the file's bytes: control bytes as '?', one line */
+        for (char *c = je.text; *c; c++) if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+        snprintf(err, errlen, "%s: not a plan file: %s (line %d)", path, je.text, je.line);
+        hz_inread_free(&pin.r); close(fd);
+        return -1;
+    }
     int rc = -1;
     uint64_t fmt = 0, v;
     p->path = strdup(path);
@@ -363,9 +385,10 @@ int hz_unitplan_read(const char *path, hz_unitplan *p, char *err, size_t errlen)
         *u = (hz_unit){ (size_t)id, (size_t)r, (size_t)q, (size_t)a - 1, (size_t)b, hits };
         p->seed_hits += hits;
     }
-    if (hz_sha256_file(path, p->sha256, NULL, NULL)) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); goto out; }
+    if (hz_inread_finish(&pin.r, p->sha256, NULL)) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); goto out; }
     rc = 0;
 out:
+    hz_inread_free(&pin.r); close(fd);
     json_decref(m);
     if (rc) hz_unitplan_free(p);
     return rc;
@@ -410,7 +433,11 @@ int hz_unitplan_check_inputs(const hz_unitplan *p, const hz_opts *o, char *err, 
     for (int s = 0; s < 2; s++) {
         char hex[65];
         uint64_t bytes = 0;
-        if (regular_sha(paths[s], hex, &bytes, err, errlen)) return -1;
+        if (regular_input(paths[s], err, errlen)) return -1;
+        if (hz_sha256_file(paths[s], hex, &bytes, NULL)) {   /* checked before the run reads them */
+            snprintf(err, errlen, "%s: cannot read: %s", paths[s], strerror(errno));
+            return -1;
+        }
         if (bytes != p->in_bytes[s] || strcmp(hex, p->in_sha[s])) {
             snprintf(err, errlen, "%s: not the %s of the plan %s (%llu bytes, sha256 %.12s...; the plan has %llu bytes, %.12s...)",
                      paths[s], role[s], p->path, (unsigned long long)bytes, hex,

@@ -215,7 +215,11 @@ EOF
                 case "$sig" in INT) [ "$rc" -eq 130 ] ;; TERM) [ "$rc" -eq 143 ] ;; esac ||
                     { echo "delay $d $sig: exit $rc"; cat "$T/err"; return 1; }
                 [ -z "$left" ] || { echo "delay $d $sig: exit $rc left: $left"; return 1; }
+                # no message only when the signal came before main (the dynamic loader on a
+                # loaded machine): the default action, nothing created (checked above)
+                [ ! -s "$T/err" ] && continue
                 grep -q "interrupted by signal" "$T/err" || { echo "delay $d $sig: no message"; cat "$T/err"; return 1; }
+                [ "$(wc -l <"$T/err")" -eq 1 ] || { echo "delay $d $sig: more than one line"; cat "$T/err"; return 1; }
                 n_int=$((n_int + 1))
             fi
         done
@@ -542,6 +546,8 @@ EOF
 
 @test "determinism: --threads 1 and --threads 2 are byte-identical (E. coli)" {
     require_shared
+    # 90 s under ASan: the sanitize stage runs the apple/orange determinism tests instead
+    [ "${CI_SANITIZE:-0}" = 1 ] && skip "sanitize stage (.ci/sanitize.sh): two E. coli runs are too slow under ASan"
     local d="$HSPZ_SHARED/data/small_ecoli_k12_vs_ecoli_536"
     run_ok -r "$d/ecoli_K12_MG1655.fa.gz" -q "$d/ecoli_536_NC_008253.fa.gz" -o "$T/t1" --threads 1
     run_ok -r "$d/ecoli_K12_MG1655.fa.gz" -q "$d/ecoli_536_NC_008253.fa.gz" -o "$T/t2" --threads 2

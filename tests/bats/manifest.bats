@@ -241,26 +241,26 @@ EOF
     [ "$got" = 1d9dab2c2ceeb2ff655631165b3e7ce1d434b5e1ef82c823b8812ce47f2ebfc3 ]
 }
 
-@test "manifest: an input that is not a regular file is read once, not hashed (no hang on /dev/zero, FIFOs)" {
+@test "manifest: an input that is not a regular file is read once and hashed while read (no hang on /dev/zero, FIFOs)" {
     local d="$BATS_TEST_TMPDIR" mt=tests/data/tiny_mtdna_human_vs_orangutan
     # /dev/zero: the input error, then the failure manifest, within seconds (it spun forever)
     HSPZ_TIMEOUT=30 hz_run run -r $mt/MT-human.fa -q /dev/zero -o "$d/z"
     [ "$status" -eq 1 ] || { show_run; return 1; }
     [[ "$stderr" == "hspz: /dev/zero: not FASTA"* ]]
-    # a named FIFO (the manifest step hung reopening it)
+    # a named FIFO (the manifest step hung reopening it; then it recorded null)
     mkfifo "$d/q.fifo"
     ( cat $mt/MT-orang.fa >"$d/q.fifo" & )
     HSPZ_TIMEOUT=30 hz_run run -r $mt/MT-human.fa -q "$d/q.fifo" -o "$d/f" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     same_outputs "$d/f" "$HZ_GOLDEN/tiny_mtdna_human_vs_orangutan/default/segments"
-    python3 - "$d/z.failed-manifest.json" "$d/f/manifest.json" <<'PY'
+    python3 - "$d/z.failed-manifest.json" "$d/f/manifest.json" "$(sha256sum <$mt/MT-orang.fa | cut -d' ' -f1)" <<'PY'
 import json, sys
-for path in sys.argv[1:]:
-    q = json.load(open(path))["inputs"][1]
-    assert q["role"] == "query" and q["bytes"] is None and q["sha256"] is None, (path, q)
-    t = json.load(open(path))["inputs"][0]
-    assert t["bytes"] == 16856 and len(t["sha256"]) == 64, t
-f = json.load(open(sys.argv[2]))["inputs"][1]
-assert f["records"] == 1 and f["bases"] == 16499, f     # the run did read it
+z = json.load(open(sys.argv[1]))["inputs"]
+assert z[1]["role"] == "query" and z[1]["bytes"] is None and z[1]["sha256"] is None, z[1]   # not loaded
+f = json.load(open(sys.argv[2]))["inputs"]
+for q in (z[0], f[0]):
+    assert q["bytes"] == 16856 and len(q["sha256"]) == 64, q
+assert f[1]["records"] == 1 and f[1]["bases"] == 16499, f[1]
+assert f[1]["bytes"] == 16797 and f[1]["sha256"] == sys.argv[3], f[1]   # the FIFO's bytes, as read
 PY
 }

@@ -24,9 +24,11 @@ static const char *write_file(const char *name, const char *text)
     return p;
 }
 
-/* resolve text as a config file with no flags; returns 0/-1 and the error */
+/* resolve text as a config file with no flags (into c, zeroed or resolved before: what it
+ * owns is freed first); returns 0/-1 and the error */
 static int resolve_text(hz_config *c, const char *text, char *err, size_t n)
 {
+    hz_cfg_free(c);
     hz_opts f;
     hz_opts_default(&f);
     unsigned char set[HZ_CFG_MAX] = {0};
@@ -37,7 +39,7 @@ static int resolve_text(hz_config *c, const char *text, char *err, size_t n)
 
 static void test_defaults_and_precedence(void)
 {
-    hz_config c;
+    hz_config c = {0};
     char err[2048];
     hz_opts f, d;
     hz_opts_default(&d);
@@ -64,6 +66,7 @@ static void test_defaults_and_precedence(void)
         "extension:\n  xdrop: 500\n  hspthresh: 2500\n  entropy: false\n"
         "plan:\n  seq_block_size: 12345\n  wga_chunk_size: 777\n"
         "devices:\n  progress: on\n");
+    hz_cfg_free(&c);
     check(hz_cfg_resolve(&c, p, &f, set, err, sizeof err) == 0, "resolve file + flags: %s", err);
     int ix = hz_param_find("xdrop"), ih = hz_param_find("hspthresh"), ie = hz_param_find("entropy");
     int ib = hz_param_find("seq_block_size"), ic = hz_param_find("wga_chunk_size"), iy = hz_param_find("ydrop");
@@ -80,15 +83,17 @@ static void test_defaults_and_precedence(void)
     int n_set = 0;
     for (int i = 0; i < hz_param_count(); i++) n_set += set[i];
     check(n_set == 6, "exactly 6 parameters marked (help marks none): %d", n_set);
+    hz_cfg_free(&c);
 }
 
 static void expect_error(const char *text, const char *where, const char *what)
 {
-    hz_config c;
+    hz_config c = {0};
     char err[2048], want[1200];
     int rc = resolve_text(&c, text, err, sizeof err);
     snprintf(want, sizeof want, "%s/c.yaml:%s: ", dir, where);
     check(rc == -1 && strstr(err, want) == err && strstr(err, what), "error at %s: %s  [got: %s]", where, what, err);
+    hz_cfg_free(&c);
 }
 
 static void test_errors(void)
@@ -105,7 +110,7 @@ static void test_errors(void)
     expect_error("output:\n  nogapped: true\n  nogapped: false\n", "3:3", "key 'output.nogapped' appears twice");
     expect_error("seeding:\n  seed: 1x1\n", "2:9", "seeding.seed: ");
 
-    hz_config c;
+    hz_config c = {0};
     char err[2048];
     check(resolve_text(&c, "# only a comment\n", err, sizeof err) == 0, "a file of comments is accepted");
     check(resolve_text(&c, "inputs:\nseeding:\n  seed: \"14of22\"\n", err, sizeof err) == 0 && !strcmp(c.o.seed, "14of22"),
@@ -114,11 +119,12 @@ static void test_errors(void)
           c.o.ambiguous == NULL && !strcmp(c.o.scoring, "x.txt"), "null and strings for nullable keys");
     check(resolve_text(&c, "output:\n  gappedthresh: -1\n  ydrop: 0\n", err, sizeof err) == 0 &&
           c.o.gappedthresh == -1 && c.o.ydrop == 0, "range ends -1 and 0 accepted");
+    hz_cfg_free(&c);
 }
 
 static void test_print_round_trip(void)
 {
-    hz_config c, c2;
+    hz_config c = {0}, c2 = {0};
     char err[2048];
     check(resolve_text(&c, "inputs:\n  target_prefix: \"a\\\"b\\\\c\\td\"\nseeding:\n  strand: minus\n"
                            "plan:\n  max_hits: 9223372036854775807\ndevices:\n  progress: off\n", err, sizeof err) == 0,
@@ -143,6 +149,10 @@ static void test_print_round_trip(void)
     check(same, "round trip: every value equal, every source file");
     check(!strcmp(c2.o.target_prefix, "a\"b\\c\td"), "escaped string survives");
     check(c2.o.max_hits == 9223372036854775807ULL && c2.o.progress == 0, "max_hits 2^63-1 and progress off survive");
+    char want[65] = "";
+    check(hz_sha256_file(pth, want, NULL, NULL) == 0 && !strcmp(c2.sha256, want),
+          "the file's sha256 is taken while it is parsed: %.12s (file %.12s)", c2.sha256, want);
+    hz_cfg_free(&c); hz_cfg_free(&c2);
 }
 
 static void test_env(void)

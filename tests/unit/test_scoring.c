@@ -376,6 +376,8 @@ static void test_files(void)
         check(r2 == -1 && strstr(e2, ":1:1: cannot read score file"),
               "error directory instead of file -> 1:1 ('%s')", e2);
     }
+    /* fuzz finding: a K/M/G suffix on a number near 2^40 overflowed int64 (UB) before the range check */
+    load_err("huge number with a suffix", "A C G T\n 619999999999G 1 -1 0\n", 2, 2, "score '619999999999G' is out of range");
     load_err("empty file", "", 1, 1, "no substitution matrix (the file is empty)");
     load_err("comments only", "# a\n\n   # b\n", 4, 1, "no substitution matrix");
     load_err("settings only", "fill_score = -100\ngap_open_penalty = 400", 2, 23,

@@ -3,6 +3,7 @@
  * root so that ../shared/data/... is found (tests that need it are skipped otherwise).
  * Prints "ok N - ..." / "not ok N - ..." lines and a summary; exit status 1 on any failure. */
 #include "seqio.h"
+#include "manifest.h"
 
 #include <htslib/bgzf.h>
 #include <stdarg.h>
@@ -689,8 +690,40 @@ static void compare_2bit_fa(const char *tb, const char **fas, int nfa, const cha
     free(after);
 }
 
+/* Issue 12 item 2: the bytes and sha256 of the file are taken while it is read (inread.h),
+ * also with records out of file order (read behind the window); and a fuzz finding: a 2bit
+ * name may hold any byte, but one that no name can hold (here '\n') is an error whose line
+ * shows it escaped (it used to be printed raw, breaking the one-line rule). */
+static void test_read_once(void)
+{
+    const char *names[] = {"b", "a"};
+    const char *seqs[] = {"ACGTNNacgt", "GATTACAGATTACA"};
+    bytebuf w = build_2bit(0, 0, 2, names, seqs, 1);   /* records in reverse file order */
+    char *p = tmp_bytes(w.b, w.n), err[512], want[65];
+    hz_seqset s;
+    uint64_t bytes = 0;
+    int rc = hz_seqset_load(p, &s, err, sizeof err);
+    check(rc == 0 && hz_sha256_file(p, want, &bytes, NULL) == 0 && !strcmp(s.sha256, want) && s.file_bytes == bytes,
+          "2bit, records out of file order: sha256 and bytes taken while reading (%.12s, %llu)", s.sha256,
+          (unsigned long long)s.file_bytes);
+    hz_seqset_free(&s);
+    free(w.b);
+    const char *fa = ">x y\nACGT\n>z\nGG";
+    char *gz = tmp_gz(fa, strlen(fa), "wg");
+    rc = hz_seqset_load(gz, &s, err, sizeof err);
+    check(rc == 0 && hz_sha256_file(gz, want, &bytes, NULL) == 0 && !strcmp(s.sha256, want) && s.file_bytes == bytes,
+          "gzip FASTA: sha256 and bytes of the compressed file");
+    hz_seqset_free(&s);
+    const char *bad[] = {"a\nb", "c"}, *bseq[] = {"ACGT", "GG"};
+    w = build_2bit(0, 0, 2, bad, bseq, 0);
+    expect_err(tmp_bytes(w.b, w.n), "2bit name with a newline: one line, the byte escaped",
+               "2bit record name has byte 0x0a", "record 1 'a\\x0ab'", (const char *)NULL);
+    free(w.b);
+}
+
 int main(void)
 {
+    test_read_once();
     test_fasta_basic();
     test_fasta_rules();
     test_gzip();
