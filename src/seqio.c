@@ -215,7 +215,7 @@ static void fa_other(fa_state *F, unsigned c, uint64_t off)
  * and LASTZ misreads such a file too, so it is refused rather than guessed at. */
 static int fa_bare_cr(fa_state *F)
 {
-    return fail(F->L, F->L->s->n - 1, NULL, F->cr_off,
+    return hz_sq_fail(F->L, F->L->s->n - 1, NULL, F->cr_off,
                 "carriage return without a line feed in the header line (CR-only line ends: "
                 "KegAlign would read no bases; convert with tr '\\r' '\\n')");
 }
@@ -292,12 +292,8 @@ static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
                 break;
             }
             if (is_ctrl_bad(c)) return fa_bad_byte(F, c, F->pos + i);
-<<<<<<< HEAD
             if (F->cls[c] == CL_ODD) fa_other(F, c, F->pos + i);
-            if (grow_data(L, s->total + 1)) return -1;
-=======
             if (hz_sq_grow_data(L, s->total + 1)) return -1;
->>>>>>> sanitize
             s->data[s->total++] = (uint8_t)c;
             F->line_len = 1;
             F->st = ST_SEQ;

@@ -187,6 +187,8 @@ int hz_plan_write(const hz_config *c, const hz_side *tside, const hz_side *qside
     const hz_opts *o = &c->o;
     hz_unit *u = NULL; size_t nu = 0;
     hz_shape sh;
+    char tsha[65], qsha[65];
+    uint64_t tbytes = 0, qbytes = 0;
     char *yaml = NULL; size_t ylen = 0;
     json_t *m = NULL;
     int rc = -1;
