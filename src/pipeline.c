@@ -18,6 +18,7 @@
 #include "package.h"
 #include "publish.h"
 #include "units.h"
+#include "report.h"
 #include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
@@ -490,6 +491,7 @@ int hz_run(const hz_opts *o)
         if (hz_plan_dump(&tside, &qside, o->dump_plan, err, sizeof err)) goto done;
         dump_placed = 1;
     }
+    if (o->report && hz_report_dir(tmpdir, err, sizeof err)) goto done;   /* --report: report.html + .png (report.h), after the manifest */
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
     if (hz_publish(o, tmpdir, &sigw, err, sizeof err)) goto done;
     free(tar_placed); tar_placed = NULL;
