@@ -4,6 +4,7 @@
 #include "report_draw.h"
 #include "report_geom.h"
 #include "report_html.h"
+#include "publish.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -87,6 +88,9 @@ static char *png_path_of(const char *html)
 static int output_ok(const char *dir, const char *path, int force, char *err, size_t errlen)
 {
     struct stat st;
+    char pf[PATH_MAX];
+    hz_parent_dir(path, pf, sizeof pf);
+    if (stat(pf, &st) != 0 || !S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%.900s: the folder '%.900s' does not exist", path, pf); return -1; }
     if (lstat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
         snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1;

@@ -60,6 +60,7 @@ void hz_rgrid_free(hz_rgrid *g)
 /* first canvas position of bin b (b may be nbins: the axis end), the inverse of hz_rbin_of */
 static uint64_t bin_start(uint32_t b, uint64_t len, uint32_t nbins)
 {
+    if (len < (UINT64_MAX >> 17) && b <= 65536) return ((uint64_t)b * len + nbins - 1) / nbins;
     return (uint64_t)(((unsigned __int128)b * len + nbins - 1) / nbins);
 }
 

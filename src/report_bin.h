@@ -47,9 +47,11 @@ typedef struct { uint64_t x0, y0, n; int dy; } hz_rdiag;
 int hz_rbin_map(const hz_raxis *t, const hz_raxis *q, const hz_rseg *s, hz_rdiag *d,
                 char *err, size_t errlen);
 
-/* Bin of canvas position pos on an axis of len bases cut into nbins bins: floor(pos*nbins/len). */
+/* Bin of canvas position pos on an axis of len bases cut into nbins bins: floor(pos*nbins/len)
+ * (64-bit arithmetic while pos * nbins fits, as for any genome below 2^47 bases). */
 static inline uint32_t hz_rbin_of(uint64_t pos, uint64_t len, uint32_t nbins)
 {
+    if (pos < (UINT64_MAX >> 16) && nbins <= 65536) return (uint32_t)(pos * nbins / len);
     return (uint32_t)((unsigned __int128)pos * nbins / len);
 }
 

@@ -22,19 +22,21 @@ static int index_names(hz_rdata *r, int side, size_t *dups)
     size_t cap = 16;
     while (cap < 2 * a->n + 16) cap *= 2;
     size_t *h = calloc(cap, sizeof *h), *nx = malloc((a->n ? a->n : 1) * sizeof *nx), *last = malloc((a->n ? a->n : 1) * sizeof *last);
-    if (!h || !nx || !last) { free(h); free(nx); free(last); return -1; }
+    uint64_t *hv = malloc((a->n ? a->n : 1) * sizeof *hv);
+    if (!h || !nx || !last || !hv) { free(h); free(nx); free(last); free(hv); return -1; }
     *dups = 0;
     for (size_t i = 0; i < a->n; i++) {
         nx[i] = SIZE_MAX;
-        size_t len = strlen(a->name[i]), k = (size_t)fnv1a(a->name[i], len) & (cap - 1);
-        while (h[k] && strcmp(a->name[h[k] - 1], a->name[i])) k = (k + 1) & (cap - 1);
+        hv[i] = fnv1a(a->name[i], strlen(a->name[i]));
+        size_t k = (size_t)hv[i] & (cap - 1);
+        while (h[k] && (hv[h[k] - 1] != hv[i] || strcmp(a->name[h[k] - 1], a->name[i]))) k = (k + 1) & (cap - 1);
         if (!h[k]) { h[k] = i + 1; last[i] = i; continue; }
         size_t first = h[k] - 1;            /* a duplicate name: append to the first's chain */
         nx[last[first]] = i; last[first] = i;
         (*dups)++;
     }
     free(last);
-    r->hash[side] = h; r->hcap[side] = cap; r->next_same[side] = nx;
+    r->hash[side] = h; r->hcap[side] = cap; r->next_same[side] = nx; r->hval[side] = hv;
     return 0;
 }
 
@@ -42,10 +44,11 @@ static int index_names(hz_rdata *r, int side, size_t *dups)
 static size_t find_name(const hz_rdata *r, int side, const char *s, size_t n)
 {
     const hz_raxis *a = side ? &r->q : &r->t;
-    size_t cap = r->hcap[side], k = (size_t)fnv1a(s, n) & (cap - 1);
+    uint64_t hv = fnv1a(s, n);
+    size_t cap = r->hcap[side], k = (size_t)hv & (cap - 1);
     for (size_t *h = r->hash[side]; h[k]; k = (k + 1) & (cap - 1)) {
         const char *nm = a->name[h[k] - 1];
-        if (!strncmp(nm, s, n) && nm[n] == 0) return h[k] - 1;
+        if (r->hval[side][h[k] - 1] == hv && !strncmp(nm, s, n) && nm[n] == 0) return h[k] - 1;
     }
     return SIZE_MAX;
 }
@@ -136,6 +139,7 @@ int hz_rdata_open(hz_rdata *r, const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for the plot raster"); return -1;
     }
     r->max_lines = HZ_REPORT_VECTOR_MAX;
+    r->last_idx[0] = r->last_idx[1] = SIZE_MAX;
     r->vector = 1;
     return 0;
 }
@@ -152,10 +156,12 @@ static int num(const char *p, const char *e, uint64_t *v)
 
 /* the record named [p, e) that holds end position `end` (a duplicate name: the first record of
  * that name long enough; report_data.h) */
-static size_t lookup(const hz_rdata *r, int side, const char *p, const char *e, uint64_t end)
+static size_t lookup(hz_rdata *r, int side, const char *p, const char *e, uint64_t end)
 {
-    size_t i = find_name(r, side, p, (size_t)(e - p));
     const hz_raxis *a = side ? &r->q : &r->t;
+    size_t n = (size_t)(e - p), i = r->last_idx[side];
+    /* lines come in runs of one query record (and often one target record): try the last one */
+    if (i == SIZE_MAX || strncmp(a->name[i], p, n) || a->name[i][n]) i = r->last_idx[side] = find_name(r, side, p, n);
     for (size_t j = i; j != SIZE_MAX; j = r->next_same[side][j])
         if (a->len[j] >= end) return j;
     return i;
@@ -287,6 +293,6 @@ void hz_rdata_free(hz_rdata *r)
     free(r->tstat); free(r->qstat);
     hz_rgrid_free(&r->grid);
     free(r->vec); free(r->vscore); free(r->vstrand);
-    for (int s = 0; s < 2; s++) { free(r->hash[s]); free(r->next_same[s]); }
+    for (int s = 0; s < 2; s++) { free(r->hash[s]); free(r->next_same[s]); free(r->hval[s]); }
     memset(r, 0, sizeof *r);
 }

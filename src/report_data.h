@@ -40,8 +40,9 @@ typedef struct {
     hz_rdiag *vec; int64_t *vscore; unsigned char *vstrand; size_t nvec;
     uint64_t nfiles, nlines, aligned;
     int64_t smin, smax;              /* score range over all HSPs (smin > smax: none) */
-    /* name lookup (report_data.c) */
-    size_t *hash[2]; size_t hcap[2]; size_t *next_same[2];
+    /* name lookup (report_data.c): hash, duplicate chains, the last name looked up per side */
+    size_t *hash[2]; size_t hcap[2]; size_t *next_same[2]; uint64_t *hval[2];
+    size_t last_idx[2];
 } hz_rdata;
 
 /* Read dir's manifest and .name files, lay the records out and allocate the raster.  Errors

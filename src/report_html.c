@@ -70,7 +70,11 @@ static void jval(FILE *fp, json_t *v)   /* a JSON scalar as text */
 {
     char b[64];
     if (json_is_string(v)) esc(fp, json_string_value(v));
-    else if (json_is_integer(v)) fputs(commas((uint64_t)json_integer_value(v), b), fp), (void)0;
+    else if (json_is_integer(v)) {
+        json_int_t x = json_integer_value(v);
+        if (x < 0) fputc('-', fp);
+        fputs(commas(x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, b), fp);
+    }
     else if (json_is_true(v)) fputs("true", fp);
     else if (json_is_false(v)) fputs("false", fp);
     else if (json_is_real(v)) fprintf(fp, "%.3f", json_real_value(v));

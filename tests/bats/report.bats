@@ -29,7 +29,7 @@ PY
 }
 
 # (bats: a failing command inside an && list or after ! does not fail a test, so checks here
-# are single commands, or "cmd && return 1" for what must not happen)
+# are single commands, or "if cmd; then return 1; fi" for what must not happen)
 
 # page_attr PAGE NAME — the dot plot svg's data-NAME attribute
 page_attr() { grep -o "data-$2=\"[^\"]*\"" "$1" | head -n 1 | sed 's/.*="\(.*\)"/\1/'; }
@@ -53,7 +53,7 @@ page_attr() { grep -o "data-$2=\"[^\"]*\"" "$1" | head -n 1 | sed 's/.*="\(.*\)"
         local want; want="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["segment_lines"])' "$c")"
         [ "$(page_attr "$out/report.html" hsps)" = "$want" ] || { echo "$c: data-hsps $(page_attr "$out/report.html" hsps), want $want"; return 1; }
         # the manifest (written before the report) does not list it
-        grep -q '"report\.' "$out/manifest.json" && return 1
+        if grep -q '"report\.' "$out/manifest.json"; then return 1; fi
         n=$((n + 1))
     done
     [ "$n" -eq 5 ]
@@ -135,6 +135,9 @@ PY
     hz_run report "$d" --bogus
     [ "$status" -eq 2 ]
     [[ "$stderr" == "hspz: report: unknown option '--bogus'"* ]]
+    hz_run report "$d" -o "$d/nosuch/r.html"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "hspz: $d/nosuch/r.html: the folder '$d/nosuch' does not exist" ]
     hz_run report "$d/missing"
     [ "$status" -eq 1 ]
     [ "$stderr" = "hspz: $d/missing: No such file or directory" ]
@@ -155,7 +158,7 @@ PY
     [ "$stderr" = "hspz: $d/bad/tmp1.block0.r0.plus.segments:24: target range 1-99999 is not inside MT_human (1-16569)" ]
     [ ! -e "$d/bad/report.html" ]
     [ ! -e "$d/bad/report.png" ]
-    ls "$d/bad" | grep -q tmp- && return 1
+    if ls "$d/bad" | grep -q tmp-; then return 1; fi
 }
 
 @test "report: run --report and merge of a --report plan; a unit folder gets none; the key is in hspz config" {
@@ -208,7 +211,7 @@ browser_check() {
     [ "$rc" -ne 3 ] || skip "chromium is not installed (apt-get install chromium, or container/deps.sh test)"
     [ "$rc" -eq 0 ]
     # no console message at all (the page has no script; a blocked load would show here)
-    grep -F 'CONSOLE' "$shot.log" && return 1
+    if grep -F 'CONSOLE' "$shot.log"; then return 1; fi
     local plot pw ph; plot="$(page_attr "$shot.dom" plot)"
     read -r _ _ pw ph <<<"$plot"
     local want gt gq; want="$(grid_want "$(dirname "$page")" "$pw" "$ph")"
