@@ -29,7 +29,8 @@ int hz_rdraw_png(const hz_rdata *r, const hz_rgeom *g, cairo_surface_t *layer, i
 /* PNG bytes of a surface (malloc'd into *buf, *n bytes).  0, or -1 (out of memory, cairo error). */
 int hz_rdraw_png_bytes(cairo_surface_t *s, unsigned char **buf, size_t *n);
 
-/* Opacity of a score in the run's range (0.35 .. 1). */
+/* Opacity of a score in the run's range, log scale: 0.35 .. 1 for lines, 0.08 .. 1 (steeper,
+ * f^1.5) for the raster. */
 double hz_rdraw_alpha(const hz_rdata *r, int64_t score);
 
 #endif

@@ -27,7 +27,7 @@ static int side_lines(const hz_rdata *r, int side, hz_rgeom *g)
     double last = 0;
     for (size_t i = 1; i < a->n; i++) {
         double p = (double)a->off[i] * px / tot;
-        if (p - last >= 1.0 && px - p >= 1.0) { g->line[side][g->nline[side]++] = (hz_rline){ p, i }; last = p; }
+        if (p - last >= HZ_RGEOM_LINE_PX && px - p >= 1.0) { g->line[side][g->nline[side]++] = (hz_rline){ p, i }; last = p; }
     }
     for (size_t i = 0; i < a->n; i++) {
         double s = (double)a->len[i] * px / tot;

@@ -22,10 +22,11 @@ typedef struct {
     hz_rtick tick[2][24]; size_t ntick[2];
 } hz_rgeom;
 
-/* A record's start gets a grid line when it lies at least 1 px from the line before it (or the
- * plot's edge) and from the far edge, so records narrower than a pixel (and empty ones) share
- * a line; a record gets a name label when it spans at least HZ_RGEOM_LABEL_PX.  Returns 0, or
- * -1 (out of memory). */
+/* A record's start gets a grid line when it lies at least HZ_RGEOM_LINE_PX from the line
+ * before it (or the plot's edge) and 1 px from the far edge, so records narrower than that (and
+ * empty ones) share a line and thousands of scaffolds do not turn the plot grey; a record gets
+ * a name label when it spans at least HZ_RGEOM_LABEL_PX.  Returns 0, or -1 (out of memory). */
+#define HZ_RGEOM_LINE_PX 3.0
 #define HZ_RGEOM_LABEL_PX 11.0
 /* Margins around the plot area in the figure (PNG and SVG alike), pixels: record names left
  * and below, ticks above and right, title and legend on top. */

@@ -109,7 +109,7 @@ static void header(FILE *fp, const hz_rdata *r)
 
 static void grid_svg(FILE *fp, const hz_rdata *r, const hz_rgeom *g)
 {
-    fputs("<g class=\"grid\" stroke=\"#cccccc\" stroke-width=\"1\">\n", fp);
+    fputs("<g class=\"grid\" stroke=\"#d4d4d4\" stroke-width=\"1\">\n", fp);
     for (size_t i = 0; i < g->nline[0]; i++) {
         double x = ML + floor(g->line[0][i].px) + 0.5;
         fprintf(fp, "<line class=\"grid-t\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%u\"/>\n", x, MT, x, MT + r->ph);
@@ -190,8 +190,8 @@ static int dotplot(FILE *fp, const hz_rdata *r, const hz_rgeom *g, const unsigne
     else fprintf(fp, "Density raster of %u &times; %u bins (one bin per pixel, %s &times; %s bases each) colored where HSPs align; ",
                  r->pw, r->ph, commas((r->grid.X + r->pw - 1) / r->pw, b1), commas((r->grid.Y + r->ph - 1) / r->ph, b2));
     if (r->smin <= r->smax) fprintf(fp, "opacity grows with the score (log scale, %lld to %lld%s). ", (long long)r->smin, (long long)r->smax, r->vector ? "" : ", a bin shows its best HSP");
-    fprintf(fp, "Grid lines mark record starts (%zu target, %zu query; records under a pixel share a line); names of records of at least %.0f px. ",
-            g->nline[0], g->nline[1], HZ_RGEOM_LABEL_PX);
+    fprintf(fp, "Grid lines mark record starts (%zu target, %zu query; records under %.0f px share a line); names of records of at least %.0f px. ",
+            g->nline[0], g->nline[1], HZ_RGEOM_LINE_PX, HZ_RGEOM_LABEL_PX);
     if (r->t_dups || r->q_dups)
         fprintf(fp, "<b>%zu target and %zu query records share a name with an earlier record: segment lines cannot tell them apart, "
                 "so their HSPs are drawn on the first record of that name that is long enough.</b> ", r->t_dups, r->q_dups);

@@ -180,7 +180,7 @@ PY
 }
 
 # grid_want DIR PW PH — the record grid lines the plot must have, worked out from the manifest's
-# record lengths: a record's start gets a line when it lies at least 1 px from the last line (or
+# record lengths: a record's start gets a line when it lies at least 3 px from the last line (or
 # the origin) and from the far edge ("TARGET QUERY"; all records but the first when every
 # record is wide)
 grid_want() {
@@ -193,7 +193,7 @@ for role, px in (("target", float(sys.argv[2])), ("query", float(sys.argv[3]))):
     tot, off, last, n = sum(L) or 1, 0, 0.0, 0
     for i, l in enumerate(L):
         p = off * px / tot
-        if i and p - last >= 1 and px - p >= 1:
+        if i and p - last >= 3 and px - p >= 1:
             n, last = n + 1, p
         off += l
     out.append(str(n))
