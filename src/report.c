@@ -7,6 +7,7 @@
 #include "publish.h"
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,8 +84,34 @@ static char *png_path_of(const char *html)
     return p;
 }
 
+/* 1 when st is the file of an input the manifest of dir names (target, query, scoring file,
+ * --config file; paths as the run was given them, so relative ones are tried from here). */
+static int is_input(const char *dir, const struct stat *st)
+{
+    char mp[4200];
+    snprintf(mp, sizeof mp, "%s/manifest.json", dir);
+    json_t *m = json_load_file(mp, 0, NULL), *in;
+    if (!m) return 0;
+    const char *paths[8];
+    size_t n = 0, i;
+    json_array_foreach(json_object_get(m, "inputs"), i, in)
+        if (n < 6 && json_is_string(json_object_get(in, "path"))) paths[n++] = json_string_value(json_object_get(in, "path"));
+    json_t *cfg = json_object_get(m, "config");
+    json_t *sc = json_object_get(json_object_get(json_object_get(cfg, "values"), "scoring"), "value");
+    json_t *cf = json_object_get(json_object_get(cfg, "file"), "path");
+    if (json_is_string(sc)) paths[n++] = json_string_value(sc);
+    if (json_is_string(cf)) paths[n++] = json_string_value(cf);
+    int hit = 0;
+    for (i = 0; i < n && !hit; i++) {
+        struct stat s2;
+        hit = stat(paths[i], &s2) == 0 && s2.st_dev == st->st_dev && s2.st_ino == st->st_ino;
+    }
+    json_decref(m);
+    return hit;
+}
+
 /* An output may replace an existing regular file only with --force, and never a file the
- * report reads (manifest.json, .name, .segments in dir). */
+ * report reads (manifest.json, .name, .segments in dir) nor an input of the run. */
 static int output_ok(const char *dir, const char *path, int force, char *err, size_t errlen)
 {
     struct stat st;
@@ -105,6 +132,7 @@ static int output_ok(const char *dir, const char *path, int force, char *err, si
         (!strcmp(b, "manifest.json") || (bl > 5 && !strcmp(b + bl - 5, ".name")) || (bl > 9 && !strcmp(b + bl - 9, ".segments")))) {
         snprintf(err, errlen, "%s: is an output of the run; the report does not replace it", path); return -1;
     }
+    if (is_input(dir, &st)) { snprintf(err, errlen, "%s: is an input of the run; the report does not replace it", path); return -1; }
     if (!force) { snprintf(err, errlen, "%s: exists (use --force to replace it)", path); return -1; }
     return 0;
 }

@@ -151,6 +151,13 @@ PY
     hz_run report "$d/o" -o "$d/o/manifest.json" --force
     [ "$status" -eq 1 ]
     [ "$stderr" = "hspz: $d/o/manifest.json: is an output of the run; the report does not replace it" ]
+    cp $MT/MT-human.fa "$d/t.fa"
+    hz_run run -r "$d/t.fa" -q $MT/MT-orang.fa -o "$d/o2" --quiet
+    local sum; sum="$(sha256sum < "$d/t.fa")"
+    hz_run report "$d/o2" -o "$d/t.fa" --force
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "hspz: $d/t.fa: is an input of the run; the report does not replace it" ]
+    [ "$(sha256sum < "$d/t.fa")" = "$sum" ]
     cp -r "$d/o" "$d/bad"
     printf 'MT_human\t1\t99999\tMT_orang\t1\t99999\t+\t5000\n' >> "$d/bad/tmp1.block0.r0.plus.segments"
     hz_run report "$d/bad"
