@@ -7,15 +7,17 @@
 #
 # Sets:
 #   build    compiler, cmake, pkg-config and the -dev libraries hspz links
-#   runtime  the shared libraries the built hspz needs, lastz (the gapped stage), bash, ps
-#   test     bats, python3 with pip, GNU time, lastz (tests/run_tests.sh)
+#   runtime  the shared libraries the built hspz needs, a font for the report's PNG, lastz
+#            (the gapped stage), bash, ps
+#   test     bats, python3 with pip, GNU time, lastz, chromium (the report's browser test;
+#            tests/run_tests.sh)
 #   python   the pinned PyPI packages of the tests (jsonschema), with pip
 #   sanitize clang 14 with its runtimes (ASan, UBSan, LSan, libFuzzer) and llvm-symbolizer,
 #            for .ci/sanitize.sh (-DHSPZ_SANITIZE, -DHSPZ_FUZZ)
 #
 # On Debian 12 (bookworm) the packages the goldens and the LASTZ comparison depend on are
-# pinned (cmake, libhts-dev, bats, lastz); security-updated libraries are not, so a point
-# release cannot break the install.  On other bases (NVIDIA's Ubuntu CUDA images) the same
+# pinned (cmake, libhts-dev, bats, lastz); security-updated libraries (and chromium, which
+# Debian updates through bookworm-security) are not, so a point release cannot break the install.  On other bases (NVIDIA's Ubuntu CUDA images) the same
 # packages are installed unpinned, and runtime libraries renamed by Ubuntu's 64-bit time_t
 # transition are found by their alternatives ("libhts3t64|libhts3").  Packages already
 # installed as wanted are skipped; apt-get is not called when nothing is missing.
@@ -30,6 +32,7 @@ HZ_BUILD_PACKAGES=(
     libjansson-dev
     libarchive-dev
     libssl-dev
+    libcairo2-dev
 )
 HZ_RUNTIME_PACKAGES=(
     "libhts3t64|libhts3"
@@ -38,6 +41,8 @@ HZ_RUNTIME_PACKAGES=(
     "libarchive13t64|libarchive13"
     "libssl3t64|libssl3"
     "zlib1g"
+    "libcairo2"
+    fonts-dejavu-core
     lastz=1.04.22-2
     bash
     procps
@@ -54,6 +59,7 @@ HZ_TEST_PACKAGES=(
     python3-pip
     python3-yaml
     time
+    chromium
 )
 
 # Python packages from PyPI, pinned: jsonschema validates the run manifest against

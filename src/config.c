@@ -53,6 +53,7 @@ static const hz_param PARAMS[] = {
     { "output", "tarball", "--tarball[=PATH]", HZ_P_NSTR, OFF(tarball), 0, 0, NULL, "Galaxy data package: null = none, \"\" = OUTDIR.tar.gz, else the path" },
     { "output", "diagonal_partition", "--diagonal-partition", HZ_P_U64, OFF(diagonal_partition), 0, LLONG_MAX, NULL, "max segments per lastz job; 0 = no diagonal partition" },
     { "output", "single_file", "--single-file", HZ_P_BOOL, OFF(single_file), 0, 1, NULL, "also write OUTDIR/all.segments" },
+    { "output", "report", "--report", HZ_P_BOOL, OFF(report), 0, 1, NULL, "also write OUTDIR/report.html and report.png (dot plot, funnel, settings)" },
     { "devices", "device", "--device", HZ_P_ENUM, OFF(device), 0, 0, DEVICES, "where chunks run" },
     { "devices", "threads", "-t/--threads", HZ_P_INT, OFF(threads), 0, 4096, NULL, "worker threads, 0 = all cores" },
     { "devices", "gpus", "--gpus", HZ_P_INT, OFF(gpus), 0, 64, NULL, "CUDA devices to use, 0 = all visible (output never depends on it)" },

@@ -8,6 +8,7 @@
 #include "merge.h"
 #include "index.h"
 #include "inputcheck.h"
+#include "report.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -25,6 +26,7 @@ static const char *USAGE =
 "       hspz merge PLAN.json UNITDIR... -o OUTDIR [-r T -q Q] [--force] [--quiet] [--threads N]\n"
 "       hspz index -r TARGET -o TARGET.hzi [--seed P] [--step N] [--seq-block-size N] [machine options]\n"
 "       hspz run --index TARGET.hzi (-q QUERY | --query-list FILE) -o OUTDIR [options]\n"
+"       hspz report OUTDIR [-o report.html] [--force] [--quiet]   (dot plot and run summary)\n"
 "       hspz --version | hspz version [--verbose] | hspz help\n"
 "\n"
 "Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
@@ -76,6 +78,8 @@ static const char *USAGE =
 "                                   command gets more than N segments (tmp*.splitK.segments)\n"
 "      --single-file                also write OUTDIR/all.segments: every segment in the order\n"
 "                                   lastz TARGET[multiple] QUERY --segments= reads\n"
+"      --report                     also write OUTDIR/report.html (self-contained page: dot\n"
+"                                   plot, funnel, times, plan, settings) and report.png\n"
 "Machine\n"
 "  -t, --threads N                  worker threads, 0 = all cores [0]\n"
 "      --device auto|cpu|cuda       [auto]; -u, --cpu-only = --device cpu\n"
@@ -143,7 +147,7 @@ enum {
     O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
     O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
     O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS,
-    O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST
+    O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST, O_REPORT
 };
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
@@ -412,7 +416,7 @@ static int cmd_run(int argc, char **argv, int mode)
         {"quiet", 0, 0, O_QUIET}, {"progress", 0, 0, O_PROGRESS}, {"no-progress", 0, 0, O_NOPROGRESS},
         {"debug", 0, 0, O_DEBUG}, {"help", 0, 0, 'h'},
         {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 1, 0, O_DIAGPART},
-        {"single-file", 0, 0, O_SINGLEFILE},
+        {"single-file", 0, 0, O_SINGLEFILE}, {"report", 0, 0, O_REPORT},
         {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
         /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
         {"time", 0, 0, 'y'}, {"dump-plan", 1, 0, O_DUMPPLAN}, {"cpu-only", 0, 0, 'u'},
@@ -487,6 +491,7 @@ static int cmd_run(int argc, char **argv, int mode)
         case 'D':
         case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
         case O_SINGLEFILE: o.single_file = 1; break;
+        case O_REPORT: o.report = 1; break;
         case O_CONFIG: cfgpath = optarg; break;
         case O_PLAN: planpath = optarg; break;
         case O_UNIT: unitspec = optarg; break;
@@ -591,7 +596,8 @@ static int cmd_run(int argc, char **argv, int mode)
         if (hz_unitplan_check_inputs(&P, &o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
         usel = (hz_unitsel){ &P, sel };
         o.units = &usel;
-        if (!o.replay) { o.tarball = NULL; o.diagonal_partition = 0; o.single_file = 0; o.print_commands = 0; }
+        if (!o.replay) { o.tarball = NULL; o.diagonal_partition = 0; o.single_file = 0; o.print_commands = 0;
+                         o.report = 0; }   /* the merged folder gets the report (merge.c) */
     }
     hz_shape sh;
     char err[512];
@@ -653,6 +659,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "plan")) return cmd_run(argc - 1, argv + 1, 2);
     if (!strcmp(cmd, "merge")) { hz_sigwatch_block(1); return cmd_merge(argc - 1, argv + 1); }
     if (!strcmp(cmd, "index")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 3); }
+    if (!strcmp(cmd, "report")) return hz_report_main(argc - 1, argv + 1);
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

@@ -305,6 +305,11 @@ static json_t *input_json(const char *role, const char *path, const hz_seqset *s
     json_object_set_new(j, "format", loaded ? json_string(s->kind) : json_null());
     json_object_set_new(j, "records", loaded ? json_integer((json_int_t)s->n) : json_null());
     json_object_set_new(j, "bases", loaded ? json_integer((json_int_t)s->total) : json_null());
+    /* every record's length in input order (the .name files give the names in the same
+     * order): what `hspz report` needs to draw records and map minus-strand coordinates */
+    json_t *rl = loaded ? json_array() : json_null();
+    for (size_t i = 0; loaded && i < s->n; i++) json_array_append_new(rl, json_integer((json_int_t)s->len[i]));
+    json_object_set_new(j, "record_lengths", rl);
     return j;
 }
 

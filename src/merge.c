@@ -5,6 +5,7 @@
 #include "package.h"
 #include "plan.h"
 #include "publish.h"
+#include "report.h"
 #include "segments.h"
 #include "seqio.h"
 #include <errno.h>
@@ -232,6 +233,7 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
         snprintf(mp, sizeof mp, "%s/manifest.json", tmpdir);
         if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
     }
+    if (o->report && hz_report_dir(tmpdir, err, sizeof err)) goto done;   /* a plan with report: true (report.h) */
     if (hz_publish(o, tmpdir, &sigw, err, sizeof err)) goto done;
     free(tmpdir); tmpdir = NULL;
     if (!o->quiet)

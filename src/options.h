@@ -36,6 +36,7 @@ typedef struct {
     const char *tarball;            /* NULL = none, "" = OUTDIR.tar.gz, else the path */
     uint64_t diagonal_partition;    /* 0 = off, else max segments per lastz job */
     int single_file;                /* also write all.segments */
+    int report;                     /* also write report.html and report.png (report.h) */
     /* reports (not settings: never change the output) */
     int time_report;                /* --time: the time line even with --quiet */
     const char *dump_plan;          /* --dump-plan FILE: blocks and records as TSV, or NULL */

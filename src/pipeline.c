@@ -20,6 +20,7 @@
 #include "units.h"
 #include "index.h"
 #include "inputcheck.h"
+#include "report.h"
 #include <jansson.h>
 #include <dirent.h>
 #include <errno.h>
@@ -634,7 +635,9 @@ static int job_finish(run_t *R, qjob_t *J)
     job_manifest_facts(R, J);
     char mp[4200];
     snprintf(mp, sizeof mp, "%s/manifest.json", J->dir);
-    return hz_manifest_write(&J->mi, mp, J->dir, R->err, sizeof R->err);
+    if (hz_manifest_write(&J->mi, mp, J->dir, R->err, sizeof R->err)) return -1;
+    /* --report: report.html + .png (report.h), from the finished folder and its manifest */
+    return J->o.report && hz_report_dir(J->dir, R->err, sizeof R->err) ? -1 : 0;
 }
 
 static void job_report(run_t *R, qjob_t *J)

@@ -230,7 +230,15 @@ def main():
     tarball = os.path.exists(single + ".tar.gz")
     if tarball and open(single + ".tar.gz", "rb").read() != open(merged + ".tar.gz", "rb").read():
         raise SystemExit("merged tarball differs from one hspz run's")
-    msg = "%d units in %d tasks (shuffled, 1-2 threads) -> merge == one hspz run (%d files%s)" % (
+    # the report beside the merged folder (hspz report), of all its segments
+    page = os.path.join(d, meta["id"] + ".report.html")
+    if not (os.path.getsize(page) > 0 and os.path.getsize(os.path.join(d, meta["id"] + ".report.png")) > 0):
+        raise SystemExit("merge: no report page and PNG beside the merged folder")
+    nseg = sum(1 for f in os.listdir(merged) if f.endswith(".segments") and f != "all.segments"
+               for _ in open(os.path.join(merged, f)))
+    if 'data-hsps="%d"' % nseg not in open(page).read():
+        raise SystemExit("merge: the report does not show the %d segments of the merged folder" % nseg)
+    msg = "%d units in %d tasks (shuffled, 1-2 threads) -> merge == one hspz run (%d files%s), report" % (
         len(ids), len(groups), len(os.listdir(single)), ", tarball" if tarball else "")
 
     if p["gapped"]:

@@ -1,5 +1,6 @@
 // HSPZ_MERGE: every unit folder of a plan into the OUTDIR of one hspz run, byte for byte
-// (hspz merge): segments, .name files, lastz-commands.txt, the plan's packaging, manifest.
+// (hspz merge): segments, .name files, lastz-commands.txt, the plan's packaging, manifest;
+// and its report page (hspz report: PREFIX.report.html + PREFIX.report.png, published with it).
 process HSPZ_MERGE {
     tag "${meta.id}"
     label 'process_low'
@@ -13,6 +14,7 @@ process HSPZ_MERGE {
     output:
     tuple val(meta), path("${task.ext.prefix ?: meta.id}"), emit: outdir
     tuple val(meta), path("${task.ext.prefix ?: meta.id}.tar.gz"), emit: tarball, optional: true
+    tuple val(meta), path("${task.ext.prefix ?: meta.id}.report.{html,png}"), emit: report
     tuple val("${task.process}"), val('hspz'), eval('hspz --version'), emit: versions_hspz, topic: versions
 
     when:
@@ -28,5 +30,6 @@ process HSPZ_MERGE {
     """
     mkdir ${task.ext.prefix ?: meta.id}
     touch ${task.ext.prefix ?: meta.id}/lastz-commands.txt
+    touch ${task.ext.prefix ?: meta.id}.report.html ${task.ext.prefix ?: meta.id}.report.png
     """
 }
