@@ -36,6 +36,8 @@ container/deps.sh build test python sanitize || { echo "sanitize: cannot install
 # default on x86_64 Linux, said here so that it is on whatever the build's default is)
 SYMB="$(command -v llvm-symbolizer-14 || echo /usr/lib/llvm-14/bin/llvm-symbolizer)"
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:strict_string_checks=1"
+# third-party process-lifetime caches only (fontconfig via cairo): .ci/lsan.supp says why
+export LSAN_OPTIONS="suppressions=$PWD/.ci/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export ASAN_SYMBOLIZER_PATH="$SYMB"
 
