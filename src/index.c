@@ -242,12 +242,7 @@ int hz_index_cmd(const hz_opts *o, const char *path)
     if (hz_side_plan(&side, &t, o->seq_block_size, "", err, sizeof err)) goto done;
     {   /* the GPU builds the seed tables when one is usable (same tables) */
         hz_xparams xp;
-        int32_t sub8[HZ_NCODES][HZ_NCODES];
-        memset(&xp, 0, sizeof xp);
-        if (hz_scoring_build(sub8, NULL, NULL, o->xdrop, err, sizeof err)) goto done;
-        memcpy(xp.sub, sub8, sizeof xp.sub);
-        xp.xdrop = o->xdrop; xp.hspthresh = o->hspthresh; xp.entropy = 1;
-        xp.gate_min_total = hz_gate_threshold(o->hspthresh);
+        if (hz_xparams_build(&xp, NULL, NULL, o->xdrop, o->hspthresh, 1, err, sizeof err)) goto done;
         if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
     }
     size_t n = strlen(path) + 32;

@@ -308,13 +308,7 @@ static int run_setup(run_t *R)
                     "and fill_score do); they are passed to lastz through --scores\n",
                     o->scoring, R->sf.ignored_keys);
     }
-    int32_t sub8[HZ_NCODES][HZ_NCODES];
-    if (hz_scoring_build(sub8, sfp, o->ambiguous, o->xdrop, R->err, sizeof R->err)) return -1;
-    memset(&R->xp, 0, sizeof R->xp);
-    memcpy(R->xp.sub, sub8, sizeof R->xp.sub);
-    R->xp.xdrop = o->xdrop; R->xp.hspthresh = o->hspthresh; R->xp.entropy = o->entropy;
-    R->xp.gate_min_total = hz_gate_threshold(o->hspthresh);
-    return 0;
+    return hz_xparams_build(&R->xp, sfp, o->ambiguous, o->xdrop, o->hspthresh, o->entropy, R->err, sizeof R->err);
 }
 
 /* The target: read from -r, or verified from the index (and -r, when given, checked against
@@ -720,12 +714,8 @@ static int queries_tsv_add(run_t *R, FILE **fp, const qjob_t *J, size_t n)
         if (!(*fp = fopen(p, "w"))) return FAIL(R, "%s: cannot create: %s", p, strerror(errno));
         fputs("job\tquery\tbytes\tsha256\trecords\tbases\tquery_blocks\tsegments\tfiles\n", *fp);
     }
-    const hz_seqset *q = &J->qseqs;
-    char hex[65] = "";
-    uint64_t bytes = q->file_bytes;
-    if (q->sha256[0]) snprintf(hex, sizeof hex, "%s", q->sha256);
-    else if (hz_sha256_file(J->o.query, hex, &bytes, NULL)) snprintf(hex, sizeof hex, "NA");
-    fprintf(*fp, "%06zu\t%s\t%llu\t%s\t%zu\t%llu\t%zu\t%llu\t%zu\n", n + 1, J->o.query, (unsigned long long)bytes, hex,
+    const hz_seqset *q = &J->qseqs;   /* bytes and sha256 taken while it was read (inread.h) */
+    fprintf(*fp, "%06zu\t%s\t%llu\t%s\t%zu\t%llu\t%zu\t%llu\t%zu\n", n + 1, J->o.query, (unsigned long long)q->file_bytes, q->sha256,
             q->n, (unsigned long long)q->total, J->qside.n_block, (unsigned long long)J->total.written, J->ncmd);
     return ferror(*fp) ? FAIL(R, "%s/queries.tsv: write error", R->tmpdir) : 0;
 }

@@ -688,3 +688,15 @@ int hz_scoring_build(int32_t sub[HZ_NCODES][HZ_NCODES], const hz_scorefile *sf,
     for (int i = 0; i < HZ_NCODES; i++) sub[HZ_E][i] = sub[i][HZ_E] = (int32_t)e64;
     return 0;
 }
+
+int hz_xparams_build(hz_xparams *xp, const hz_scorefile *sf, const char *ambiguous, int32_t xdrop,
+                     int32_t hspthresh, int entropy, char *err, size_t errlen)
+{
+    int32_t sub8[HZ_NCODES][HZ_NCODES];
+    if (hz_scoring_build(sub8, sf, ambiguous, xdrop, err, errlen)) return -1;
+    memset(xp, 0, sizeof *xp);
+    memcpy(xp->sub, sub8, sizeof xp->sub);
+    xp->xdrop = xdrop; xp->hspthresh = hspthresh; xp->entropy = entropy;
+    xp->gate_min_total = hz_gate_threshold(hspthresh);
+    return 0;
+}

@@ -8,6 +8,7 @@
 #define HZ_SCORING_H
 #include <stddef.h>
 #include <stdint.h>
+#include "xdrop.h"
 
 enum { HZ_A = 0, HZ_C, HZ_G, HZ_T, HZ_L, HZ_N, HZ_X, HZ_E, HZ_NCODES };
 
@@ -39,5 +40,11 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
  * Returns 0, or -1 with a message in err if `ambiguous` has three fields that are not integers. */
 int hz_scoring_build(int32_t sub[HZ_NCODES][HZ_NCODES], const hz_scorefile *sf,
                      const char *ambiguous, int32_t xdrop, char *err, size_t errlen);
+
+/* The extension parameters of a run (xdrop.h hz_xparams): the matrix of hz_scoring_build,
+ * xdrop, K = hspthresh, entropy on/off, and the gate's least passing total
+ * (hz_gate_threshold(K), spec §4.5).  Same arguments and errors as hz_scoring_build. */
+int hz_xparams_build(hz_xparams *xp, const hz_scorefile *sf, const char *ambiguous, int32_t xdrop,
+                     int32_t hspthresh, int entropy, char *err, size_t errlen);
 
 #endif

@@ -13,18 +13,6 @@ setup() {
     require_hspz
 }
 
-# same_run A B — same file names and bytes (manifest aside), same digest, funnel and lines
-same_run() {
-    diff -r -x manifest.json "$1" "$2"
-    python3 - "$1/manifest.json" "$2/manifest.json" <<'PY'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:])
-assert a["canonical_digest_sha256"] == b["canonical_digest_sha256"]
-assert a["funnel"] == b["funnel"], (a["funnel"], b["funnel"])
-assert a["segment_lines"] == b["segment_lines"]
-assert a["inputs"][0]["sha256"] == b["inputs"][0]["sha256"] and a["inputs"][1]["sha256"] == b["inputs"][1]["sha256"]
-PY
-}
 
 @test "index: 4-block index (direct tables) -> run --index equals run -r (files, tarball, digest); settings from the index" {
     local d="$BATS_TEST_TMPDIR"

@@ -20,17 +20,6 @@ ids = [u["id"] for u in json.load(open(sys.argv[1]))["units"]]
 random.shuffle(ids); print("\n".join(map(str, ids)))' "$1"
 }
 
-# same_run A B — same file names and bytes (manifest aside), same canonical digest and funnel
-same_run() {
-    diff -r -x manifest.json "$1" "$2"
-    python3 - "$1/manifest.json" "$2/manifest.json" <<'PY'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:])
-assert a["canonical_digest_sha256"] == b["canonical_digest_sha256"]
-assert a["funnel"] == b["funnel"], (a["funnel"], b["funnel"])
-assert a["segment_lines"] == b["segment_lines"]
-PY
-}
 
 @test "units: plan -> 16 units in shuffled order, 1 or 2 threads -> merge equals one run (files, tarball, digest, funnel)" {
     local d="$BATS_TEST_TMPDIR" i t=1

@@ -140,3 +140,17 @@ gunzip_to() {
         *) cp -- "$1" "$2" ;;
     esac
 }
+
+# same_run A B — two OUTDIRs of the same work: same file names and bytes (manifest aside), and
+# in the manifests the same canonical digest, funnel, segment lines and input sha256.
+same_run() {
+    diff -r -x manifest.json "$1" "$2"
+    python3 - "$1/manifest.json" "$2/manifest.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["canonical_digest_sha256"] == b["canonical_digest_sha256"]
+assert a["funnel"] == b["funnel"], (a["funnel"], b["funnel"])
+assert a["segment_lines"] == b["segment_lines"]
+assert [i["sha256"] for i in a["inputs"]] == [i["sha256"] for i in b["inputs"]]
+PY
+}
