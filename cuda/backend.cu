@@ -67,8 +67,16 @@ struct tctx {
     float *iv; size_t niv, iv_cap;
 };
 
+/* HSPZ_FAULT (tests only): the at-th device allocation or gate launch of the run fails */
+struct hz_fault { int kind; uint64_t at, count; };   /* kind: 0 none, 1 gpu-alloc, 2 gpu-kernel */
+static int fault_hit(hz_fault *f, int kind)
+{
+    return f && f->kind == kind && __atomic_add_fetch(&f->count, 1, __ATOMIC_SEQ_CST) == f->at;
+}
+
 struct devstate {
     int dev;
+    hz_fault *fault;
     cudaDeviceProp p;
     cudaEvent_t ref;                      /* origin of the busy timeline */
     uint8_t *d_R; uint32_t Rlen; uint32_t *d_pos;
@@ -92,20 +100,23 @@ struct cuda_be {
     uint64_t tile;
     double t_open;
     pthread_mutex_t lock;
+    hz_fault fault;
 };
 
 /* cudaMalloc with the needed-vs-free message of issue 3 item 9 */
 static int dalloc(void **p, size_t bytes, const devstate *D, const char *what, char *err, size_t errlen)
 {
-    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    int injected = fault_hit(D->fault, 1);
+    cudaError_t e = injected ? cudaErrorMemoryAllocation : cudaMalloc(p, bytes ? bytes : 1);
     if (e == cudaSuccess) return 0;
     cudaGetLastError();
     size_t fr = 0, tot = 0;
     cudaMemGetInfo(&fr, &tot);
     if (e == cudaErrorMemoryAllocation)
         snprintf(err, errlen, "out of GPU memory on cuda:%d for %s: needed %.1f MiB, free %.1f MiB of %.1f MiB "
-                 "(use fewer --threads, a smaller --seq-block-size, or --device cpu)",
-                 D->dev, what, bytes / 1048576.0, fr / 1048576.0, tot / 1048576.0);
+                 "(use fewer --threads, a smaller --seq-block-size, or --device cpu)%s",
+                 D->dev, what, bytes / 1048576.0, fr / 1048576.0, tot / 1048576.0,
+                 injected ? " [injected by HSPZ_FAULT]" : "");
     else
         snprintf(err, errlen, "CUDA error %s allocating %s on cuda:%d: %s", cudaGetErrorName(e), what, D->dev, cudaGetErrorString(e));
     *p = NULL;
@@ -314,8 +325,8 @@ static int reserve_long(tctx *c, size_t n)
 
 /* one physical tile [h0, h0+n) of a batch; kept HSPs appended to c->batch, long anchors to
  * c->longa.  Two host round trips: the three counts, then the data. */
-static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *dQ, uint32_t Qlen,
-                    uint64_t h0, uint64_t n, hz_funnel *f, char *err, size_t errlen)
+static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *dQ, const uint8_t *Q,
+                    uint32_t Qlen, const hz_target *t, uint64_t h0, uint64_t n, hz_funnel *f, char *err, size_t errlen)
 {
     const devstate *D = &B->d[c->dv];
     uint32_t nsurv = (uint32_t)n, nkept = 0, nlong = 0, npast = 0;
@@ -336,6 +347,11 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         else
             hz_cuda_gate(D->d_R, D->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU, c->d_flags, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        if (fault_hit(&B->fault, 2)) {
+            snprintf(err, errlen, "CUDA error cudaErrorLaunchFailure in the gate kernel on cuda:%d: unspecified launch failure "
+                     "[injected by HSPZ_FAULT]", B->d[c->dv].dev);
+            return -1;
+        }
         HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
         tb = c->temp_bytes;
         HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 1, c->d_ids, c->d_count, c->d_temp, &tb, c->st), err, errlen, fail);
@@ -388,6 +404,15 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         if (!k && !l) break;
     }
     f->t_extend += hz_now() - t1;
+    /* long anchors take the host's diagonal path once HZ_LONG_PIECE gathered (and at the
+     * batch's end), so that what a batch holds follows its distinct HSPs (hz_batch_tidy) */
+    if (c->nlong >= HZ_LONG_PIECE) {
+        if (hz_extend_long(t, Q, Qlen, c->longa, c->nlong, &c->diag, &c->batch, f)) {
+            snprintf(err, errlen, "out of host memory"); return -1;
+        }
+        c->nlong = 0;
+    }
+    hz_batch_tidy(&c->batch, 0);
     c->ms[ST_GATE] += ev_ms(ev[0], ev[1]);
     c->ms[ST_COMPACT] += ev_ms(ev[1], ev[2]);
     c->ms[ST_MAT] += ev_ms(ev[2], ev[3]);
@@ -406,10 +431,10 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
                          const uint8_t *Q, uint32_t Qlen, const hz_target *t, hz_hspvec *out,
                          hz_funnel *f, char *err, size_t errlen)
 {
-    c->batch.n = 0;
+    c->batch.n = 0; c->batch.tidy = 0;
     for (uint64_t h0 = 0; h0 < N; h0 += B->tile) {
         uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
-        if (run_tile(B, c, db, dQ, Qlen, h0, n, f, err, errlen)) return -1;
+        if (run_tile(B, c, db, dQ, Q, Qlen, t, h0, n, f, err, errlen)) return -1;
     }
     if (hz_extend_long(t, Q, Qlen, c->longa, c->nlong, &c->diag, &c->batch, f)) {
         snprintf(err, errlen, "out of host memory");
@@ -458,6 +483,7 @@ static int be_chunk_range(hz_backend *be, const hz_target *t, const hz_shape *sh
     const devstate *D = &B->d[c->dv];
     if (!D->d_boff) return fail_with(be, "device seeding needs a direct seed table (weight <= 13)");
     const uint8_t *S = strand ? D->d_Smin : D->d_Qf, *dQ = strand ? D->d_Qr : D->d_Qf;
+    hz_diagcache_reset(&c->diag.cache);   /* a new chunk: the diagonal path starts afresh */
     double t0 = hz_now();
     cudaEventRecord(c->es0, c->st);
     if (hz_cuda_seed_chunk(S, j0, j1, sh, D->d_boff, &c->ss, &ns, &nh, c->st, err, sizeof err)) return fail_with(be, err);
@@ -508,6 +534,7 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
     tctx *c = thread_ctx(B, tid, err, sizeof err);
     if (!c) return fail_with(be, err);
     const devstate *D = &B->d[c->dv];
+    hz_diagcache_reset(&c->diag.cache);
     f->seeds += ns;
     c->chunks++;
     double t0 = hz_now();
@@ -723,6 +750,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     for (int g = 0; g < want; g++) {
         devstate *D = &B->d[g];
         D->dev = g;
+        D->fault = &B->fault;
         if (cudaGetDeviceProperties(&D->p, g) != cudaSuccess || cudaSetDevice(g) != cudaSuccess ||
             cudaEventCreate(&D->ref) != cudaSuccess || cudaEventRecord(D->ref, 0) != cudaSuccess) {
             cudaGetLastError();
@@ -759,6 +787,10 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         tile = v;
     }
     B->tile = tile;
+    if (const char *fv = getenv("HSPZ_FAULT")) {   /* checked by hz_env_check: gpu-alloc:N or gpu-kernel:N */
+        B->fault.kind = !strncmp(fv, "gpu-alloc:", 10) ? 1 : !strncmp(fv, "gpu-kernel:", 11) ? 2 : 0;
+        B->fault.at = strtoull(strchr(fv, ':') ? strchr(fv, ':') + 1 : "0", NULL, 10);
+    }
     {   /* device seeding needs the direct table (seed weight <= 13) */
         hz_shape sh;
         char e2[256];

@@ -9,28 +9,44 @@
 #define HZ_TILE (1u << 16)
 #define HZ_GATE_CAP 128u   /* columns per side before an anchor takes the diagonal path */
 
+typedef struct {
+    const hz_target *t; const uint8_t *Q; hz_hspvec *batch; size_t kept, surv, accepted;
+} long_sink;
+
+static void long_visit(void *arg, size_t i, const hz_anchor *an, const hz_ext *r)
+{
+    long_sink *k = arg;
+    (void)i;
+    if (r->right_score + r->left_score < k->t->xp->gate_min_total) return;
+    k->surv++;
+    hz_hsp *slot = &k->batch->v[k->batch->n + k->kept];
+    if (!hz_finish_hsp(k->t->R, k->Q, an, r, k->t->xp, slot)) return;
+    k->accepted++;
+    /* neighbours on a diagonal mostly give the same HSP: keep one of identical records in a
+     * row (exact, dedup.h hz_dedup_collapse) */
+    if (k->batch->n + k->kept > 0 && !memcmp(slot, slot - 1, sizeof *slot)) return;
+    k->kept++;
+}
+
 int hz_extend_long(const hz_target *t, const uint8_t *Q, uint32_t Qlen, const hz_anchor *a,
                    size_t n, hz_diagbuf *diag, hz_hspvec *batch, hz_funnel *f)
 {
     if (!n) return 0;
     double t0 = hz_now();
-    uint32_t *ids = malloc(n * sizeof *ids);
-    hz_ext *res = malloc(n * sizeof *res);
-    if (!ids || !res || hz_hspvec_reserve(batch, n)) { free(ids); free(res); return -1; }
-    for (size_t i = 0; i < n; i++) ids[i] = (uint32_t)i;
-    if (hz_extend_diagonals(t->R, t->Rlen, Q, Qlen, a, ids, n, t->xp->sub, t->xp->xdrop, res, diag)) {
-        free(ids); free(res); return -1;
-    }
-    size_t kept = 0, surv = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (res[i].right_score + res[i].left_score < t->xp->gate_min_total) continue;
-        surv++;
-        kept += (size_t)hz_finish_hsp(t->R, Q, &a[i], &res[i], t->xp, &batch->v[batch->n + kept]);
-    }
-    batch->n += kept;
-    f->survivors += surv; f->accepted += kept;
+    if (hz_hspvec_reserve(batch, n)) return -1;
+    long_sink k = { t, Q, batch, 0, 0, 0 };
+    if (hz_diag_groups(t->R, t->Rlen, Q, Qlen, a, NULL, n, t->xp->sub, t->xp->xdrop, diag, long_visit, &k)) return -1;
+    batch->n += k.kept;
+    f->survivors += k.surv; f->accepted += k.accepted;
     f->t_extend += hz_now() - t0;
-    free(ids); free(res);
+    return 0;
+}
+
+int hz_batch_tidy(hz_hspvec *b, size_t min)
+{
+    if (b->n < (min ? min : HZ_TIDY_MIN) || b->n < b->tidy) return 0;
+    b->n = hz_dedup_collapse(b->v, b->n);
+    b->tidy = 2 * b->n;
     return 0;
 }
 
@@ -111,12 +127,17 @@ static int ensure(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-/* gate + compact + materialize one tile of anchors, appending kept HSPs to s->batch */
+/* gate + compact + materialize one tile of anchors, appending kept HSPs to s->batch; anchors
+ * on a diagonal the diagonal path already knows skip the gate, and those past the gate's cap
+ * take the path at the tile's end, in seed order */
 static int run_tile(const hz_target *t, const uint8_t *Q, uint32_t Qlen, size_t n,
                     hz_funnel *f, hz_scratch *s)
 {
     double t0 = hz_now();
-    hz_gate_cpu_capped(t->R, t->Rlen, Q, Qlen, s->anc, n, t->xp, HZ_GATE_CAP, s->flags);
+    int warm = s->diag.cache.e != NULL;
+    for (size_t i = 0; i < n; i++)
+        s->flags[i] = warm && hz_diagcache_covers(&s->diag.cache, &s->anc[i]) ? 2 : HZ_GATE_TODO;
+    hz_gate_cpu_capped_marked(t->R, t->Rlen, Q, Qlen, s->anc, n, t->xp, HZ_GATE_CAP, s->flags);
     size_t k = 0, nlong = 0;
     for (size_t i = 0; i < n; i++) {          /* stable compaction of survivors; park long ones */
         uint8_t fl = s->flags[i];
@@ -124,9 +145,9 @@ static int run_tile(const hz_target *t, const uint8_t *Q, uint32_t Qlen, size_t 
         k += fl == 1;
         nlong += fl == 2;
     }
-    if (nlong) {
+    if (nlong) {   /* parked until HZ_LONG_PIECE gather (or the batch ends): then by diagonal */
         if (s->nlong + nlong > s->long_cap) {
-            size_t c = s->long_cap ? s->long_cap : 4096;
+            size_t c = s->long_cap ? s->long_cap : HZ_TILE;
             while (c < s->nlong + nlong) c *= 2;
             hz_anchor *p = realloc(s->longa, c * sizeof *p);
             if (!p) return -1;
@@ -145,7 +166,13 @@ static int run_tile(const hz_target *t, const uint8_t *Q, uint32_t Qlen, size_t 
     double t2 = hz_now();
     f->anchors += n; f->survivors += k; f->accepted += kept; f->long_anchors += nlong;
     f->t_gate += t1 - t0; f->t_extend += t2 - t1;
-    return 0;
+    if (s->nlong >= s->piece) {   /* pieces grow from one tile: the cache warms up soon */
+        size_t most = s->piece_max ? s->piece_max : HZ_LONG_PIECE;
+        if (hz_extend_long(t, Q, Qlen, s->longa, s->nlong, &s->diag, &s->batch, f)) return -1;
+        s->nlong = 0;
+        s->piece = 2 * s->piece < most ? 2 * s->piece : most;
+    }
+    return hz_batch_tidy(&s->batch, s->tidy_min);
 }
 
 int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint8_t *Q,
@@ -171,8 +198,10 @@ int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint
     size_t nb = hz_batches(pref, ns, t->max_hits, lim);
     f->t_anchor += hz_now() - t0;
     size_t sfirst = 0;
+    hz_diagcache_reset(&s->diag.cache);   /* a new query range: other columns, maybe other sequences */
+    s->piece = s->piece_max && s->piece_max < HZ_TILE ? s->piece_max : HZ_TILE;
     for (size_t b = 0; b < nb; b++) {
-        s->batch.n = 0;
+        s->batch.n = 0; s->batch.tidy = 0;
         size_t n = 0;
         double ta = hz_now(), tanch = 0;
         for (size_t si = sfirst; (int64_t)si <= lim[b]; si++) {

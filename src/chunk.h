@@ -13,7 +13,7 @@
 #include "extend.h"
 
 /* Growable HSP array. */
-typedef struct { hz_hsp *v; size_t n, cap; } hz_hspvec;
+typedef struct { hz_hsp *v; size_t n, cap, tidy; } hz_hspvec;   /* tidy: see hz_batch_tidy */
 int hz_hspvec_reserve(hz_hspvec *h, size_t n);   /* room for n more; 0 or -1 (out of memory) */
 void hz_hspvec_free(hz_hspvec *h);
 
@@ -42,6 +42,8 @@ typedef struct {
     hz_anchor *anc; uint8_t *flags; uint32_t *ids; hz_hsp *tmp;
     hz_hspvec batch;
     hz_anchor *longa; size_t nlong, long_cap;   /* anchors parked for the diagonal path */
+    size_t piece;                               /* how many of them to gather next */
+    size_t piece_max, tidy_min;                 /* 0: HZ_LONG_PIECE, HZ_TIDY_MIN (tests set small ones) */
     hz_diagbuf diag;
 } hz_scratch;
 void hz_scratch_free(hz_scratch *s);
@@ -59,9 +61,18 @@ size_t hz_batches(const uint64_t *pref, size_t ns, uint64_t H, int64_t *lim);
  * pref[i] = inclusive prefix sum of bucket sizes (hits) over seeds 0..i.  Arrays of ns. */
 void hz_seed_hits(const hz_seedtable *tab, const hz_seed *seeds, size_t ns, uint64_t *pref, uint64_t *bstart);
 
-/* Anchors a[0..n) whose extension passed the gate's work cap: exact extension along
- * diagonals (extend.h hz_extend_diagonals), gate threshold, then KegAlign's keep test; kept
- * HSPs are appended to batch and counted in f.  Returns 0, or -1 when out of memory. */
+/* Bound a batch being filled by its distinct HSPs: once it holds min records and
+ * twice as many as after the last collapse (b->tidy; 0 at the batch's start), keep one copy
+ * of identical records (dedup.h hz_dedup_collapse, exact for the batch's dedup).  Returns 0. */
+#define HZ_TIDY_MIN ((size_t)1 << 20)
+/* Anchors gathered for the diagonal path before it runs on them (8 bytes each). */
+#define HZ_LONG_PIECE ((size_t)1 << 20)
+int hz_batch_tidy(hz_hspvec *b, size_t min);   /* min: HZ_TIDY_MIN when 0 */
+
+/* Anchors a[0..n) for the diagonal path (past the gate's work cap, or on a diagonal the path
+ * knows): exact extension (extend.h hz_diag_groups), gate threshold, then KegAlign's keep test; kept HSPs are appended to
+ * batch and counted in f.  diag->cache must belong to this target block and query strand.
+ * Returns 0, or -1 when out of memory. */
 int hz_extend_long(const hz_target *t, const uint8_t *Q, uint32_t Qlen, const hz_anchor *a,
                    size_t n, hz_diagbuf *diag, hz_hspvec *batch, hz_funnel *f);
 

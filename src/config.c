@@ -187,7 +187,16 @@ static int yerr(yctx *y, yaml_mark_t m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(y->err, y->errlen, "%s:%zu:%zu: %s", y->path, (size_t)m.line + 1, (size_t)m.column + 1, msg);
+    /* values quoted in msg may hold line breaks (a folded multi-line scalar): one line, with
+     * control bytes as \xHH (found by the long fuzz run, tests/fuzz/corpus/config/regress_*) */
+    char safe[4 * sizeof msg];
+    size_t k = 0;
+    for (const unsigned char *q = (const unsigned char *)msg; *q && k + 5 < sizeof safe; q++) {
+        if (*q < 0x20 || *q == 0x7f) k += (size_t)snprintf(safe + k, sizeof safe - k, "\\x%02x", *q);
+        else safe[k++] = (char)*q;
+    }
+    safe[k] = 0;
+    snprintf(y->err, y->errlen, "%s:%zu:%zu: %s", y->path, (size_t)m.line + 1, (size_t)m.column + 1, safe);
     return -1;
 }
 
@@ -477,6 +486,8 @@ static hz_envvar ENV[] = {
     { "HSPZ_DEVICE_LONG", "1, 0", NULL },
     { "HSPZ_REF_BUCKETS", "auto, on, off", NULL },
     { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },
+    /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh) */
+    { "HSPZ_FAULT", "gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)", NULL },
 };
 #define NENV ((int)(sizeof ENV / sizeof ENV[0]))
 /* variables of the test harness and benchmarks (tests/lib/common.bash); hspz never reads them */
@@ -489,6 +500,12 @@ static const char *const HARNESS[] = { "HSPZ_SHARED", "HSPZ_SLOW", "HSPZ_TIMEOUT
 static int env_value_ok(int k, const char *v)
 {
     const char *al = ENV[k].allowed;
+    if (!strncmp(al, "gpu-alloc:N", 11)) {
+        const char *c = strchr(v, ':');
+        if (!c || !((c - v == 9 && !strncmp(v, "gpu-alloc", 9)) || (c - v == 10 && !strncmp(v, "gpu-kernel", 10)))) return 0;
+        v = c + 1;
+        al = "an integer";
+    }
     if (!strncmp(al, "an integer", 10)) {
         char *end;
         errno = 0;
@@ -522,7 +539,7 @@ int hz_env_check(char *err, size_t errlen)
             for (int k = 0; HARNESS[k]; k++) if (strlen(HARNESS[k]) == nl && !strncmp(HARNESS[k], *e, nl)) h = 1;
             if (h) continue;
             snprintf(err, errlen, "environment variable %.*s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
-                     "HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE; test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
+                     "HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_FAULT (tests); test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
                      "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", (int)(nl > 200 ? 200 : nl), *e);
             return -1;
         }

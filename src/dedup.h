@@ -14,6 +14,13 @@
  * len, score desc).  Returns the new count.  n = 0 is fine. */
 size_t hz_dedup_batch(hz_hsp *h, size_t n);
 
+/* Part of one batch, in place: sort by the batch key and keep one copy of records that are
+ * identical.  Exact for hz_dedup_batch of the whole batch (spec §5.3): identical records sit
+ * next to each other in its sort, and a copy is contained in its twin, so removing it
+ * changes no comparison.  Lets a batch's memory follow its distinct HSPs, not its accepted
+ * ones (repeats, floods).  Returns the new count; order afterwards: the batch key. */
+size_t hz_dedup_collapse(hz_hsp *h, size_t n);
+
 /* One interval and strand, in place: remove exact duplicates of (rs, qs, len, score),
  * keeping the first occurrence, order of survivors unchanged (0.3.x drop_duplicate_hsps).
  * Returns the new count, or SIZE_MAX when out of memory. */

@@ -24,13 +24,14 @@ size_t hz_compact_cpu(const uint8_t *flags, size_t n, uint32_t *ids)
     return k;
 }
 
-void hz_gate_cpu_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+static void gate_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                         const hz_anchor *a, size_t n, const hz_xparams *xp, uint32_t cap,
-                        uint8_t *flags)
+                        uint8_t *flags, int marked_only)
 {
     const int32_t *sub = xp->sub;
     const int32_t x = xp->xdrop, thr = xp->gate_min_total;
     for (size_t i = 0; i < n; i++) {
+        if (marked_only && flags[i] != HZ_GATE_TODO) continue;
         uint32_t ar = a[i].ar, aq = a[i].aq;
         if (i + 16 < n) {   /* the target is read at random places: keep misses in flight */
             __builtin_prefetch(R + a[i + 16].ar - 1);
@@ -43,4 +44,18 @@ void hz_gate_cpu_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint3
         if (r < 0) { flags[i] = 2; continue; }
         flags[i] = l + r >= thr;
     }
+}
+
+void hz_gate_cpu_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                        const hz_anchor *a, size_t n, const hz_xparams *xp, uint32_t cap,
+                        uint8_t *flags)
+{
+    gate_capped(R, Rlen, Q, Qlen, a, n, xp, cap, flags, 0);
+}
+
+void hz_gate_cpu_capped_marked(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                               const hz_anchor *a, size_t n, const hz_xparams *xp, uint32_t cap,
+                               uint8_t *flags)
+{
+    gate_capped(R, Rlen, Q, Qlen, a, n, xp, cap, flags, 1);
 }

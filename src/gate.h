@@ -30,6 +30,14 @@ void hz_gate_cpu_capped(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint3
                         const hz_anchor *a, size_t n, const hz_xparams *xp, uint32_t cap,
                         uint8_t *flags);
 
+/* hz_gate_cpu_capped for the anchors whose flag is HZ_GATE_TODO on entry; other flags are
+ * left as they are (the CPU chunk marks anchors it sends to the diagonal path unconditionally
+ * with 2 first: the path is exact for any anchor). */
+#define HZ_GATE_TODO 3
+void hz_gate_cpu_capped_marked(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                               const hz_anchor *a, size_t n, const hz_xparams *xp, uint32_t cap,
+                               uint8_t *flags);
+
 /* Stable compaction: ids[0..k) = indices i with flags[i] != 0, ascending.  Returns k. */
 size_t hz_compact_cpu(const uint8_t *flags, size_t n, uint32_t *ids);
 

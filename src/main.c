@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -636,6 +637,9 @@ static int cmd_run(int argc, char **argv, int mode)
 
 int main(int argc, char **argv)
 {
+    /* a file size limit (ulimit -f) makes write() fail with EFBIG, reported like a full disk,
+     * instead of killing the process without a word */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) { fputs(USAGE, stderr); return 2; }
     const char *cmd = argv[1];
     int help = !strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h");

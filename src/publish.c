@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,8 +217,38 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
     return 0;
 }
 
+/* Remove OUTDIR.tmp-<pid> folders beside OUTDIR whose process is gone (a run killed by
+ * SIGKILL, a crash, a power cut): only that exact name, only folders, only when kill(pid, 0)
+ * says no such process.  A note per folder unless quiet. */
+static void remove_stale_tmpdirs(const char *outdir, int quiet)
+{
+    char par[4096], base[1024];
+    hz_parent_dir(outdir, par, sizeof par);
+    const char *b = strrchr(outdir, '/');
+    b = b ? b + 1 : outdir;
+    if (snprintf(base, sizeof base, "%s.tmp-", b) >= (int)sizeof base || !*b) return;
+    size_t bl = strlen(base);
+    DIR *d = opendir(par);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *nm = de->d_name, *q = nm + bl;
+        if (strncmp(nm, base, bl) || !*q || strspn(q, "0123456789") != strlen(q) || strlen(q) > 9) continue;
+        long pid = strtol(q, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char path[4096 + 1024 + 2];
+        snprintf(path, sizeof path, "%s/%s", par, nm);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        hz_rm_rf(path);
+        if (!quiet) fprintf(stderr, "hspz: note: removed %s, left by process %ld which no longer runs\n", path, pid);
+    }
+    closedir(d);
+}
+
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
 {
+    remove_stale_tmpdirs(o->outdir, o->quiet);
     size_t tl = strlen(o->outdir) + 32;
     char *tmpdir = malloc(tl);
     if (!tmpdir) { snprintf(err, errlen, "out of memory"); return NULL; }

@@ -78,7 +78,8 @@ int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen);
 int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen);
 
 /* Make o->outdir's temporary folder "OUTDIR.tmp-<pid>" (a stale one of this pid is removed
- * first) and register it, and the tarball's temporary file when o->tarball, with w.  Returns the malloc'd path, or NULL with err set. */
+ * first, and so is every OUTDIR.tmp-<N> folder whose process N no longer exists: runs killed
+ * by SIGKILL or a crash; a note each unless --quiet) and register it, and the tarball's temporary file when o->tarball, with w.  Returns the malloc'd path, or NULL with err set. */
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen);
 
 /* Publish under w's lock, in this order: the tarball's temporary file registered with w (made

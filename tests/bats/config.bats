@@ -15,7 +15,7 @@ setup() {
     T="$BATS_TEST_TMPDIR"
     OUT="$T/out"
     # a clean HSPZ_* environment (the harness's own variables are allowed)
-    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_REF_BUCKETS HSPZ_GPU_TILE
+    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_FAULT
 }
 
 # value KEY — the value printed by the last `hspz config` for KEY (comment stripped).
@@ -219,6 +219,9 @@ EOF
     yaml_error 1 10 "section 'seeding': expected a mapping of keys"
     printf -- '- 1\n- 2\n' >"$T/c.yaml"
     yaml_error 1 1 "expected a mapping of sections \(allowed: inputs, "
+    # a plain scalar folded over lines (found by the long fuzz run): still one line, \x0a shown
+    printf 'plan: {max_hits: 12tx\n\n\n  775808}\n' >"$T/c.yaml"
+    yaml_error 1 18 "plan.max_hits: expected an integer 0..9223372036854775807, got '12tx\\\\x0a\\\\x0a775808'"
 }
 
 @test "config error: out-of-range values and values outside the allowed set" {
@@ -286,7 +289,9 @@ EOF
     local spec
     for spec in "HSPZ_GATE=fast|score, full" "HSPZ_GATE_KERNEL=block|vec, thread, warp" "HSPZ_DEVICE_SEEDS=yes|0, 1" "HSPZ_DEVICE_LONG=2|1, 0" \
                 "HSPZ_REF_BUCKETS=maybe|auto, on, off" "HSPZ_GPU_TILE=0|an integer 1..1073741824" \
-                "HSPZ_GPU_TILE=12x|an integer 1..1073741824"; do
+                "HSPZ_GPU_TILE=12x|an integer 1..1073741824" \
+                "HSPZ_FAULT=gpu-alloc|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)" \
+                "HSPZ_FAULT=cpu-alloc:3|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)"; do
         local kv="${spec%%|*}" allowed="${spec#*|}"
         env "$kv" "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --device cpu >"$T/stdout" 2>"$T/stderr" && status=0 || status=$?
         assert_one_error_line 2
@@ -296,7 +301,7 @@ EOF
 }
 
 @test "env: valid kernel variables do not change results on the CPU" {
-    HSPZ_GATE=full HSPZ_DEVICE_SEEDS=0 HSPZ_REF_BUCKETS=off HSPZ_GPU_TILE=4096 \
+    HSPZ_GATE=full HSPZ_DEVICE_SEEDS=0 HSPZ_REF_BUCKETS=off HSPZ_GPU_TILE=4096 HSPZ_FAULT=gpu-alloc:1 \
         hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --device cpu --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     python3 "$HZ_LIB/golden.py" check "$OUT" "$GOLD/apple_orange/default"

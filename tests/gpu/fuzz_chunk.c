@@ -79,6 +79,16 @@ static void add_repeat(rng_t *r, buf_t *x, uint32_t maxlen)
     for (uint32_t i = 0; i < n; i++) put(x, (uint8_t)(lower ? unit[i % per] | 0x20 : unit[i % per]));
 }
 
+/* a tandem array: copies of one unit of 5..300 bases, each with up to 15 % substitutions
+ * (long HSPs on many diagonals: the diagonal path, its pieces and the batch collapse) */
+static void add_tandem(rng_t *r, buf_t *x, uint32_t maxlen)
+{
+    uint32_t per = rr(r, 5, 300), div_pm = rr(r, 0, 150), n = rr(r, per, maxlen);
+    uint8_t unit[300];
+    for (uint32_t i = 0; i < per; i++) unit[i] = (uint8_t)ACGT[ru(r, 4)];
+    for (uint32_t i = 0; i < n; i++) put(x, ru(r, 1000) < div_pm ? (uint8_t)ACGT[ru(r, 4)] : unit[i % per]);
+}
+
 /* a copy of src[s, s+n) (forward or reverse complement) with substitutions and short indels */
 static void add_mutated_copy(rng_t *r, buf_t *x, const uint8_t *src, size_t srclen, uint32_t maxn)
 {
@@ -111,7 +121,8 @@ static void add_piece(rng_t *r, buf_t *x, const uint8_t *src, size_t srclen, int
     if (!is_query && k < 8) { add_mutated_copy(r, x, x->b, x->n, maxcopy / 2); return; }
     k = ru(r, 100);
     if (k < 40) add_random(r, x, rr(r, 1, 2000));
-    else if (k < 55) add_repeat(r, x, cpu_only ? 300 : 600);
+    else if (k < 50) add_repeat(r, x, cpu_only ? 300 : 600);
+    else if (k < 55) add_tandem(r, x, cpu_only ? 1500 : 4000);
     else if (k < 62) { uint32_t n = rr(r, 1, 100); uint8_t c = ru(r, 4) ? 'N' : 'n'; while (n--) put(x, c); }
     else if (k < 70) {
         if (srclen > 10 && ru(r, 2)) {                        /* lower-case copy */
@@ -490,6 +501,10 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
 
     /* CPU */
     hz_scratch scr; memset(&scr, 0, sizeof scr);
+    if (cseed % 3 == 1) {   /* tiny diagonal-path pieces and batch collapses: same bytes */
+        scr.piece_max = 1 + (size_t)(cseed / 3 % 97);
+        scr.tidy_min = 1 + (size_t)(cseed / 3 % 31);
+    }
     hz_hspvec cpu[3]; hz_funnel fc[3];
     memset(cpu, 0, sizeof cpu); memset(fc, 0, sizeof fc);
     hz_seed *rseeds = NULL;

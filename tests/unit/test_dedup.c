@@ -192,6 +192,36 @@ static void test_batch(void)
         if (!same_list(a, k, b, km)) { if (!bad) { dump("got", a, k); dump("model", b, km); } bad++; }
     }
     check(bad == 0, "dedup_batch == model on 400 random batches (%zu -> %zu HSPs)", tot_in, tot_out);
+
+    /* large batches (the radix sort path, n >= 512): wide coordinates, wrapped diagonals,
+     * runs of identical records; and hz_dedup_collapse first (exact: same result) */
+    bad = 0; tot_in = tot_out = 0;
+    int badc = 0;
+    size_t collapsed = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        size_t n = 512 + rnd() % 6000;
+        hz_hsp *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+        uint32_t span = trial % 2 ? 200 : 0xFFFFFFF0u;
+        for (size_t i = 0; i < n; i++) {
+            if (i && rnd() % 3 == 0) { a[i] = a[rnd() % i]; continue; }   /* an identical copy */
+            uint32_t qs = (uint32_t)(rnd() % span), d = (uint32_t)(rnd() % 5) - 2;
+            if (trial % 4 == 3) d = (uint32_t)rnd();                         /* any diagonal, wrapping */
+            a[i] = H(qs + d, qs, (uint32_t)(rnd() % 40), (int32_t)(rnd() % 5));
+        }
+        memcpy(b, a, n * sizeof *a);
+        memcpy(c, a, n * sizeof *a);
+        size_t k = hz_dedup_batch(a, n), km = model_batch(b, n);
+        tot_in += n; tot_out += km;
+        if (!same_list(a, k, b, km)) bad++;
+        size_t kc = hz_dedup_collapse(c, n);
+        collapsed += n - kc;
+        for (size_t i = 1; i < kc; i++) if (!memcmp(&c[i], &c[i - 1], sizeof *c)) badc++;
+        size_t k2 = hz_dedup_batch(c, kc);
+        if (!same_list(c, k2, b, km)) badc++;
+        free(a); free(b); free(c);
+    }
+    check(bad == 0, "dedup_batch == model on 40 large random batches (%zu -> %zu HSPs)", tot_in, tot_out);
+    check(badc == 0 && collapsed > 0, "dedup_collapse then dedup_batch == model (%zu identical copies dropped)", collapsed);
 }
 
 static void test_interval(void)

@@ -466,6 +466,20 @@ static size_t make_anchors(hz_anchor *a, size_t cap)
     return n;
 }
 
+struct visit_ck { size_t bad, seen; int32_t x; };
+static void visit_check(void *arg, size_t i, const hz_anchor *an, const hz_ext *r)
+{
+    struct visit_ck *k = arg;
+    (void)i;
+    side_t rr = ref_right(SR, RL, SQ, QL, an->ar, an->aq, HOXD, k->x), ll = ref_left(SR, SQ, an->ar, an->aq, HOXD, k->x);
+    k->seen++;
+    if (r->right_score != rr.best || r->right_ext != rr.bp || r->left_score != ll.best || r->left_ext != ll.bp) {
+        if (k->bad < 3) printf("# groups anchor (%u,%u): got R %d/%d L %d/%d, model R %d/%d L %d/%d\n", an->ar, an->aq,
+                               r->right_score, r->right_ext, r->left_score, r->left_ext, rr.best, rr.bp, ll.best, ll.bp);
+        k->bad++;
+    }
+}
+
 static void test_random_anchors(void)
 {
     build_sequences();
@@ -536,6 +550,31 @@ static void test_random_anchors(void)
             bad++;
     }
     check(rc == 0 && bad == 0, "hz_extend_diagonals (buffers reused, X 300) == model on %zu anchors", m);
+
+    /* hz_diag_groups without ids (the chunk's path): anchors in seed order (ascending aq), in
+     * pieces of random size that continue one cache; every result == the model */
+    {
+        hz_anchor *s = malloc(n * sizeof *s);
+        memcpy(s, a, n * sizeof *s);
+        for (size_t i = 1; i < n; i++) {   /* insertion sort by aq */
+            hz_anchor x = s[i]; size_t j = i;
+            while (j && s[j - 1].aq > x.aq) { s[j] = s[j - 1]; j--; }
+            s[j] = x;
+        }
+        struct visit_ck ck = {0, 0, 910};
+        hz_diagcache_reset(&db.cache);
+        size_t pieces = 0;
+        rc = 0;
+        for (size_t i0 = 0; i0 < n && !rc; pieces++) {
+            size_t len = 1 + rnd() % 300;
+            if (i0 + len > n) len = n - i0;
+            rc = hz_diag_groups(SR, RL, SQ, QL, s + i0, NULL, len, HOXD, 910, &db, visit_check, &ck);
+            i0 += len;
+        }
+        check(rc == 0 && ck.bad == 0 && ck.seen == n, "hz_diag_groups in %zu pieces of seed order, one cache: %zu anchors == model",
+              pieces, ck.seen);
+        free(s);
+    }
 
     /* many anchors on one long identical diagonal: every offset of the identical tail region */
     {
