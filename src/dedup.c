@@ -110,31 +110,40 @@ size_t hz_dedup_collapse(hz_hsp *h, size_t n)
     return k;
 }
 
-typedef struct { hz_hsp h; size_t idx; } keyed;
-
-static int cmp_exact(const void *pa, const void *pb)
+static uint64_t hsp_hash(const hz_hsp *x)
 {
-    const keyed *a = pa, *b = pb;
-    if (a->h.rs != b->h.rs) return a->h.rs < b->h.rs ? -1 : 1;
-    if (a->h.qs != b->h.qs) return a->h.qs < b->h.qs ? -1 : 1;
-    if (a->h.len != b->h.len) return a->h.len < b->h.len ? -1 : 1;
-    if (a->h.score != b->h.score) return a->h.score < b->h.score ? -1 : 1;
-    return a->idx < b->idx ? -1 : (a->idx > b->idx);
+    uint64_t a = ((uint64_t)x->rs << 32 | x->qs) * 0x9E3779B97F4A7C15ull;
+    uint64_t b = ((uint64_t)x->len << 32 | (uint32_t)x->score) * 0xC2B2AE3D27D4EB4Full;
+    a ^= b + (a >> 29);
+    return a ^ (a >> 32);
 }
 
+/* first occurrences kept in order: an open-addressing table of positions of kept records
+ * (4 or 8 bytes per slot, at least twice as many slots as records) */
 size_t hz_dedup_interval(hz_hsp *h, size_t n)
 {
     if (n < 2) return n;
-    keyed *k = malloc(n * sizeof *k);
-    unsigned char *drop = calloc(n, 1);
-    if (!k || !drop) { free(k); free(drop); return SIZE_MAX; }  /* out of memory */
-    for (size_t i = 0; i < n; i++) { k[i].h = h[i]; k[i].idx = i; }
-    qsort(k, n, sizeof *k, cmp_exact);
-    for (size_t i = 1; i < n; i++)
-        if (memcmp(&k[i].h, &k[i - 1].h, sizeof(hz_hsp)) == 0) drop[k[i].idx] = 1;
+    size_t cap = 2;
+    while (cap < 2 * n) cap *= 2;
+    int wide = n > 0xFFFFFFFEu;
+    void *tab = calloc(cap, wide ? 8 : 4);
+    if (!tab) return SIZE_MAX;   /* out of memory */
+    uint32_t *t32 = tab; uint64_t *t64 = tab;
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!drop[i]) h[m++] = h[i];
-    free(k); free(drop);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = (size_t)hsp_hash(&h[i]) & (cap - 1);
+        int dup = 0;
+        for (;;) {   /* slots hold kept position + 1; 0 = empty */
+            uint64_t v = wide ? t64[j] : t32[j];
+            if (!v) break;
+            if (!memcmp(&h[v - 1], &h[i], sizeof *h)) { dup = 1; break; }
+            j = (j + 1) & (cap - 1);
+        }
+        if (dup) continue;
+        h[m] = h[i];
+        if (wide) t64[j] = m + 1; else t32[j] = (uint32_t)(m + 1);
+        m++;
+    }
+    free(tab);
     return m;
 }

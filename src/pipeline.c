@@ -437,10 +437,14 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
     const hz_block *tb = &R->tside.block[r];
     hz_hspvec v[2] = {{0}, {0}};
     int rc = 0;
+    size_t need[2] = {0, 0};   /* joined at their exact size: no doubling of the interval's HSPs */
+    for (size_t i = c->kfirst[k]; i < c->kfirst[k + 1]; i++) need[i < c->kplus[k] ? 0 : 1] += res[i].n;
+    for (int st = 0; st < 2 && !rc; st++)
+        if (need[st] && !(v[st].v = malloc(need[st] * sizeof *v[st].v))) rc = FAIL(R, "out of memory while joining chunk results");
+        else v[st].cap = need[st];
     for (size_t i = c->kfirst[k]; i < c->kfirst[k + 1] && !rc; i++) {   /* each chunk's results freed once joined */
         hz_hspvec *dst = &v[i < c->kplus[k] ? 0 : 1];
-        if (res[i].n && !dst->n) { hz_hspvec t = *dst; *dst = res[i]; res[i] = t; }
-        else if (res[i].n) {
+        if (res[i].n) {
             if (hz_hspvec_reserve(dst, res[i].n)) { rc = FAIL(R, "out of memory while joining chunk results"); break; }
             memcpy(dst->v + dst->n, res[i].v, res[i].n * sizeof *dst->v);
             dst->n += res[i].n;

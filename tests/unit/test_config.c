@@ -166,9 +166,16 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == 0, "valid values accepted: %s", err);
     int n;
     const hz_envvar *v = hz_env_vars(&n);
-    check(n == 6 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
+    check(n == 7 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
           !strcmp(v[1].name, "HSPZ_GATE_KERNEL") && v[1].value == NULL && v[2].value == NULL &&
-          !strcmp(v[5].name, "HSPZ_GPU_TILE") && !strcmp(v[5].value, "1073741824"), "values recorded");
+          !strcmp(v[5].name, "HSPZ_GPU_TILE") && !strcmp(v[5].value, "1073741824") &&
+          !strcmp(v[6].name, "HSPZ_FAULT") && v[6].value == NULL, "values recorded");
+    setenv("HSPZ_FAULT", "gpu-kernel:3", 1);
+    check(hz_env_check(err, sizeof err) == 0 && (v = hz_env_vars(&n)) && !strcmp(v[6].value, "gpu-kernel:3"),
+          "HSPZ_FAULT=gpu-kernel:3 accepted and recorded");
+    setenv("HSPZ_FAULT", "gpu-alloc:0", 1);
+    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_FAULT='gpu-alloc:0' is not allowed"), "HSPZ_FAULT=gpu-alloc:0 refused: %s", err);
+    unsetenv("HSPZ_FAULT");
     setenv("HSPZ_GPU_TILE", "1073741825", 1);
     check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_GPU_TILE='1073741825' is not allowed (allowed: an integer 1..1073741824)"),
           "tile above 2^30 refused: %s", err);
