@@ -74,7 +74,7 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
     if (prev) {
         for (; p < p0; p++) {
             T += W(c0 + dir * p);
-            if (T > B) { B = T; bp = p; }
+            { int up = T > B; B = up ? T : B; bp = up ? p : bp; }   /* branch-free: maxima come at random */
             if (B - T > X) { p++; edge = 0; m = p; break; }
         }
        
@@ -97,10 +97,10 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
                 if (j >= prev->m) break;
                 int64_t w = W(c0 + dir * p);
                 T += w;
-                if (T > B) { B = T; bp = p; }
+                { int up = T > B; B = up ? T : B; bp = up ? p : bp; }   /* branch-free: maxima come at random */
                 p++; j++;
                 if (B - T > X) { edge = 0; m = p; break; }
-                Tp += w; if (Tp > bestp) bestp = Tp;
+                Tp += w; bestp = Tp > bestp ? Tp : bestp;
             }
             if (m < 0 && prev->edge) m = p;
            
@@ -113,7 +113,7 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
         edge = 1;
         for (; p < navail; p++) {
             T += W(c0 + dir * p);
-            if (T > B) { B = T; bp = p; }
+            { int up = T > B; B = up ? T : B; bp = up ? p : bp; }   /* branch-free: maxima come at random */
             if (B - T > X) { p++; edge = 0; break; }
         }
         m = p;
@@ -138,7 +138,7 @@ static int right_from_leader(const uint8_t *R, const uint8_t *Q, int64_t d, cons
     }
     if (s - e->rs < e->rco) return 0;
     int64_t pre = e->rpre, rm = e->rrm;
-    for (int64_t i = e->rco; i < o; i++) { pre += W(rs + i); if (pre > rm) rm = pre; }
+    for (int64_t i = e->rco; i < o; i++) { pre += W(rs + i); rm = pre > rm ? pre : rm; }
     c->cols += (uint64_t)(o - e->rco);
     e->rco = o; e->rpre = pre; e->rrm = rm;
     const int64_t base = pre;
@@ -153,9 +153,9 @@ static int right_from_leader(const uint8_t *R, const uint8_t *Q, int64_t d, cons
     int64_t lp = pre, lr = rm, S = 0, bb = 0, bp = -1, i;
     for (i = o; i < e->rm; i++) {
         int64_t w = W(rs + i);
-        lp += w; if (lp > lr) lr = lp;
+        lp += w; lr = lp > lr ? lp : lr;
         S += w;
-        if (S > bb) { bb = S; bp = i - o; }
+        { int up = S > bb; bb = up ? S : bb; bp = up ? i - o : bp; }
         if (base + bb == lr) {
             c->cols += (uint64_t)(i + 1 - o); c->hits++;
             if (e->rv > base + bb) { out->v = e->rv - base; out->arg = e->rarg - o; }
