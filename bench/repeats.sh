@@ -4,7 +4,7 @@
 # Inputs (bench/make_repeats.py, deterministic): a 200 kb tandem array of a 300 bp element
 # at 10 % divergence (both strands) and 44 kb A-rich sequences with 70, 80 and 90 % A
 # against themselves (--strand plus).  Arms alternate per repetition; whole-process wall
-# time and peak RSS (GNU time); medians.  hspz arms must give identical segment files.
+# time and peak RSS (getrusage of the child); medians.  hspz arms must give identical segment files.
 # OLD_SKIP='a80 a90' leaves the old arm out where it is known to take minutes.
 set -euo pipefail
 out="${1:?usage: bench/repeats.sh OUTDIR [REPS]}"; reps="${2:-3}"
@@ -14,7 +14,6 @@ threads="${THREADS:-2}"
 mkdir -p "$out"
 python3 "$here/bench/make_repeats.py" array "$out/array.fa"
 for p in 70 80 90; do
-    w=$(( (100 - p) ))
     python3 - "$out/a$p.fa" "$p" <<'PY'
 import random, sys
 rng = random.Random(1)
@@ -27,20 +26,26 @@ PY
 done
 tsv="$out/runs.tsv"
 printf 'input\tarm\trep\twall_s\tmaxrss_kb\n' >"$tsv"
-one() {   # one INPUT ARM REP
-    local in="$1" arm="$2" rep="$3" st="--strand plus" lst="--strand=plus" d="$out/o.$1.$2"
-    [ "$in" = array ] && st="" && lst=""
+one() {   # one INPUT ARM REP — wall and peak RSS of the child (Python getrusage: no GNU time needed)
+    local in="$1" arm="$2" rep="$3" d="$out/o.$1.$2" cmd
+    local st=(--strand plus) lst=(--strand=plus)
+    [ "$in" = array ] && st=() && lst=()
     rm -rf "$d"
     case "$arm" in
-        lastz) /usr/bin/time -f '%e %M' -o "$out/t" lastz "$out/$in.fa" "$out/$in.fa" $lst --nogapped --format=general >"$out/lastz.$in.out" ;;
-        new) /usr/bin/time -f '%e %M' -o "$out/t" "$hspz" run -r "$out/$in.fa" -q "$out/$in.fa" $st -o "$d" --device cpu --threads "$threads" --quiet ;;
-        old) /usr/bin/time -f '%e %M' -o "$out/t" "$old" run -r "$out/$in.fa" -q "$out/$in.fa" $st -o "$d" --device cpu --threads "$threads" --quiet ;;
+        lastz) cmd=(lastz "$out/$in.fa" "$out/$in.fa" "${lst[@]}" --nogapped --format=general) ;;
+        new) cmd=("$hspz" run -r "$out/$in.fa" -q "$out/$in.fa" "${st[@]}" -o "$d" --device cpu --threads "$threads" --quiet) ;;
+        old) cmd=("$old" run -r "$out/$in.fa" -q "$out/$in.fa" "${st[@]}" -o "$d" --device cpu --threads "$threads" --quiet) ;;
     esac
-    read -r w m <"$out/t"
+    read -r w m < <(python3 -c 'import resource, subprocess, sys, time
+s = time.time()
+rc = subprocess.call(sys.argv[2:], stdout=open(sys.argv[1], "w"))
+w = time.time() - s
+if rc: sys.exit("exit %d: %s" % (rc, " ".join(sys.argv[2:])))
+print("%.2f %d" % (w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' "$out/$arm.$in.out" "${cmd[@]}")
     printf '%s\t%s\t%s\t%s\t%s\n' "$in" "$arm" "$rep" "$w" "$m" >>"$tsv"
     echo "$in $arm rep $rep: $w s, $m KB"
 }
-for in in array a70 a80 a90; do
+for in in ${INPUTS:-array a70 a80 a90}; do
     arms="lastz new"
     if [ -n "$old" ] && ! [[ " ${OLD_SKIP:-} " == *" $in "* ]]; then arms="$arms old"; fi
     for rep in $(seq 1 "$reps"); do
