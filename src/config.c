@@ -523,6 +523,19 @@ static int env_value_ok(int k, const char *v)
     return 0;
 }
 
+/* s[0..n) with control bytes as \xHH, for one-line messages */
+static const char *esc(const char *s, size_t n, char *buf, size_t bn)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && s[i] && k + 5 < bn; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, bn - k, "\\x%02x", c);
+        else buf[k++] = (char)c;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 int hz_env_check(char *err, size_t errlen)
 {
     for (int k = 0; k < NENV; k++) ENV[k].value = NULL;
@@ -538,14 +551,16 @@ int hz_env_check(char *err, size_t errlen)
             int h = 0;
             for (int k = 0; HARNESS[k]; k++) if (strlen(HARNESS[k]) == nl && !strncmp(HARNESS[k], *e, nl)) h = 1;
             if (h) continue;
-            snprintf(err, errlen, "environment variable %.*s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
+            char en[256];
+            snprintf(err, errlen, "environment variable %s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
                      "HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_FAULT (tests); test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
-                     "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", (int)(nl > 200 ? 200 : nl), *e);
+                     "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", esc(*e, nl > 200 ? 200 : nl, en, sizeof en));
             return -1;
         }
         if (!env_value_ok(known, val)) {
-            snprintf(err, errlen, "environment variable %s='%.200s' is not allowed (allowed: %s)",
-                     ENV[known].name, val, ENV[known].allowed);
+            char ev[1024];
+            snprintf(err, errlen, "environment variable %s='%s' is not allowed (allowed: %s)",
+                     ENV[known].name, esc(val, 200, ev, sizeof ev), ENV[known].allowed);
             return -1;
         }
         ENV[known].value = val;

@@ -19,9 +19,34 @@ int hz_prefix_check(const char *flag, const char *prefix, char *err, size_t errl
 {
     for (const unsigned char *p = (const unsigned char *)(prefix ? prefix : ""); *p; p++)
         if (bad_name_byte(*p)) {
-            snprintf(err, errlen, "%s: '%.200s' holds a blank or control byte (0x%02x at byte %zu); record "
-                     "names cannot (lastz reads a name up to the first blank)", flag, prefix, *p,
+            char sv[256];
+            snprintf(err, errlen, "%s: '%s' holds a blank or control byte (0x%02x at byte %zu); record "
+                     "names cannot (lastz reads a name up to the first blank)", flag, hz_printable(prefix, sv, 200), *p,
                      (size_t)(p - (const unsigned char *)prefix) + 1);
+            return -1;
+        }
+    return 0;
+}
+
+const char *hz_printable(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && k + 5 < n; p++) {
+        if (*p < 0x20 || *p == 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02x", *p);
+        else buf[k++] = (char)*p;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+int hz_cmdvalue_check(const char *flag, const char *value, char *err, size_t errlen)
+{
+    for (const unsigned char *p = (const unsigned char *)(value ? value : ""); *p; p++)
+        if (*p < 0x20 || *p == 0x7f) {
+            char shown_v[256];
+            snprintf(err, errlen, "%s: '%s' holds a control byte (0x%02x at byte %zu); lastz-commands.txt has one "
+                     "command per line", flag, hz_printable(value, shown_v, sizeof shown_v), *p,
+                     (size_t)(p - (const unsigned char *)value) + 1);
             return -1;
         }
     return 0;

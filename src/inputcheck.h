@@ -19,6 +19,16 @@
  * error, exit 2). */
 int hz_prefix_check(const char *flag, const char *prefix, char *err, size_t errlen);
 
+/* A value written into lastz-commands.txt (--format, --data-folder, --scoring's path,
+ * --ambiguous): no control byte.  The file holds one sh command per line, so a line break
+ * inside a quoted value would let a line-by-line runner run the rest as a command (quoting
+ * alone cannot help: shquote.h).  Returns 0, or -1 with err "FLAG: 'VALUE' holds a control
+ * byte ..." (VALUE with control bytes as \xHH; a usage error, exit 2). */
+int hz_cmdvalue_check(const char *flag, const char *value, char *err, size_t errlen);
+
+/* s with control bytes as \xHH, at most n - 1 bytes into buf (for messages). */
+const char *hz_printable(const char *s, char *buf, size_t n);
+
 /* Record rules for both sides (target first, records in file order; names are the prefixed
  * names of hz_side).  Refused always (exit 1), as one line
  * "<file>: record <n> '<name>' <why>" (n 1-based):

@@ -557,7 +557,11 @@ static int cmd_run(int argc, char **argv, int mode)
     {   /* names are prefix + record name: a blank would split them (inputcheck.h) */
         char perr[512];
         if (hz_prefix_check("-T/--target-prefix", o.target_prefix, perr, sizeof perr) ||
-            hz_prefix_check("-Q/--query-prefix", o.query_prefix, perr, sizeof perr))
+            hz_prefix_check("-Q/--query-prefix", o.query_prefix, perr, sizeof perr) ||
+            hz_cmdvalue_check("--format", o.format, perr, sizeof perr) ||
+            hz_cmdvalue_check("--data-folder", o.data_folder, perr, sizeof perr) ||
+            hz_cmdvalue_check("--scoring", o.scoring, perr, sizeof perr) ||
+            hz_cmdvalue_check("--ambiguous", o.ambiguous, perr, sizeof perr))
             usage_error("%s%s", perr, "");
     }
     if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");

@@ -34,6 +34,46 @@ void hz_rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
  * alternate signal stack does not survive. */
 #define HZ_WAKE (SIGRTMIN + 1)
 
+/* OUTDIR.tmp-<pid>.owner, beside the temporary folder: who made it (see remove_stale_tmpdirs) */
+static void owner_path(const char *tmpdir, char *buf, size_t n) { snprintf(buf, n, "%s.owner", tmpdir); }
+static void owner_unlink(const char *tmpdir)
+{
+    char p[4300];
+    if (!tmpdir || !tmpdir[0]) return;
+    owner_path(tmpdir, p, sizeof p);
+    unlink(p);
+}
+
+/* "boot_id pid-namespace hostname" of this process, or -1 where /proc cannot say */
+static int whoami(char *buf, size_t n)
+{
+    char boot[64] = "", ns[64] = "", host[256] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) { if (!fgets(boot, sizeof boot, f)) boot[0] = 0; fclose(f); }
+    boot[strcspn(boot, "\n")] = 0;
+    ssize_t l = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    if (l > 0) ns[l] = 0; else ns[0] = 0;
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
+    host[sizeof host - 1] = 0;
+    if (!boot[0] || !ns[0] || !host[0]) return -1;
+    snprintf(buf, n, "%s %s %s", boot, ns, host);
+    return 0;
+}
+
+/* write tmpdir.owner: "hspz owner 1\npid P\nwho W\ntarball T\n" (best effort: without it a
+ * killed run's folder is only never cleaned up) */
+static void owner_write(const char *tmpdir, const char *tartmp)
+{
+    char p[4300], who[512];
+    if (whoami(who, sizeof who)) return;
+    owner_path(tmpdir, p, sizeof p);
+    unlink(p);   /* one of a killed earlier run with this pid */
+    FILE *f = fopen(p, "wx");
+    if (!f) return;
+    fprintf(f, "hspz owner 1\npid %ld\nwho %s\ntarball %s\n", (long)getpid(), who, tartmp && tartmp[0] ? tartmp : "-");
+    if (fclose(f) != 0) unlink(p);
+}
+
 static void *sigwatch_main(void *p)
 {
     hz_sigwatch *w = p;
@@ -52,6 +92,7 @@ static void *sigwatch_main(void *p)
             if (rename(w->tmpdir, trash) == 0) hz_rm_rf(trash); else hz_rm_rf(w->tmpdir);
         }
         if (w->tartmp[0]) unlink(w->tartmp);
+        owner_unlink(w->tmpdir);
         /* one line; a newline first only where a progress line may be open (a terminal) */
         fprintf(stderr, "%shspz: interrupted by signal %d%s\n", isatty(2) ? "\n" : "", sig,
                 w->tmpdir[0] ? "; the partial output was removed" : "");
@@ -95,6 +136,7 @@ void hz_publish_abort(hz_sigwatch *w)
     w->settled = 1;
     if (w->tmpdir[0]) hz_rm_rf(w->tmpdir);
     if (w->tartmp[0]) unlink(w->tartmp);
+    owner_unlink(w->tmpdir);
     w->tmpdir[0] = w->tartmp[0] = 0;
     pthread_mutex_unlock(&w->lock);
 }
@@ -129,6 +171,10 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
     struct stat st;
     if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
+        return -1;
+    }
+    if (lstat(o->outdir, &st) == 0 && S_ISLNK(st.st_mode)) {   /* rename(2) would not go through it: say so now */
+        snprintf(err, errlen, "%s: is a symbolic link; give the folder itself (hspz replaces OUTDIR by renaming a new folder to it)", o->outdir);
         return -1;
     }
     if (stat(o->outdir, &st) != 0) return 0;
@@ -217,31 +263,61 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
     return 0;
 }
 
-/* Remove OUTDIR.tmp-<pid> folders beside OUTDIR whose process is gone (a run killed by
- * SIGKILL, a crash, a power cut): only that exact name, only folders, only when kill(pid, 0)
- * says no such process.  A note per folder unless quiet. */
+/* Remove what runs of this OUTDIR left when they were killed (SIGKILL, a crash): for each
+ * OUTDIR.tmp-<pid>.owner written by hz_tmpdir_make on this machine (same boot id, PID
+ * namespace and host name) whose process no longer exists, its folder OUTDIR.tmp-<pid> (and
+ * .interrupted), the tarball's temporary file it names, and the .owner file.  A folder
+ * without such a file is never touched, whatever its name.  A note per folder unless quiet. */
 static void remove_stale_tmpdirs(const char *outdir, int quiet)
 {
-    char par[4096], base[1024];
+    char par[4096], base[1024], who[512];
+    if (whoami(who, sizeof who)) return;
     hz_parent_dir(outdir, par, sizeof par);
     const char *b = strrchr(outdir, '/');
+    int bare = !b;
     b = b ? b + 1 : outdir;
-    if (snprintf(base, sizeof base, "%s.tmp-", b) >= (int)sizeof base || !*b) return;
+    if (!*b || snprintf(base, sizeof base, "%s.tmp-", b) >= (int)sizeof base) return;
     size_t bl = strlen(base);
     DIR *d = opendir(par);
     if (!d) return;
     struct dirent *de;
     while ((de = readdir(d))) {
         const char *nm = de->d_name, *q = nm + bl;
-        if (strncmp(nm, base, bl) || !*q || strspn(q, "0123456789") != strlen(q) || strlen(q) > 9) continue;
+        size_t ql = strlen(q);
+        if (strncmp(nm, base, bl) || ql < 7 || strcmp(q + ql - 6, ".owner")) continue;
+        size_t dl = ql - 6;   /* the pid's digits: canonical decimal, as getpid() prints it */
+        if (dl < 1 || dl > 9 || q[0] == '0' || strspn(q, "0123456789") != dl) continue;
         long pid = strtol(q, NULL, 10);
-        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        char path[4096 + 1024 + 2];
-        snprintf(path, sizeof path, "%s/%s", par, nm);
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char op[4096 + 1024 + 2], tmp[4096 + 1024 + 2], line[4400], tar[4400] = "";
+        snprintf(op, sizeof op, "%s/%s", par, nm);
         struct stat st;
-        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        hz_rm_rf(path);
-        if (!quiet) fprintf(stderr, "hspz: note: removed %s, left by process %ld which no longer runs\n", path, pid);
+        if (lstat(op, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        FILE *f = fopen(op, "r");
+        if (!f) continue;
+        int ok = fgets(line, sizeof line, f) && !strcmp(line, "hspz owner 1\n");
+        long fpid = -1;
+        char fwho[600] = "";
+        while (ok && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            if (!strncmp(line, "pid ", 4)) fpid = strtol(line + 4, NULL, 10);
+            else if (!strncmp(line, "who ", 4)) snprintf(fwho, sizeof fwho, "%s", line + 4);
+            else if (!strncmp(line, "tarball ", 8)) snprintf(tar, sizeof tar, "%s", line + 8);
+        }
+        fclose(f);
+        if (!ok || fpid != pid || strcmp(fwho, who)) continue;   /* another machine, container or boot */
+        snprintf(tmp, sizeof tmp, "%s%s%.*s", bare ? "" : par, bare ? "" : "/", (int)(bl + dl), nm);
+        if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode)) hz_rm_rf(tmp);
+        char intr[sizeof tmp + 16];
+        snprintf(intr, sizeof intr, "%s.interrupted", tmp);
+        if (lstat(intr, &st) == 0 && S_ISDIR(st.st_mode)) hz_rm_rf(intr);
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, ".tmp-%ld", pid);
+        size_t tl = strlen(tar), sl = strlen(suffix);
+        if (strcmp(tar, "-") && tl > sl && !strcmp(tar + tl - sl, suffix) && lstat(tar, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(tar);
+        unlink(op);
+        if (!quiet) fprintf(stderr, "hspz: note: removed %s, left by process %ld which no longer runs\n", tmp, pid);
     }
     closedir(d);
 }
@@ -263,6 +339,7 @@ char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
     char tt[4300] = "";
     if (tp) snprintf(tt, sizeof tt, "%s.tmp-%ld", tp, (long)getpid());
     free(tp);
+    owner_write(tmpdir, tt);
     hz_sigwatch_paths(w, tmpdir, tt[0] ? tt : NULL);
     return tmpdir;
 }
@@ -356,6 +433,7 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
         if (old) rename(old, o->outdir);
         goto undo_tar;
     }
+    owner_unlink(tmpdir);
     w->tmpdir[0] = w->tartmp[0] = 0;
     w->settled = 1;   /* from here on the run finishes: a signal no longer stops it */
     if (old) hz_rm_rf(old);

@@ -114,7 +114,8 @@ as_reference() {
         hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball
         [ "$status" -eq 0 ]
         as_reference "$OUT"
-        ! compgen -G "$OUT.tmp-*" >/dev/null
+        ! compgen -G "$OUT.tmp-*" >/dev/null            # the folder and its .owner file
+        ! compgen -G "$OUT.tar.gz.tmp-*" >/dev/null     # the killed run's tarball, if it had begun
         if [ "$had" -eq 1 ]; then
             grep -q "note: removed $OUT.tmp-$pid, left by process $pid" "$T/stderr"
         fi
@@ -123,13 +124,42 @@ as_reference() {
     [ "$stale" -gt 0 ]
 }
 
-@test "faults: a folder named like a temporary one of a live process, or a file of that name, is never removed" {
+@test "faults: only folders hspz made on this machine for a process that is gone are removed; look-alikes stay" {
+    # a killed run's folder: removed (its .owner file says who made it)
+    "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --quiet &
+    pid=$!
+    for _ in $(seq 1 200); do [ -e "$OUT.tmp-$pid.owner" ] && break; sleep 0.01; done
+    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+    [ -e "$OUT.tmp-$pid.owner" ] && [ -d "$OUT.tmp-$pid" ]
+    grep -qx "pid $pid" "$OUT.tmp-$pid.owner"
+    # look-alikes: a live process's folder, a user's folders and a file named like them, a
+    # folder whose .owner names another machine or container (a dead pid there proves nothing)
     mkdir "$OUT.tmp-$$"; echo keep >"$OUT.tmp-$$/mine"
-    sleep 100 & sp=$!
+    mkdir "$OUT.tmp-999999"; echo precious >"$OUT.tmp-999999/data.txt"
+    mkdir "$OUT.tmp-0999998"; echo keep >"$OUT.tmp-0999998/x"
     echo keep >"$OUT.tmp-999999999"
     mkdir "$OUT.tmp-x1"
-    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
-    kill "$sp"
-    [ "$status" -eq 0 ]
-    [ -f "$OUT.tmp-$$/mine" ] && [ -f "$OUT.tmp-999999999" ] && [ -d "$OUT.tmp-x1" ]
+    mkdir "$OUT.tmp-999997"; echo keep >"$OUT.tmp-999997/x"
+    printf 'hspz owner 1\npid 999997\nwho 00000000-0000-0000-0000-000000000000 pid:[1] elsewhere\ntarball -\n' >"$OUT.tmp-999997.owner"
+    rm -rf "$OUT"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    as_reference "$OUT"
+    [ ! -e "$OUT.tmp-$pid" ] && [ ! -e "$OUT.tmp-$pid.owner" ]
+    grep -q "note: removed $OUT.tmp-$pid, left by process $pid which no longer runs" "$T/stderr"
+    [ "$(grep -c 'note: removed' "$T/stderr")" -eq 1 ]
+    [ -f "$OUT.tmp-$$/mine" ] && [ -f "$OUT.tmp-999999/data.txt" ] && [ -f "$OUT.tmp-0999998/x" ]
+    [ -f "$OUT.tmp-999999999" ] && [ -d "$OUT.tmp-x1" ] && [ -f "$OUT.tmp-999997/x" ] && [ -f "$OUT.tmp-999997.owner" ]
+}
+
+@test "faults: OUTDIR as a symbolic link is refused before any work (rename would not go through it)" {
+    mkdir "$T/real"; ln -s "$T/real" "$T/lnk"; ln -s "$T/nowhere" "$T/dang"
+    for o in "$T/lnk" "$T/dang"; do
+        hz_run run -r "$AOR" -q "$AOQ" -o "$o"
+        [ "$status" -eq 1 ] || { show_run; return 1; }
+        assert_one_error_line 1
+        assert_stderr_matches "is a symbolic link"
+        ! grep -q "seeds" "$T/stderr"
+    done
+    [ -z "$(ls "$T/real")" ] && [ ! -e "$T/nowhere" ]
 }

@@ -77,7 +77,8 @@ refused() {
 @test "hardening: a prefix with a blank or control byte is a usage error (exit 2), also from --config" {
     refused 2 "-T/--target-prefix: 'a b' holds a blank or control byte \(0x20 at byte 2\)" \
         -r "$MTR" -q "$MTQ" -o "$OUT" --target-prefix 'a b' --tarball
-    refused 2 "-Q/--query-prefix: 'x	' holds a blank" -r "$MTR" -q "$MTQ" -o "$OUT" --query-prefix "$(printf 'x\t')"
+    # control bytes are shown as \xHH: the message stays one line
+    refused 2 "-Q/--query-prefix: 'x\\\\x09' holds a blank" -r "$MTR" -q "$MTQ" -o "$OUT" --query-prefix "$(printf 'x\t')"
     printf 'inputs:\n  target_prefix: "a b"\n' >"$T/c.yaml"
     refused 2 "target-prefix: 'a b'" -r "$MTR" -q "$MTQ" -o "$OUT" --config "$T/c.yaml"
     hz_run plan -r "$MTR" -q "$MTQ" -o "$T/p.json" --target-prefix 'a b'
@@ -315,4 +316,20 @@ refused() {
         [ "$rc" -eq "$want" ] || { echo "$sig: exit $rc (want $want)"; cat "$T/err"; return 1; }
         [ ! -e "$T/o3" ]
     done
+}
+
+@test "hardening: a line break or other control byte in a value written into lastz-commands.txt is a usage error (flags and --config)" {
+    for spec in "--format|maf-"$'\n'"touch PWNED #" "--data-folder|d"$'\n'"x/" "--scoring|sc"$'\n'"x/s.txt" "--ambiguous|n"$'\t'; do
+        flag="${spec%%|*}" val="${spec#*|}"
+        hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" "$flag" "$val"
+        [ "$status" -eq 2 ] || { echo "$flag"; show_run; return 1; }
+        assert_one_error_line 2
+        grep -qF -- "$flag: '" "$T/stderr" && grep -q 'holds a control byte' "$T/stderr"
+        [ ! -e "$OUT" ] && [ ! -e PWNED ]
+    done
+    printf 'output:\n  format: "maf\\ntouch PWNED"\n' >"$T/c.yaml"
+    hz_run run --config "$T/c.yaml" -r "$MTR" -q "$MTQ" -o "$OUT"
+    [ "$status" -eq 2 ] || { show_run; return 1; }
+    assert_one_error_line 2
+    assert_stderr_matches "--format: 'maf\\\\x0atouch PWNED' holds a control byte"
 }
