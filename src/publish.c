@@ -266,9 +266,10 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
 /* Remove what runs of this OUTDIR left when they were killed (SIGKILL, a crash): for each
  * OUTDIR.tmp-<pid>.owner written by hz_tmpdir_make on this machine (same boot id, PID
  * namespace and host name) whose process no longer exists, its folder OUTDIR.tmp-<pid> (and
- * .interrupted), the tarball's temporary file it names, and the .owner file.  A folder
+ * .interrupted), the tarball's temporary file it names when that is this run's tarball path
+ * plus ".tmp-<pid>", and the .owner file.  A folder
  * without such a file is never touched, whatever its name.  A note per folder unless quiet. */
-static void remove_stale_tmpdirs(const char *outdir, int quiet)
+static void remove_stale_tmpdirs(const char *outdir, const char *tarball, int quiet)
 {
     char par[4096], base[1024], who[512];
     if (whoami(who, sizeof who)) return;
@@ -311,10 +312,9 @@ static void remove_stale_tmpdirs(const char *outdir, int quiet)
         char intr[sizeof tmp + 16];
         snprintf(intr, sizeof intr, "%s.interrupted", tmp);
         if (lstat(intr, &st) == 0 && S_ISDIR(st.st_mode)) hz_rm_rf(intr);
-        char suffix[32];
-        snprintf(suffix, sizeof suffix, ".tmp-%ld", pid);
-        size_t tl = strlen(tar), sl = strlen(suffix);
-        if (strcmp(tar, "-") && tl > sl && !strcmp(tar + tl - sl, suffix) && lstat(tar, &st) == 0 && S_ISREG(st.st_mode))
+        char want[4400];   /* only this run's tarball path with the dead pid's suffix */
+        if (tarball && snprintf(want, sizeof want, "%s.tmp-%ld", tarball, pid) < (int)sizeof want &&
+            !strcmp(tar, want) && lstat(tar, &st) == 0 && S_ISREG(st.st_mode))
             unlink(tar);
         unlink(op);
         if (!quiet) fprintf(stderr, "hspz: note: removed %s, left by process %ld which no longer runs\n", tmp, pid);
@@ -324,7 +324,11 @@ static void remove_stale_tmpdirs(const char *outdir, int quiet)
 
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
 {
-    remove_stale_tmpdirs(o->outdir, o->quiet);
+    {
+        char *tp0 = o->tarball ? hz_package_tarball_path(o) : NULL;
+        remove_stale_tmpdirs(o->outdir, tp0, o->quiet);
+        free(tp0);
+    }
     size_t tl = strlen(o->outdir) + 32;
     char *tmpdir = malloc(tl);
     if (!tmpdir) { snprintf(err, errlen, "out of memory"); return NULL; }
