@@ -443,6 +443,11 @@ static void put_str(FILE *fp, const char *s)
         else if (*p == '\n') fputs("\\n", fp);
         else if (*p == '\t') fputs("\\t", fp);
         else if (*p < 0x20 || *p == 0x7f) fprintf(fp, "\\x%02x", *p);
+        /* C1 controls (U+0080..U+009F; YAML folds NEL, U+0085, like a line break) and the line
+         * and paragraph separators U+2028/9: escaped, so the file reads back to the same bytes
+         * (found by the long fuzz run: tests/fuzz/corpus/config/regress_config_nel_roundtrip) */
+        else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) { fprintf(fp, "\\x%02x", p[1]); p++; }
+        else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) { fputs(p[2] == 0xa8 ? "\\L" : "\\P", fp); p += 2; }
         else fputc(*p, fp);
     }
     fputc('"', fp);

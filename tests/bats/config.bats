@@ -359,3 +359,15 @@ EOF
     [ "$status" -eq 1 ]
     [[ "$stderr" == *"output directory exists and is not empty"* ]]
 }
+
+@test "config: hspz config's output reads back to the same bytes for strings with C1 controls and U+2028/9 (long fuzz find)" {
+    printf 'inputs:\n  target_prefix: "a\\Nb\\Lc\\Pd\\x9fe"\n' >"$T/c.yaml"
+    hz_run config --config "$T/c.yaml"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    echo "$output" >"$T/c2.yaml"
+    grep -qF 'target_prefix: "a\x85b\Lc\Pd\x9fe"' "$T/c2.yaml"
+    hz_run config --config "$T/c2.yaml"
+    [ "$status" -eq 0 ]
+    [ "$(grep target_prefix <<<"$output" | cut -d'#' -f1)" = "$(grep target_prefix "$T/c2.yaml" | cut -d'#' -f1)" ]
+}
+
