@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CI stage "sanitize": hspz built with clang 14's AddressSanitizer + UndefinedBehaviorSanitizer
 # (LeakSanitizer comes with ASan), then
-#   1. the C unit tests (ctest) and the bats suites cli, manifest, package, units, publish, faults and
+#   1. the C unit tests (ctest) and every bats suite that runs hspz except golden (only its tiny
+#      pairs and one small one: the rest takes too long under ASan), repeats (its peak-RSS limits
+#      mean nothing with ASan's shadow memory) and nextflow (no hspz code), and
 #      the tiny golden cases plus one small one, all against that build (tests/run_tests.sh
 #      with BUILD_DIR=build-sanitize);
 #   2. the libFuzzer targets of tests/fuzz (readers of FASTA/gzip/2bit, YAML config, LASTZ score
@@ -68,8 +70,10 @@ build build-fuzz -DHSPZ_FUZZ=ON -- "${FUZZERS[@]/#/fuzz_}" || { FAIL=$((FAIL + 1
 # tests/run_tests.sh: ctest of build-sanitize, then the suites (its last line is the count)
 # (under ASan: the E. coli determinism test skipped, 3 concurrent-run rounds, 20 signal delays)
 CI_SANITIZE=1 PUBLISH_ROUNDS=3 SIGSWEEP_TRIALS=20 BUILD_DIR=build-sanitize HSPZ_TEST_LOG="$W/test-logs" HSPZ_SLOW=0 \
-    tests/run_tests.sh --no-build tests/bats/cli.bats tests/bats/manifest.bats tests/bats/package.bats \
-    tests/bats/units.bats tests/bats/publish.bats tests/bats/faults.bats 2>&1 | tee "$W/run_tests.log"
+    tests/run_tests.sh --no-build tests/bats/cli.bats tests/bats/config.bats tests/bats/manifest.bats \
+    tests/bats/package.bats tests/bats/dropin.bats tests/bats/units.bats tests/bats/index.bats \
+    tests/bats/hardening.bats tests/bats/lastz.bats tests/bats/publish.bats tests/bats/faults.bats \
+    tests/bats/report.bats 2>&1 | tee "$W/run_tests.log"
 # shellcheck source=lib.sh
 source .ci/lib.sh
 counts="$(ci_count_line "$W/run_tests.log")"
