@@ -39,17 +39,26 @@ const char *hz_printable(const char *s, char *buf, size_t n)
     return buf;
 }
 
-int hz_cmdvalue_check(const char *flag, const char *value, char *err, size_t errlen)
+static int ctrl_check(const char *flag, const char *value, const char *why, char *err, size_t errlen)
 {
     for (const unsigned char *p = (const unsigned char *)(value ? value : ""); *p; p++)
         if (*p < 0x20 || *p == 0x7f) {
             char shown_v[256];
-            snprintf(err, errlen, "%s: '%s' holds a control byte (0x%02x at byte %zu); lastz-commands.txt has one "
-                     "command per line", flag, hz_printable(value, shown_v, sizeof shown_v), *p,
-                     (size_t)(p - (const unsigned char *)value) + 1);
+            snprintf(err, errlen, "%s: '%s' holds a control byte (0x%02x at byte %zu); %s", flag,
+                     hz_printable(value, shown_v, sizeof shown_v), *p, (size_t)(p - (const unsigned char *)value) + 1, why);
             return -1;
         }
     return 0;
+}
+
+int hz_cmdvalue_check(const char *flag, const char *value, char *err, size_t errlen)
+{
+    return ctrl_check(flag, value, "lastz-commands.txt has one command per line", err, errlen);
+}
+
+int hz_path_check(const char *flag, const char *path, char *err, size_t errlen)
+{
+    return ctrl_check(flag, path, "messages, the manifest and queries.tsv keep a path on one line", err, errlen);
 }
 
 typedef struct { const char *name; size_t idx; } named;

@@ -26,6 +26,11 @@ int hz_prefix_check(const char *flag, const char *prefix, char *err, size_t errl
  * byte ..." (VALUE with control bytes as \xHH; a usage error, exit 2). */
 int hz_cmdvalue_check(const char *flag, const char *value, char *err, size_t errlen);
 
+/* A path given on the command line or in a --config file (flag names the option): no control
+ * byte, since messages are one line and the manifest's and queries.tsv's fields are line and
+ * TAB separated.  Returns 0, or -1 with err (a usage error, exit 2). */
+int hz_path_check(const char *flag, const char *path, char *err, size_t errlen);
+
 /* s with control bytes as \xHH, at most n - 1 bytes into buf (for messages). */
 const char *hz_printable(const char *s, char *buf, size_t n);
 

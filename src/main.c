@@ -237,7 +237,28 @@ static const char *outdir_normalize(const char *outdir)
     return outbuf;
 }
 
-/* hspz merge PLAN UNITDIR... -o OUTDIR [-r T] [-q Q] [--force] [--quiet] [-t N] (merge.h) */
+/* Values that reach names, command lines, messages or TAB-separated files: prefixes (no blank
+ * or control byte), what lastz-commands.txt holds and every path (no control byte).  A usage
+ * error (exit 2) before anything is read (inputcheck.h). */
+static void values_check(const hz_opts *o, const char *indexpath, const char *qlistpath)
+{
+    char perr[512];
+    if (hz_prefix_check("-T/--target-prefix", o->target_prefix, perr, sizeof perr) ||
+        hz_prefix_check("-Q/--query-prefix", o->query_prefix, perr, sizeof perr) ||
+        hz_cmdvalue_check("--format", o->format, perr, sizeof perr) ||
+        hz_cmdvalue_check("--data-folder", o->data_folder, perr, sizeof perr) ||
+        hz_cmdvalue_check("--scoring", o->scoring, perr, sizeof perr) ||
+        hz_cmdvalue_check("--ambiguous", o->ambiguous, perr, sizeof perr) ||
+        hz_path_check("-r/--target", o->target, perr, sizeof perr) ||
+        hz_path_check("-q/--query", o->query, perr, sizeof perr) ||
+        hz_path_check("-o/--output", o->outdir, perr, sizeof perr) ||
+        hz_path_check("--tarball", o->tarball, perr, sizeof perr) ||
+        hz_path_check("--index", indexpath, perr, sizeof perr) ||
+        hz_path_check("--query-list", qlistpath, perr, sizeof perr))
+        usage_error("%s%s", perr, "");
+}
+
+/* hspz merge PLAN UNITDIR... [-r T] [-q Q] [--force] [--quiet] [-t N] (merge.h) */
 static int cmd_merge(int argc, char **argv)
 {
     hz_opts o;
@@ -273,6 +294,7 @@ static int cmd_merge(int argc, char **argv)
     int rc = plan_settings(planpath, &P, &cfg, &o, set);
     if (rc) return rc;
     o = cfg.o;
+    values_check(&o, NULL, NULL);   /* the plan's settings too: merge writes lastz-commands.txt */
     o.outdir = outdir_normalize(o.outdir);
     char err[1024];
     int prc = hz_package_precheck(&o, err, sizeof err);
@@ -305,6 +327,12 @@ static char **query_list_read(const char *path, size_t *n)
         }
         if (m == lc) { lc = lc ? 2 * lc : 16; char **v2 = realloc(v, lc * sizeof *v); if (!v2) goto oom; v = v2; }
         size_t need = strlen(dir) + strlen(b) + 2;
+        {   /* a TAB would split queries.tsv's row; other control bytes a message */
+            char pe[512];
+            if (hz_path_check("query path", b, pe, sizeof pe)) {
+                fprintf(stderr, "hspz: %s: line %zu: %s\n", path, lno, pe); goto fail;
+            }
+        }
         if (!(v[m] = malloc(need))) goto oom;
         if (b[0] == '/' || !strcmp(dir, ".")) snprintf(v[m], need, "%s", b); else snprintf(v[m], need, "%s/%s", dir, b);
         struct stat qs;   /* every query checked before any work, so a long list never fails late on a typo */
@@ -526,6 +554,7 @@ static int cmd_run(int argc, char **argv, int mode)
         o = cfg.o;
     } else {
         char cerr[2048];
+        if (hz_path_check("--config", cfgpath, cerr, sizeof cerr)) usage_error("%s%s", cerr, "");
         if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
         o = cfg.o;
     }
@@ -537,6 +566,7 @@ static int cmd_run(int argc, char **argv, int mode)
     if (indexpath && (planpath || dry_run))
         usage_error("--index does not go with %s%s", planpath ? (o.replay ? "--from-manifest" : "--plan") : "--dry-run", "");
     static hz_index ix;
+    if (mode != 1) values_check(&o, indexpath, qlistpath);   /* hspz config prints any value it can read */
     if (indexpath) {
         char ierr[2048];
         if (hz_index_open(indexpath, &ix, ierr, sizeof ierr)) { fprintf(stderr, "hspz: %s\n", ierr); return 1; }
@@ -554,16 +584,6 @@ static int cmd_run(int argc, char **argv, int mode)
         o.query = ql[0];
     }
     if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
-    {   /* names are prefix + record name: a blank would split them (inputcheck.h) */
-        char perr[512];
-        if (hz_prefix_check("-T/--target-prefix", o.target_prefix, perr, sizeof perr) ||
-            hz_prefix_check("-Q/--query-prefix", o.query_prefix, perr, sizeof perr) ||
-            hz_cmdvalue_check("--format", o.format, perr, sizeof perr) ||
-            hz_cmdvalue_check("--data-folder", o.data_folder, perr, sizeof perr) ||
-            hz_cmdvalue_check("--scoring", o.scoring, perr, sizeof perr) ||
-            hz_cmdvalue_check("--ambiguous", o.ambiguous, perr, sizeof perr))
-            usage_error("%s%s", perr, "");
-    }
     if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
     if (!o.query) usage_error("missing -q/--query QUERY%s%s", "", "");
     if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");

@@ -267,7 +267,7 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
  * OUTDIR.tmp-<pid>.owner written by hz_tmpdir_make on this machine (same boot id, PID
  * namespace and host name) whose process no longer exists, its folder OUTDIR.tmp-<pid> (and
  * .interrupted), the tarball's temporary file it names when that is this run's tarball path
- * plus ".tmp-<pid>", and the .owner file.  A folder
+ * plus ".tmp-<pid>", and the .owner file, each only when this user owns it.  A folder
  * without such a file is never touched, whatever its name.  A note per folder unless quiet. */
 static void remove_stale_tmpdirs(const char *outdir, const char *tarball, int quiet)
 {
@@ -293,7 +293,7 @@ static void remove_stale_tmpdirs(const char *outdir, const char *tarball, int qu
         char op[4096 + 1024 + 2], tmp[4096 + 1024 + 2], line[4400], tar[4400] = "";
         snprintf(op, sizeof op, "%s/%s", par, nm);
         struct stat st;
-        if (lstat(op, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (lstat(op, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid()) continue;   /* ours only */
         FILE *f = fopen(op, "r");
         if (!f) continue;
         int ok = fgets(line, sizeof line, f) && !strcmp(line, "hspz owner 1\n");
@@ -308,13 +308,13 @@ static void remove_stale_tmpdirs(const char *outdir, const char *tarball, int qu
         fclose(f);
         if (!ok || fpid != pid || strcmp(fwho, who)) continue;   /* another machine, container or boot */
         snprintf(tmp, sizeof tmp, "%s%s%.*s", bare ? "" : par, bare ? "" : "/", (int)(bl + dl), nm);
-        if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode)) hz_rm_rf(tmp);
+        if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) hz_rm_rf(tmp);
         char intr[sizeof tmp + 16];
         snprintf(intr, sizeof intr, "%s.interrupted", tmp);
-        if (lstat(intr, &st) == 0 && S_ISDIR(st.st_mode)) hz_rm_rf(intr);
+        if (lstat(intr, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) hz_rm_rf(intr);
         char want[4400];   /* only this run's tarball path with the dead pid's suffix */
         if (tarball && snprintf(want, sizeof want, "%s.tmp-%ld", tarball, pid) < (int)sizeof want &&
-            !strcmp(tar, want) && lstat(tar, &st) == 0 && S_ISREG(st.st_mode))
+            !strcmp(tar, want) && lstat(tar, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid())
             unlink(tar);
         unlink(op);
         if (!quiet) fprintf(stderr, "hspz: note: removed %s, left by process %ld which no longer runs\n", tmp, pid);

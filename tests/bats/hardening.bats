@@ -333,3 +333,37 @@ refused() {
     assert_one_error_line 2
     assert_stderr_matches "--format: 'maf\\\\x0atouch PWNED' holds a control byte"
 }
+
+@test "hardening: merge checks the plan's settings too: a line break in its format is a usage error, nothing merged" {
+    hz_run plan -r "$MTR" -q "$MTQ" -o "$T/p.json"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run --plan "$T/p.json" --unit 1 -o "$T/u1" --device cpu --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    # a plan edited to carry a line break, with a unit that names it (sha256 rewritten)
+    python3 - "$T/p.json" "$T/p2.json" "$T/u1" "$T/u2" <<'PY'
+import hashlib, json, shutil, sys
+p, p2, u1, u2 = sys.argv[1:]
+d = json.load(open(p))
+def edit(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "config" and isinstance(v, str): o[k] = v.replace('format: "maf-"', 'format: "maf-\\ntouch PWNED #"').replace("format: maf-", 'format: "maf-\\ntouch PWNED #"')
+            else: edit(v)
+    elif isinstance(o, list):
+        for v in o: edit(v)
+edit(d)
+open(p2, "w").write(json.dumps(d, indent=2) + "\n")
+new = hashlib.sha256(open(p2, "rb").read()).hexdigest(); old = hashlib.sha256(open(p, "rb").read()).hexdigest()
+shutil.copytree(u1, u2)
+m = open(u2 + "/manifest.json").read()
+assert old in m
+open(u2 + "/manifest.json", "w").write(m.replace(old, new))
+PY
+    grep -q 'PWNED' "$T/p2.json"
+    hz_run merge "$T/p2.json" "$T/u2" -o "$T/m"
+    [ "$status" -eq 2 ] || { show_run; return 1; }
+    assert_one_error_line 2
+    assert_stderr_matches "--format: 'maf-.x0atouch PWNED #' holds a control byte"
+    [ ! -e "$T/m" ] && [ ! -e PWNED ]
+}
+
