@@ -50,13 +50,6 @@ void hz_diagcache_reset(hz_diagcache *c);   /* forget every entry (new sequences
  * skipped (exact either way). */
 int hz_diagcache_covers(const hz_diagcache *c, const hz_anchor *a);
 
-/* The exact extension of one anchor on the diagonal path (spec §4.2); R/Rlen target codes,
- * Q/Qlen query codes of the strand, a block-relative (0-based).  Updates the cache; allocates
- * it on first use (1 << 14 entries).  Returns 0, or -1 when out of memory. */
-int hz_extend_cached(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                     const hz_anchor *a, const int32_t *sub, int32_t xdrop, hz_diagcache *c,
-                     hz_ext *res);
-
 /* Reusable buffers of the diagonal path. */
 typedef struct {
     hz_diagcache cache;

@@ -241,15 +241,6 @@ static void diagonal_group(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, ui
     }
 }
 
-int hz_extend_cached(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                     const hz_anchor *a, const int32_t *sub, int32_t xdrop, hz_diagcache *c,
-                     hz_ext *res)
-{
-    if (cache_ready(c, Rlen, Qlen)) return -1;
-    diagonal_group(R, Rlen, Q, Qlen, a, 1, sub, xdrop, c, res);
-    return 0;
-}
-
 void hz_diagbuf_free(hz_diagbuf *b)
 {
     hz_diagcache_free(&b->cache);
