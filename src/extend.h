@@ -30,8 +30,7 @@ typedef struct {
  * neighbour's start and then follows the neighbour's scan until their running maxima meet
  * (from that column on both scans are the same: same maxima, same drop), so the rest is taken
  * over.  A small direct-mapped cache keyed by diagonal (ar - aq) carries, per diagonal, the
- * right scan of a "leader" (with a cursor on its running prefix sum and maximum) and the left
- * result of the last anchor from one call to the next; a missing or evicted entry only costs
+ * right and the left scan of the last anchor seen there from one call to the next; a missing or evicted entry only costs
  * a full scan.  Every result equals hz_xdrop_right/hz_xdrop_left
  * exactly (spec §4.2; tests/unit/test_xdrop.c).  The cache belongs to one target block and
  * one query strand: hz_diagcache_reset before anchors of other sequences. */
@@ -40,7 +39,6 @@ typedef struct {
     hz_diagent *e;      /* 1 << bits entries */
     unsigned bits;
     uint32_t gen;       /* an entry is live when its gen equals this */
-    uint64_t hits, scans, cols;   /* work counters: sides that followed another scan, sides scanned afresh, columns read */
 } hz_diagcache;
 void hz_diagcache_free(hz_diagcache *c);
 void hz_diagcache_reset(hz_diagcache *c);   /* forget every entry (new sequences); O(1) */

@@ -13,10 +13,9 @@ struct hz_diagent {
     int64_t diag;
     uint32_t gen;
     /* right: the leader's scan from column rs: rm columns read (the drop column included),
-     * ended at the edge (redge) or by the drop; best rv at offset rarg (-1: none).  Cursor:
-     * rco columns summed into rpre, running maximum rrm (>= 0). */
+     * ended at the edge (redge) or by the drop; best rv at offset rarg (-1: none) */
     int rlive;
-    int64_t rs, rm, rv, rarg, rco, rpre, rrm;
+    int64_t rs, rm, rv, rarg;
     int redge;
     /* left: the last anchor's left scan from column ls - 1 leftwards: lm columns read, best lv
      * at 0-based offset larg (-1: none), ended at the edge (ledge) or by the drop. */
@@ -67,7 +66,7 @@ typedef struct { int64_t m, v, arg; int edge; } side_t;
  * happens; at prev's edge this one is at the edge too.) */
 static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32_t *sub, int32_t X,
                       int64_t c0, int dir, int64_t navail, const side_t *prev, int64_t p0,
-                      hz_diagcache *c, side_t *out, int64_t *fsum)
+                      side_t *out, int64_t *fsum)
 {
     int64_t T = 0, B = 0, bp = -1, p = 0, m = -1;
     int edge = 1;
@@ -81,7 +80,6 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
         if (fsum) {   /* the sum of all p0 fresh columns, also past an early drop */
             int64_t F = T;
             for (int64_t q = p; q < p0; q++) F += W(c0 + dir * q);
-            c->cols += (uint64_t)(p0 - p);
             *fsum = F;
         }
         if (m < 0) {
@@ -91,7 +89,6 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
                 if (T0 + bestp == B) {
                     if (prev->v > bestp) { B = T0 + prev->v; bp = p0 + prev->arg; }
                     m = p0 + prev->m; edge = prev->edge;
-                    c->hits++;
                     break;
                 }
                 if (j >= prev->m) break;
@@ -105,11 +102,8 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
             if (m < 0 && prev->edge) m = p;
            
         }
-        c->cols += (uint64_t)p;
     }
     if (m < 0) {   /* no previous scan to follow: scan on to the drop or the edge */
-        int64_t p1 = p;
-        c->scans++;
         edge = 1;
         for (; p < navail; p++) {
             T += W(c0 + dir * p);
@@ -117,7 +111,6 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
             if (B - T > X) { p++; edge = 0; break; }
         }
         m = p;
-        c->cols += (uint64_t)(p - p1);
     }
     out->m = m; out->v = B; out->arg = bp; out->edge = edge;
 }
@@ -125,28 +118,23 @@ static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32
 /* The right side of the anchor at column s from the entry's leader (an earlier, further-left
  * right scan on this diagonal), when s lies in it.  Returns 1 with *out, or 0. */
 static int right_from_leader(const uint8_t *R, const uint8_t *Q, int64_t d, const int32_t *sub, int32_t X,
-                             hz_diagent *e, int64_t s, const int64_t *known_base, hz_diagcache *c, side_t *out)
+                             hz_diagent *e, int64_t s, const int64_t *known_base, side_t *out)
 {
     if (!e->rlive || s <= e->rs || s - e->rs >= e->rm) return 0;
     const int64_t o = s - e->rs, rs = e->rs;
     if (known_base) {   /* the column sum from the leader to s came with the left sides */
         if (e->rarg < o) return 0;
-        c->hits++;
         out->m = e->rm - o; out->edge = e->redge;
         out->v = e->rv - *known_base; out->arg = e->rarg - o;
         return 1;
     }
-    if (s - e->rs < e->rco) return 0;
-    int64_t pre = e->rpre, rm = e->rrm;
-    for (int64_t i = e->rco; i < o; i++) { pre += W(rs + i); rm = pre > rm ? pre : rm; }
-    c->cols += (uint64_t)(o - e->rco);
-    e->rco = o; e->rpre = pre; e->rrm = rm;
+    int64_t pre = 0, rm = 0;   /* the leader's prefix sum and running maximum at s */
+    for (int64_t i = 0; i < o; i++) { pre += W(rs + i); rm = pre > rm ? pre : rm; }
     const int64_t base = pre;
     out->m = e->rm - o; out->edge = e->redge;
     if (rm == base || e->rarg >= o) {
         /* the leader is at its running maximum here, or its best lies ahead (every column
          * before it is lower): this scan meets it there at the latest and follows it */
-        c->hits++;
         out->v = e->rv - base; out->arg = e->rv > base ? e->rarg - o : -1;
         return 1;
     }
@@ -157,19 +145,16 @@ static int right_from_leader(const uint8_t *R, const uint8_t *Q, int64_t d, cons
         S += w;
         { int up = S > bb; bb = up ? S : bb; bp = up ? i - o : bp; }
         if (base + bb == lr) {
-            c->cols += (uint64_t)(i + 1 - o); c->hits++;
             if (e->rv > base + bb) { out->v = e->rv - base; out->arg = e->rarg - o; }
             else { out->v = bb; out->arg = bp; }
             return 1;
         }
         if (bb - S > X) {
-            c->cols += (uint64_t)(i + 1 - o); c->hits++;
             out->v = bb; out->arg = bp; out->m = i + 1 - o; out->edge = 0;
             return 1;
         }
     }
-    c->cols += (uint64_t)(i - o);
-    if (e->redge) { c->hits++; out->v = bb; out->arg = bp; return 1; }
+    if (e->redge) { out->v = bb; out->arg = bp; return 1; }
     return 0;   /* runs past the leader's drop: the caller scans it afresh */
 }
 
@@ -219,8 +204,8 @@ static void diagonal_group(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, ui
     for (size_t k = 0; k < n; k++) {
         const int64_t s = g[k].ar;
         int64_t nl = g[k].ar < g[k].aq ? g[k].ar : g[k].aq;
-        if (have) { side_scan(R, Q, d, sub, X, s - 1, -1, nl, &nb, s - prev_s, c, &cur, chained ? &fs : NULL); base += fs; }
-        else side_scan(R, Q, d, sub, X, s - 1, -1, nl, NULL, 0, c, &cur, NULL);
+        if (have) { side_scan(R, Q, d, sub, X, s - 1, -1, nl, &nb, s - prev_s, &cur, chained ? &fs : NULL); base += fs; }
+        else side_scan(R, Q, d, sub, X, s - 1, -1, nl, NULL, 0, &cur, NULL);
         res[k].left_score = (int32_t)cur.v; res[k].left_ext = cur.arg >= 0 ? (int32_t)cur.arg + 1 : 0;
         nb = cur; prev_s = s; have = 1;
     }
@@ -229,12 +214,11 @@ static void diagonal_group(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, ui
     for (size_t k = n; k-- > 0;) {
         const int64_t s = g[k].ar;
         if (k == n - 1) {
-            if (!right_from_leader(R, Q, d, sub, X, e, s, chained ? &base : NULL, c, &cur))
-                side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), NULL, 0, c, &cur, NULL);
+            if (!right_from_leader(R, Q, d, sub, X, e, s, chained ? &base : NULL, &cur))
+                side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), NULL, 0, &cur, NULL);
             e->rlive = 1; e->rs = s; e->rm = cur.m; e->redge = cur.edge; e->rv = cur.v; e->rarg = cur.arg;
-            e->rco = 0; e->rpre = 0; e->rrm = 0;
         } else {
-            side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), &nb, g[k + 1].ar - s, c, &cur, NULL);
+            side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), &nb, g[k + 1].ar - s, &cur, NULL);
         }
         res[k].right_score = (int32_t)cur.v; res[k].right_ext = (int32_t)cur.arg;
         nb = cur;
