@@ -1,5 +1,6 @@
 /* config — YAML configuration with sources, HSPZ_* environment, dry run (see config.h). */
 #include "config.h"
+#include "shquote.h"
 #include "plan.h"
 #include "seed.h"
 #include "seqio.h"
@@ -190,13 +191,8 @@ static int yerr(yctx *y, yaml_mark_t m, const char *fmt, ...)
     /* values quoted in msg may hold line breaks (a folded multi-line scalar): one line, with
      * control bytes as \xHH (found by the long fuzz run, tests/fuzz/corpus/config/regress_*) */
     char safe[4 * sizeof msg];
-    size_t k = 0;
-    for (const unsigned char *q = (const unsigned char *)msg; *q && k + 5 < sizeof safe; q++) {
-        if (*q < 0x20 || *q == 0x7f) k += (size_t)snprintf(safe + k, sizeof safe - k, "\\x%02x", *q);
-        else safe[k++] = (char)*q;
-    }
-    safe[k] = 0;
-    snprintf(y->err, y->errlen, "%s:%zu:%zu: %s", y->path, (size_t)m.line + 1, (size_t)m.column + 1, safe);
+    snprintf(y->err, y->errlen, "%s:%zu:%zu: %s", y->path, (size_t)m.line + 1, (size_t)m.column + 1,
+             hz_printable(msg, SIZE_MAX, safe, sizeof safe));
     return -1;
 }
 
@@ -528,19 +524,6 @@ static int env_value_ok(int k, const char *v)
     return 0;
 }
 
-/* s[0..n) with control bytes as \xHH, for one-line messages */
-static const char *esc(const char *s, size_t n, char *buf, size_t bn)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && s[i] && k + 5 < bn; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, bn - k, "\\x%02x", c);
-        else buf[k++] = (char)c;
-    }
-    buf[k] = 0;
-    return buf;
-}
-
 int hz_env_check(char *err, size_t errlen)
 {
     for (int k = 0; k < NENV; k++) ENV[k].value = NULL;
@@ -559,13 +542,13 @@ int hz_env_check(char *err, size_t errlen)
             char en[256];
             snprintf(err, errlen, "environment variable %s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
                      "HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_FAULT (tests); test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
-                     "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", esc(*e, nl > 200 ? 200 : nl, en, sizeof en));
+                     "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", hz_printable(*e, nl > 200 ? 200 : nl, en, sizeof en));
             return -1;
         }
         if (!env_value_ok(known, val)) {
             char ev[1024];
             snprintf(err, errlen, "environment variable %s='%s' is not allowed (allowed: %s)",
-                     ENV[known].name, esc(val, 200, ev, sizeof ev), ENV[known].allowed);
+                     ENV[known].name, hz_printable(val, 200, ev, sizeof ev), ENV[known].allowed);
             return -1;
         }
         ENV[known].value = val;

@@ -1,5 +1,7 @@
 /* inputcheck — record rules after loading (see inputcheck.h). */
 #include "inputcheck.h"
+#include "shquote.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +23,11 @@ int hz_prefix_check(const char *flag, const char *prefix, char *err, size_t errl
         if (bad_name_byte(*p)) {
             char sv[256];
             snprintf(err, errlen, "%s: '%s' holds a blank or control byte (0x%02x at byte %zu); record "
-                     "names cannot (lastz reads a name up to the first blank)", flag, hz_printable(prefix, sv, 200), *p,
+                     "names cannot (lastz reads a name up to the first blank)", flag, hz_printable(prefix, 200, sv, sizeof sv), *p,
                      (size_t)(p - (const unsigned char *)prefix) + 1);
             return -1;
         }
     return 0;
-}
-
-const char *hz_printable(const char *s, char *buf, size_t n)
-{
-    size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && k + 5 < n; p++) {
-        if (*p < 0x20 || *p == 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02x", *p);
-        else buf[k++] = (char)*p;
-    }
-    buf[k] = 0;
-    return buf;
 }
 
 static int ctrl_check(const char *flag, const char *value, const char *why, char *err, size_t errlen)
@@ -45,7 +36,7 @@ static int ctrl_check(const char *flag, const char *value, const char *why, char
         if (*p < 0x20 || *p == 0x7f) {
             char shown_v[256];
             snprintf(err, errlen, "%s: '%s' holds a control byte (0x%02x at byte %zu); %s", flag,
-                     hz_printable(value, shown_v, sizeof shown_v), *p, (size_t)(p - (const unsigned char *)value) + 1, why);
+                     hz_printable(value, SIZE_MAX, shown_v, sizeof shown_v), *p, (size_t)(p - (const unsigned char *)value) + 1, why);
             return -1;
         }
     return 0;

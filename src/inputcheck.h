@@ -31,8 +31,6 @@ int hz_cmdvalue_check(const char *flag, const char *value, char *err, size_t err
  * TAB separated.  Returns 0, or -1 with err (a usage error, exit 2). */
 int hz_path_check(const char *flag, const char *path, char *err, size_t errlen);
 
-/* s with control bytes as \xHH, at most n - 1 bytes into buf (for messages). */
-const char *hz_printable(const char *s, char *buf, size_t n);
 
 /* Record rules for both sides (target first, records in file order; names are the prefixed
  * names of hz_side).  Refused always (exit 1), as one line

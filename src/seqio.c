@@ -18,6 +18,7 @@
  * The 2bit reader is in seqio_2bit.c; both share the loader of seqio_impl.h.
  */
 #include "seqio_impl.h"
+#include "shquote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,12 +50,7 @@ int hz_sq_fail(loader *L, size_t rec, const char *name, uint64_t off, const char
     /* the name as it may be printed: a control byte (a 2bit name can hold any) as \xHH, so
      * that the message stays one line */
     char nm[201 * 4];
-    size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p && k < 200 * 4; p++) {
-        if (*p < 0x20 || *p == 0x7f) k += (size_t)snprintf(nm + k, sizeof nm - k, "\\x%02x", *p);
-        else nm[k++] = (char)*p;
-    }
-    nm[k] = '\0';
+    hz_printable(name, 200, nm, sizeof nm);
     char where[1000];
     where[0] = '\0';
     if (rec != HZ_NO_REC && off != HZ_NO_OFF)

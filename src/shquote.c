@@ -1,5 +1,6 @@
 /* shquote — POSIX sh quoting of command-line values (see shquote.h). */
 #include "shquote.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,4 +29,16 @@ char *hz_sh_quote(const char *s)
     *o++ = '\'';
     *o = 0;
     return q;
+}
+
+const char *hz_printable(const char *s, size_t maxlen, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; s && i < maxlen && s[i] && k + 5 < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+        else buf[k++] = (char)c;
+    }
+    buf[k] = 0;
+    return buf;
 }

@@ -1,4 +1,5 @@
-/* shquote — values written into POSIX sh command lines (lastz-commands.txt).
+/* shquote — values written into POSIX sh command lines (lastz-commands.txt), and into
+ * one-line messages (hz_printable).
  *
  * Hardening rule (README "lastz commands"): every value hspz writes into a line that is meant
  * for a shell is quoted for POSIX sh, so a data folder, format or path can never run a
@@ -20,5 +21,9 @@ int hz_sh_safe(const char *s);
 /* s as a part of a sh word: a malloc'd copy of s when hz_sh_safe(s), else s in single
  * quotes with each ' as '\''.  NULL when out of memory. */
 char *hz_sh_quote(const char *s);
+
+/* At most maxlen bytes of s (up to its NUL) for a one-line message: control bytes (0x00-0x1f,
+ * 0x7f) as \xHH, into buf (n bytes, always terminated; cut where it is full).  Returns buf. */
+const char *hz_printable(const char *s, size_t maxlen, char *buf, size_t n);
 
 #endif
