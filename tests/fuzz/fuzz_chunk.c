@@ -41,16 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     const char *pat = !strcmp(seedname, "12of19") ? "TTT0T00TT00T0T0TTTT" : !strcmp(seedname, "14of22") ? "TTT0T0TT00TT00T0T0TTTT" : seedname;
     rsh.W = (int)strlen(pat);
     for (int i = 0; pat[i]; i++) if (pat[i] != '0') rsh.care[rsh.K++] = i;
-    int32_t sub8[HZ_NCODES][HZ_NCODES];
-    if (hz_scoring_build(sub8, NULL, amb, xdrop, err, sizeof err)) FZ_ASSERT(0, "scoring: %s", err);
     hz_xparams xp;
-    memset(&xp, 0, sizeof xp);
-    memcpy(xp.sub, sub8, sizeof xp.sub);
-    xp.xdrop = xdrop; xp.hspthresh = hspthresh; xp.entropy = entropy;
-    xp.gate_min_total = hz_gate_threshold(hspthresh);
     ref_par rp;
-    memcpy(rp.sub, sub8, sizeof rp.sub);
-    rp.xdrop = xdrop; rp.K = hspthresh; rp.entropy = entropy;
+    if (case_params(amb, xdrop, hspthresh, entropy, &xp, &rp, err, sizeof err)) FZ_ASSERT(0, "scoring: %s", err);
 
     /* target: the next tl bytes; query: an edit script over the target */
     buf_t T = {0}, Q = {0};

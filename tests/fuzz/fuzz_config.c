@@ -7,7 +7,6 @@
  */
 #include "config.h"
 #include "fuzz_util.h"
-#include <openssl/evp.h>
 #include <string.h>
 
 static int resolve(hz_config *c, const char *path, char *err, size_t n)
@@ -38,11 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hz_cfg_free(&c);
         return 0;
     }
-    unsigned char md[32];
-    unsigned int l = 0;
     char hex[65];
-    EVP_Digest(data, size, md, &l, EVP_sha256(), NULL);
-    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    fz_sha256_hex(data, size, hex);
     FZ_ASSERT(!strcmp(c.sha256, hex), "config sha256 %s, input %s", c.sha256, hex);
 
     /* round trip through `hspz config`'s output */

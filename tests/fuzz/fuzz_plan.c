@@ -9,7 +9,6 @@
 #include "units.h"
 #include "config.h"
 #include "fuzz_util.h"
-#include <openssl/evp.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -25,11 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                   "error without the file name or not one line: %s", err);
         return 0;
     }
-    unsigned char md[32];
-    unsigned int l = 0;
     char hex[65];
-    EVP_Digest(data, size, md, &l, EVP_sha256(), NULL);
-    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    fz_sha256_hex(data, size, hex);
     FZ_ASSERT(!strcmp(p.sha256, hex), "plan sha256 %s, input %s", p.sha256, hex);
     uint64_t hits = 0;
     for (size_t i = 0; i < p.n; i++) {

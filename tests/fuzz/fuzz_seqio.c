@@ -9,16 +9,7 @@
  */
 #include "seqio.h"
 #include "fuzz_util.h"
-#include <openssl/evp.h>
 #include <string.h>
-
-static void sha_hex(const uint8_t *d, size_t n, char hex[65])
-{
-    unsigned char md[32];
-    unsigned int l = 0;
-    EVP_Digest(d, n, md, &l, EVP_sha256(), NULL);
-    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
 
 static void check_set(const hz_seqset *s, const char *path, size_t size, const char *want_sha)
 {
@@ -38,7 +29,7 @@ static void check_set(const hz_seqset *s, const char *path, size_t size, const c
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64], err[1024], sha[65] = "";
-    sha_hex(data, size, sha);
+    fz_sha256_hex(data, size, sha);
     int fd = fz_memfd(data, size, path);
     if (fd < 0) return 0;
     hz_seqset s;

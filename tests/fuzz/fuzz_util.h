@@ -7,6 +7,7 @@
  */
 #ifndef HZ_FUZZ_UTIL_H
 #define HZ_FUZZ_UTIL_H
+#include <openssl/evp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,15 @@ static inline int fz_pipe(const uint8_t *d, size_t n, char path[64])
     close(p[1]);
     snprintf(path, 64, "/proc/self/fd/%d", p[0]);
     return p[0];
+}
+
+/* hex SHA-256 of d[0..n), what the readers record as a file's sha256 */
+static inline void fz_sha256_hex(const uint8_t *d, size_t n, char hex[65])
+{
+    unsigned char md[32];
+    unsigned int l = 0;
+    EVP_Digest(d, n, md, &l, EVP_sha256(), NULL);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
 /* A property the target checks failed: report it and abort, so that libFuzzer keeps the input. */

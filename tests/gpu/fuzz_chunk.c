@@ -206,6 +206,17 @@ static size_t ref_seeds(const uint8_t *S, uint32_t j0, uint32_t j1, const ref_sh
 
 typedef struct { int32_t sub[64]; int32_t xdrop, K; int entropy; } ref_par;
 
+/* a case's extension parameters (scoring.h hz_xparams_build, as a run makes them) and the
+ * reference's copy of them; 0, or -1 with err */
+static int case_params(const char *amb, int32_t xdrop, int32_t K, int entropy, hz_xparams *xp, ref_par *rp,
+                       char *err, size_t errlen)
+{
+    if (hz_xparams_build(xp, NULL, amb, xdrop, K, entropy, err, errlen)) return -1;
+    memcpy(rp->sub, xp->sub, sizeof rp->sub);
+    rp->xdrop = xdrop; rp->K = K; rp->entropy = entropy;
+    return 0;
+}
+
 /* spec §4.2 plain loops, RULES "entropy counting", §4.5 keep test; libm log + fma */
 static int ref_extend(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                       uint32_t ar, uint32_t aq, const ref_par *P, hz_hsp *out)
@@ -433,19 +444,12 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
             g_fail++; return 1;
         }
     }
-    int32_t sub8[HZ_NCODES][HZ_NCODES];
-    if (hz_scoring_build(sub8, NULL, amb, xdrop, err, sizeof err)) {
-        printf("FAIL seed=%llu: hz_scoring_build: %s\n", (unsigned long long)cseed, err);
+    hz_xparams xp;
+    ref_par rp;
+    if (case_params(amb, xdrop, hspthresh, entropy, &xp, &rp, err, sizeof err)) {
+        printf("FAIL seed=%llu: hz_xparams_build: %s\n", (unsigned long long)cseed, err);
         g_fail++; return 1;
     }
-    hz_xparams xp;
-    memset(&xp, 0, sizeof xp);
-    memcpy(xp.sub, sub8, sizeof xp.sub);
-    xp.xdrop = xdrop; xp.hspthresh = hspthresh; xp.entropy = entropy;
-    xp.gate_min_total = hz_gate_threshold(hspthresh);
-    ref_par rp;
-    memcpy(rp.sub, sub8, sizeof rp.sub);
-    rp.xdrop = xdrop; rp.K = hspthresh; rp.entropy = entropy;
 
     /* data */
     buf_t T = {0}, Qb = {0};
