@@ -53,6 +53,30 @@ static int tb_read_u32s(loader *L, hz_inread *R, uint64_t off, uint32_t cnt, int
     return 0;
 }
 
+/* One block list of a 2bit record header at *p: a count, then that many starts and sizes
+ * (UCSC 2bit format); tail = bytes that must still follow the arrays.  Advances *p past the
+ * list.  0, or -1 after one error (hz_sq_fail) naming record k, the offset and kind ("N",
+ * "mask"). */
+static int tb_blocks(loader *L, hz_inread *R, size_t k, int be, uint64_t fsize, uint64_t *p, uint64_t tail,
+                     const char *kind, uint32_t *cnt, uint32_t **st, uint32_t **sz)
+{
+    uint8_t b4[4];
+    char what[32];
+    if (hz_inread_at(R, *p, b4, 4) != 4)
+        return hz_sq_fail(L, k, NULL, *p, "truncated 2bit record header (%s block count)", kind);
+    *cnt = get32(b4, be);
+    *p += 4;
+    if ((uint64_t)*cnt * 8 + tail > fsize - *p)
+        return hz_sq_fail(L, k, NULL, *p, "truncated 2bit record header (%u %s blocks)", *cnt, kind);
+    snprintf(what, sizeof what, "%s block starts", kind);
+    if (tb_read_u32s(L, R, *p, *cnt, be, st, k, what)) return -1;
+    *p += (uint64_t)*cnt * 4;
+    snprintf(what, sizeof what, "%s block sizes", kind);
+    if (tb_read_u32s(L, R, *p, *cnt, be, sz, k, what)) return -1;
+    *p += (uint64_t)*cnt * 4;
+    return 0;
+}
+
 static int load_2bit_from(loader *L, int fd, hz_inread *R, const uint8_t magic[4]);
 
 /* The file is read front to back once through R (hashed on the way); only pass 1's record sizes
@@ -197,39 +221,13 @@ static int load_2bit_from(loader *L, int fd, hz_inread *R, const uint8_t magic[4
     }
     for (uint32_t k = 0; k < count; k++) {
         uint64_t p = roff[k];
-        uint8_t b8[8];
         uint32_t dna = (uint32_t)s->len[k];
         uint8_t *dst = s->data + s->off[k];
-        r = hz_inread_at(R, p + 4, b8, 4);
-        if (r != 4) {
-            hz_sq_fail(L, k, NULL, p + 4, "truncated 2bit record header (N block count)");
-            goto done;
-        }
-        uint32_t ncnt = get32(b8, be);
-        p += 8;
-        if ((uint64_t)ncnt * 8 + 8 > fsize - p) {
-            hz_sq_fail(L, k, NULL, p, "truncated 2bit record header (%u N blocks)", ncnt);
-            goto done;
-        }
-        if (tb_read_u32s(L, R, p, ncnt, be, &nst, k, "N block starts")) goto done;
-        p += (uint64_t)ncnt * 4;
-        if (tb_read_u32s(L, R, p, ncnt, be, &nsz, k, "N block sizes")) goto done;
-        p += (uint64_t)ncnt * 4;
-        r = hz_inread_at(R, p, b8, 4);
-        if (r != 4) {
-            hz_sq_fail(L, k, NULL, p, "truncated 2bit record header (mask block count)");
-            goto done;
-        }
-        uint32_t mcnt = get32(b8, be);
-        p += 4;
-        if ((uint64_t)mcnt * 8 + 4 > fsize - p) {
-            hz_sq_fail(L, k, NULL, p, "truncated 2bit record header (%u mask blocks)", mcnt);
-            goto done;
-        }
-        if (tb_read_u32s(L, R, p, mcnt, be, &mst, k, "mask block starts")) goto done;
-        p += (uint64_t)mcnt * 4;
-        if (tb_read_u32s(L, R, p, mcnt, be, &msz, k, "mask block sizes")) goto done;
-        p += (uint64_t)mcnt * 4 + 4; /* + reserved */
+        uint32_t ncnt, mcnt;
+        p += 4;   /* past the DNA size: N blocks, mask blocks (then 4 reserved bytes), packed bases */
+        if (tb_blocks(L, R, k, be, fsize, &p, 8, "N", &ncnt, &nst, &nsz) ||
+            tb_blocks(L, R, k, be, fsize, &p, 4, "mask", &mcnt, &mst, &msz)) goto done;
+        p += 4; /* reserved */
         uint64_t pbytes = dna / 4 + (dna % 4 != 0);
         if (p > fsize || pbytes > fsize - p) {
             hz_sq_fail(L, k, NULL, p,
