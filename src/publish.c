@@ -62,10 +62,9 @@ static int whoami(char *buf, size_t n)
 
 /* write tmpdir.owner: "hspz owner 1\npid P\nwho W\ntarball T\n" (best effort: without it a
  * killed run's folder is only never cleaned up) */
-static void owner_write(const char *tmpdir, const char *tartmp)
+static void owner_write(const char *tmpdir, const char *tartmp, const char *who)
 {
-    char p[4300], who[512];
-    if (whoami(who, sizeof who)) return;
+    char p[4300];
     owner_path(tmpdir, p, sizeof p);
     unlink(p);   /* one of a killed earlier run with this pid */
     FILE *f = fopen(p, "wx");
@@ -269,10 +268,9 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
  * .interrupted), the tarball's temporary file it names when that is this run's tarball path
  * plus ".tmp-<pid>", and the .owner file, each only when this user owns it.  A folder
  * without such a file is never touched, whatever its name.  A note per folder unless quiet. */
-static void remove_stale_tmpdirs(const char *outdir, const char *tarball, int quiet)
+static void remove_stale_tmpdirs(const char *outdir, const char *tarball, const char *who, int quiet)
 {
-    char par[4096], base[1024], who[512];
-    if (whoami(who, sizeof who)) return;
+    char par[4096], base[1024];
     hz_parent_dir(outdir, par, sizeof par);
     const char *b = strrchr(outdir, '/');
     int bare = !b;
@@ -324,11 +322,14 @@ static void remove_stale_tmpdirs(const char *outdir, const char *tarball, int qu
 
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
 {
-    {
-        char *tp0 = o->tarball ? hz_package_tarball_path(o) : NULL;
-        remove_stale_tmpdirs(o->outdir, tp0, o->quiet);
-        free(tp0);
-    }
+    char who[512];
+    int known = whoami(who, sizeof who) == 0;   /* without it: no cleanup, no .owner file */
+    char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
+    if (o->tarball && !tp) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (known) remove_stale_tmpdirs(o->outdir, tp, who, o->quiet);
+    char tt[4300] = "";
+    if (tp) snprintf(tt, sizeof tt, "%s.tmp-%ld", tp, (long)getpid());
+    free(tp);
     size_t tl = strlen(o->outdir) + 32;
     char *tmpdir = malloc(tl);
     if (!tmpdir) { snprintf(err, errlen, "out of memory"); return NULL; }
@@ -339,11 +340,7 @@ char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
         free(tmpdir);
         return NULL;
     }
-    char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
-    char tt[4300] = "";
-    if (tp) snprintf(tt, sizeof tt, "%s.tmp-%ld", tp, (long)getpid());
-    free(tp);
-    owner_write(tmpdir, tt);
+    if (known) owner_write(tmpdir, tt, who);
     hz_sigwatch_paths(w, tmpdir, tt[0] ? tt : NULL);
     return tmpdir;
 }
