@@ -42,12 +42,11 @@ int hz_extend_long(const hz_target *t, const uint8_t *Q, uint32_t Qlen, const hz
     return 0;
 }
 
-int hz_batch_tidy(hz_hspvec *b, size_t min)
+void hz_batch_tidy(hz_hspvec *b, size_t min)
 {
-    if (b->n < (min ? min : HZ_TIDY_MIN) || b->n < b->tidy) return 0;
+    if (b->n < (min ? min : HZ_TIDY_MIN) || b->n < b->tidy) return;
     b->n = hz_dedup_collapse(b->v, b->n);
     b->tidy = 2 * b->n;
-    return 0;
 }
 
 void hz_seed_hits(const hz_seedtable *tab, const hz_seed *seeds, size_t ns, uint64_t *pref, uint64_t *bstart)
@@ -172,7 +171,8 @@ static int run_tile(const hz_target *t, const uint8_t *Q, uint32_t Qlen, size_t 
         s->nlong = 0;
         s->piece = 2 * s->piece < most ? 2 * s->piece : most;
     }
-    return hz_batch_tidy(&s->batch, s->tidy_min);
+    hz_batch_tidy(&s->batch, s->tidy_min);
+    return 0;
 }
 
 int hz_chunk_cpu(const hz_target *t, const hz_seed *seeds, size_t ns, const uint8_t *Q,

@@ -63,11 +63,11 @@ void hz_seed_hits(const hz_seedtable *tab, const hz_seed *seeds, size_t ns, uint
 
 /* Bound a batch being filled by its distinct HSPs: once it holds min records and
  * twice as many as after the last collapse (b->tidy; 0 at the batch's start), keep one copy
- * of identical records (dedup.h hz_dedup_collapse, exact for the batch's dedup).  Returns 0. */
+ * of identical records (dedup.h hz_dedup_collapse, exact for the batch's dedup). */
 #define HZ_TIDY_MIN ((size_t)1 << 20)
 /* Anchors gathered for the diagonal path before it runs on them (8 bytes each). */
 #define HZ_LONG_PIECE ((size_t)1 << 20)
-int hz_batch_tidy(hz_hspvec *b, size_t min);   /* min: HZ_TIDY_MIN when 0 */
+void hz_batch_tidy(hz_hspvec *b, size_t min);   /* min: HZ_TIDY_MIN when 0 */
 
 /* Anchors a[0..n) for the diagonal path (past the gate's work cap, or on a diagonal the path
  * knows): exact extension (extend.h hz_diag_groups), gate threshold, then KegAlign's keep test; kept HSPs are appended to
