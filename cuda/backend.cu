@@ -9,16 +9,20 @@
  * the CPU (src/chunk.c); per batch, anchors in physical tiles of at most `tile` anchors:
  * gate (cuda/gate.cu) -> stable compaction (CUB) -> materialization of the survivors
  * (cuda/extend.cu); anchors past the gate's work cap: exact scans capped at 4096 columns on
- * the device, and the few longer ones on the host's exact diagonal path (src/extend.c) ->
- * kept HSPs to the host.  One tile costs two host round trips (counts, then data).  The
- * per-batch dedup sorts the batch's HSP multiset —
- * which equals the CPU's — so the bytes equal the CPU's for any tile, thread or device count.
+ * the device, and the few longer ones on the host's exact diagonal path (src/extend.c).
+ * Kept HSPs stay on the device until the batch ends (collapsed there like hz_batch_tidy);
+ * the per-batch dedup then runs on the device (cuda/dedup.cu) and only its survivors come
+ * back.  The dedup sorts the batch's HSP multiset — which equals the CPU's — so the bytes
+ * equal the CPU's for any tile, thread or device count.
  *
  * Kernel choices (environment, recorded in the manifest): HSPZ_GATE=score|full,
  * HSPZ_GATE_KERNEL=vec|thread|warp, HSPZ_REF_BUCKETS=auto|on|off, HSPZ_DEVICE_SEEDS=0|1,
  * HSPZ_DEVICE_LONG=1|0 (anchors past the gate cap extended on the device up to 4096 columns a
  * side, the rest on the host; or all on the host),
- * HSPZ_GPU_TILE=N.  CUDA events time every stage; report() gives them as JSON.
+ * HSPZ_DEVICE_DEDUP=1|0 (the batch's HSPs stay on the device and its dedup runs there,
+ * cuda/dedup.cu, only survivors coming back; or every kept HSP copied back and deduplicated
+ * on the host, src/dedup.c), HSPZ_GPU_TILE=N.  CUDA events time every stage; report() gives
+ * them as JSON.
  */
 #include "cuda_common.cuh"
 #include <pthread.h>
@@ -37,8 +41,8 @@ extern "C" {
 
 enum { GK_THREAD, GK_WARP, GK_VEC };
 static const char *const GK_NAME[] = { "thread", "warp", "vec", NULL };
-enum { ST_SEED, ST_GATE, ST_COMPACT, ST_MAT, ST_LONGSEL, ST_COPY, ST_N };
-static const char *const ST_NAME[ST_N] = { "seed", "gate", "compact", "materialize", "long_select", "copy" };
+enum { ST_SEED, ST_GATE, ST_COMPACT, ST_MAT, ST_LONGSEL, ST_COPY, ST_DEDUP, ST_N };
+static const char *const ST_NAME[ST_N] = { "seed", "gate", "compact", "materialize", "long_select", "copy", "dedup" };
 
 struct tctx {
     int ready, dv;                        /* dv: index into cuda_be::d */
@@ -47,7 +51,8 @@ struct tctx {
     uint8_t *d_flags;
     uint32_t *d_ids, *d_count;            /* d_count: [0] gate survivors, [1] kept HSPs, [2] anchors past
                                            * the gate cap, [3] of those at the gate threshold on the
-                                           * device, [4] of those left to the host */
+                                           * device, [4] of those left to the host; [6..7] a uint64
+                                           * count of the device dedup */
     hz_hsp *d_hsp;
     hz_anchor *d_anc;
     void *d_temp; size_t temp_bytes;
@@ -62,6 +67,11 @@ struct tctx {
     hz_anchor *longa; size_t nlong, long_cap;
     hz_diagbuf diag;
     hz_seed_scratch ss;
+    /* HSPZ_DEVICE_DEDUP=1: the batch's kept HSPs stay on the device, bat[0..nbat); alt and
+     * keep are the sort's and the selection's scratch, all of cap records; the collapse runs
+     * once nbat reaches bat_tidy (hz_batch_tidy's rule) */
+    hz_hsp *d_bat, *d_alt; uint8_t *d_keep; void *d_btemp; size_t btemp_bytes;
+    uint64_t nbat, bat_cap, bat_tidy;
     /* statistics: event milliseconds per stage, busy intervals (ms since the device's ref) */
     double ms[ST_N]; uint64_t tiles, chunks, anchors, bucketed, long_dev, long_host;
     float *iv; size_t niv, iv_cap;
@@ -91,7 +101,7 @@ struct cuda_be {
     int nd; devstate d[HZ_MAX_GPUS];
     hz_xparams xp;
     int nt; tctx *t;
-    int gate_full, gate_kernel, long_dev;
+    int gate_full, gate_kernel, long_dev, dev_dedup;
     int buckets_mode;                     /* 0 off, 1 on, 2 auto (as used: HSPZ_GATE=full has none) */
     int buckets_setting;                  /* HSPZ_REF_BUCKETS as given (same codes) */
     int buckets_now; uint32_t win;        /* for the current target block */
@@ -157,7 +167,7 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
     HZ_CUDA_CHECK(cudaEventCreate(&c->es0), err, errlen, fail);
     HZ_CUDA_CHECK(cudaEventCreate(&c->es1), err, errlen, fail);
     if (DALLOC(c->d_flags, T, D, "gate flags") || DALLOC(c->d_ids, T * 4, D, "survivor ids") ||
-        DALLOC(c->d_count, 32, D, "counters") || DALLOC(c->d_hsp, T * sizeof(hz_hsp), D, "HSPs") ||
+        DALLOC(c->d_count, 32, D, "counters") || DALLOC(c->d_hsp, (B->dev_dedup ? 1 : T) * sizeof(hz_hsp), D, "HSPs") ||
         DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors"))
         return -1;
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 32), err, errlen, fail);
@@ -181,6 +191,7 @@ static void ctx_free(tctx *c)
     if (!c->ready) { free(c->iv); return; }
     cudaFree(c->d_flags); cudaFree(c->d_ids); cudaFree(c->d_count);
     cudaFree(c->d_hsp); cudaFree(c->d_anc); cudaFree(c->d_temp);
+    cudaFree(c->d_bat); cudaFree(c->d_alt); cudaFree(c->d_keep); cudaFree(c->d_btemp);
     cudaFree(c->d_qpos); cudaFree(c->d_off); cudaFree(c->d_bstart);
     cudaFreeHost(c->h_qpos); cudaFreeHost(c->h_off); cudaFreeHost(c->h_bstart);
     cudaFreeHost(c->h_hsp); cudaFreeHost(c->h_anc); cudaFreeHost(c->h_count);
@@ -322,6 +333,119 @@ static int reserve_long(tctx *c, size_t n)
     return 0;
 }
 
+/* ---- the batch on the device (HSPZ_DEVICE_DEDUP=1) ------------------------------------------ */
+
+/* room for `more` records past bat[nbat]: the buffers grow (doubling) and keep their records;
+ * the sort and selection scratch is sized for the capacity */
+static int bat_reserve(tctx *c, const devstate *D, uint64_t more, char *err, size_t errlen)
+{
+    if (c->nbat + more <= c->bat_cap) return 0;
+    uint64_t cap = c->bat_cap ? c->bat_cap : 1 << 16;
+    while (cap < c->nbat + more) cap *= 2;
+    hz_hsp *v = NULL, *alt = NULL;
+    uint8_t *keep = NULL;
+    size_t t1 = 0, t2 = 0, t3 = 0;
+    HZ_CUDA_CHECK(hz_cuda_hsp_sort(NULL, NULL, cap, 0, NULL, &t1, c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(hz_cuda_hsp_drop(NULL, cap, 0, NULL, NULL, NULL, NULL, &t2, c->st), err, errlen, fail);
+    t3 = t1 > t2 ? t1 : t2;
+    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);   /* the old buffers are idle */
+    if (DALLOC(v, cap * sizeof *v, D, "the batch's HSPs") || DALLOC(alt, cap * sizeof *alt, D, "the batch dedup's scratch") ||
+        DALLOC(keep, cap, D, "the batch dedup's flags"))
+        goto fail;
+    if (t3 > c->btemp_bytes) {
+        cudaFree(c->d_btemp); c->d_btemp = NULL; c->btemp_bytes = 0;
+        if (DALLOC(c->d_btemp, t3, D, "the batch dedup's sort scratch")) goto fail;
+        c->btemp_bytes = t3;
+    }
+    if (c->nbat) HZ_CUDA_CHECK(cudaMemcpyAsync(v, c->d_bat, c->nbat * sizeof *v, cudaMemcpyDeviceToDevice, c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
+    cudaFree(c->d_bat); cudaFree(c->d_alt); cudaFree(c->d_keep);
+    c->d_bat = v; c->d_alt = alt; c->d_keep = keep; c->bat_cap = cap;
+    return 0;
+fail:
+    cudaFree(v); cudaFree(alt); cudaFree(keep);
+    return -1;
+}
+
+/* sort bat[0..nbat) by the batch key and drop (identical 1: copies; 0: the batch dedup's
+ * contained neighbours) into alt; returns the number kept (alt then holds them), or
+ * UINT64_MAX with err */
+static uint64_t bat_sort_drop(tctx *c, int identical, char *err, size_t errlen)
+{
+    uint64_t *d_k = (uint64_t *)(c->d_count + 6), *h_k = (uint64_t *)(c->h_count + 6);
+    size_t tb = c->btemp_bytes;
+    HZ_CUDA_CHECK(hz_cuda_hsp_sort(c->d_bat, c->d_alt, c->nbat, 0, c->d_btemp, &tb, c->st), err, errlen, fail);
+    tb = c->btemp_bytes;
+    HZ_CUDA_CHECK(hz_cuda_hsp_drop(c->d_bat, c->nbat, identical, c->d_keep, c->d_alt, d_k, c->d_btemp, &tb, c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemcpyAsync(h_k, d_k, 8, cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
+    return *h_k;
+fail:
+    return UINT64_MAX;
+}
+
+/* hz_batch_tidy on the device: once bat holds HZ_TIDY_MIN records (fewer with tiles under
+ * 16 Ki anchors: 64 tiles' worth, so that the tests' tiny tiles run it) and twice as many as
+ * after its last collapse, keep one copy of identical records (exact: dedup.h
+ * hz_dedup_collapse) */
+static int bat_tidy(cuda_be *B, tctx *c, char *err, size_t errlen)
+{
+    uint64_t least = B->tile < HZ_TIDY_MIN / 64 ? 64 * B->tile : HZ_TIDY_MIN;
+    if (c->nbat < least || c->nbat < c->bat_tidy) return 0;
+    cudaEventRecord(c->es0, c->st);
+    uint64_t k = bat_sort_drop(c, 1, err, errlen);
+    if (k == UINT64_MAX) return -1;
+    cudaEventRecord(c->es1, c->st);
+    cudaEventSynchronize(c->es1);
+    c->ms[ST_DEDUP] += ev_ms(c->es0, c->es1);
+    busy(B, c, c->es0, c->es1);
+    hz_hsp *t = c->d_bat; c->d_bat = c->d_alt; c->d_alt = t;
+    c->nbat = k;
+    c->bat_tidy = 2 * k;
+    return 0;
+}
+
+/* the batch's end: the host's HSPs (its diagonal path) join the device's, the batch dedup
+ * runs on the device, and only its survivors come back, in the query order, appended to out */
+static int bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *err, size_t errlen)
+{
+    const devstate *D = &B->d[c->dv];
+    double td = hz_now();
+    uint64_t k = 0;
+    if (c->batch.n) {
+        if (bat_reserve(c, D, c->batch.n, err, errlen)) return -1;
+        HZ_CUDA_CHECK(cudaMemcpyAsync(c->d_bat + c->nbat, c->batch.v, c->batch.n * sizeof(hz_hsp), cudaMemcpyHostToDevice, c->st),
+                      err, errlen, fail);
+        c->nbat += c->batch.n;
+        c->batch.n = 0;
+    }
+    if (c->nbat) {
+        cudaEventRecord(c->es0, c->st);
+        k = bat_sort_drop(c, 0, err, errlen);
+        if (k == UINT64_MAX) return -1;
+        size_t tb = c->btemp_bytes;
+        HZ_CUDA_CHECK(hz_cuda_hsp_sort(c->d_alt, c->d_bat, k, 1, c->d_btemp, &tb, c->st), err, errlen, fail);
+        if (hz_hspvec_reserve(out, k)) { snprintf(err, errlen, "out of host memory"); return -1; }
+        for (uint64_t k0 = 0; k0 < k; k0 += HZ_PINNED_MAX) {   /* through pinned staging */
+            uint64_t m = k - k0 < HZ_PINNED_MAX ? k - k0 : HZ_PINNED_MAX;
+            HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_alt + k0, m * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
+            HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
+            memcpy(out->v + out->n, c->h_hsp, m * sizeof(hz_hsp));
+            out->n += m;
+        }
+        cudaEventRecord(c->es1, c->st);
+        cudaEventSynchronize(c->es1);
+        c->ms[ST_DEDUP] += ev_ms(c->es0, c->es1);
+        busy(B, c, c->es0, c->es1);
+    }
+    c->nbat = 0;
+    f->after_batch += k;
+    f->batches++;
+    f->t_dedup += hz_now() - td;
+    return 0;
+fail:
+    return -1;
+}
 
 /* one physical tile [h0, h0+n) of a batch; kept HSPs appended to c->batch, long anchors to
  * c->longa.  Two host round trips: the three counts, then the data. */
@@ -333,6 +457,9 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     size_t tb;
     cudaEvent_t *ev = c->ev;
     double t0 = hz_now(), t1;
+    size_t ncopy;
+    if (B->dev_dedup && bat_reserve(c, D, n, err, errlen)) return -1;   /* each anchor keeps at most one HSP */
+    hz_hsp *hout = B->dev_dedup ? c->d_bat + c->nbat : c->d_hsp;
     HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 20, c->st), err, errlen, fail);
     HZ_CUDA_CHECK(cudaEventRecord(ev[0], c->st), err, errlen, fail);
     if (!B->gate_full) {
@@ -357,14 +484,14 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 1, c->d_ids, c->d_count, c->d_temp, &tb, c->st), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
         hz_cuda_materialize(D->d_R, D->Rlen, dQ, Qlen, db, h0, c->d_ids, c->d_count, (uint32_t)n, B->xp,
-                            c->d_hsp, c->d_count + 1, c->st);
+                            hout, c->d_count + 1, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
         tb = c->temp_bytes;
         HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 2, c->d_ids, c->d_count + 2, c->d_temp, &tb, c->st), err, errlen, fail);
         if (B->long_dev)
             hz_cuda_long(D->d_R, D->Rlen, dQ, Qlen, db, h0, c->d_ids, c->d_count + 2, (uint32_t)n, B->xp, HZ_LONG_CAP_GPU,
-                         c->d_hsp, c->d_count + 1, c->d_count + 3, c->d_anc, c->d_count + 4, c->st);
+                         hout, c->d_count + 1, c->d_count + 3, c->d_anc, c->d_count + 4, c->st);
         else
             hz_cuda_anchors(db, h0, c->d_ids, c->d_count + 2, (uint32_t)n, c->d_anc, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
@@ -372,7 +499,7 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
         hz_cuda_materialize(D->d_R, D->Rlen, dQ, Qlen, db, h0, NULL, NULL, (uint32_t)n, B->xp,
-                            c->d_hsp, c->d_count + 1, c->st);
+                            hout, c->d_count + 1, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
     }
@@ -388,10 +515,12 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     }
     nkept = c->h_count[1];
     t1 = hz_now(); f->t_gate += t1 - t0;
-    if (hz_hspvec_reserve(&c->batch, nkept) || reserve_long(c, nlong)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    if (B->dev_dedup) c->nbat += nkept;   /* they stay on the device */
+    ncopy = B->dev_dedup ? 0 : nkept;
+    if (hz_hspvec_reserve(&c->batch, ncopy) || reserve_long(c, nlong)) { snprintf(err, errlen, "out of host memory"); return -1; }
     /* results through pinned staging, at most HZ_PINNED_MAX elements per copy */
-    for (size_t k0 = 0, l0 = 0; k0 < nkept || l0 < nlong || k0 == 0;) {
-        size_t k = nkept - k0 < HZ_PINNED_MAX ? nkept - k0 : HZ_PINNED_MAX;
+    for (size_t k0 = 0, l0 = 0; k0 < ncopy || l0 < nlong || k0 == 0;) {
+        size_t k = ncopy - k0 < HZ_PINNED_MAX ? ncopy - k0 : HZ_PINNED_MAX;
         size_t l = nlong - l0 < HZ_PINNED_MAX ? nlong - l0 : HZ_PINNED_MAX;
         if (k) HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_hsp + k0, k * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
         if (l) HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_anc, c->d_anc + l0, l * sizeof(hz_anchor), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
@@ -413,6 +542,7 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         c->nlong = 0;
     }
     hz_batch_tidy(&c->batch, 0);
+    if (B->dev_dedup && bat_tidy(B, c, err, errlen)) return -1;
     c->ms[ST_GATE] += ev_ms(ev[0], ev[1]);
     c->ms[ST_COMPACT] += ev_ms(ev[1], ev[2]);
     c->ms[ST_MAT] += ev_ms(ev[2], ev[3]);
@@ -432,6 +562,7 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
                          hz_funnel *f, char *err, size_t errlen)
 {
     c->batch.n = 0; c->batch.tidy = 0;
+    c->nbat = 0; c->bat_tidy = 0;
     for (uint64_t h0 = 0; h0 < N; h0 += B->tile) {
         uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
         if (run_tile(B, c, db, dQ, Q, Qlen, t, h0, n, f, err, errlen)) return -1;
@@ -441,6 +572,7 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
         return -1;
     }
     c->nlong = 0;
+    if (B->dev_dedup) return bat_finish(B, c, out, f, err, errlen);
     double td = hz_now();
     size_t k = hz_dedup_batch(c->batch.v, c->batch.n);
     f->after_batch += k;
@@ -605,9 +737,9 @@ static char *be_report(hz_backend *be, double wall_s)
     if (!s) return NULL;
 #define P(...) do { int k_ = snprintf(s + n, cap - n, __VA_ARGS__); if (k_ > 0) n += (size_t)k_ < cap - n ? (size_t)k_ : cap - n - 1; } while (0)
     const char *rb = B->buckets_setting == 0 ? "off" : B->buckets_setting == 1 ? "on" : "auto";
-    P("{\"gate_kernel\": \"%s\", \"long_anchors_on\": \"%s\", \"ref_buckets_setting\": \"%s\", \"target_blocks\": %llu, \"target_blocks_bucketed\": %llu, "
+    P("{\"gate_kernel\": \"%s\", \"long_anchors_on\": \"%s\", \"batch_dedup_on\": \"%s\", \"ref_buckets_setting\": \"%s\", \"target_blocks\": %llu, \"target_blocks_bucketed\": %llu, "
       "\"tile_anchors\": %llu, \"wall_s\": %.3f, \"devices\": [",
-      B->gate_full ? "full" : GK_NAME[B->gate_kernel], B->long_dev ? "device+host" : "host", rb, (unsigned long long)B->blocks,
+      B->gate_full ? "full" : GK_NAME[B->gate_kernel], B->long_dev ? "device+host" : "host", B->dev_dedup ? "device" : "host", rb, (unsigned long long)B->blocks,
       (unsigned long long)B->blocks_bucketed, (unsigned long long)B->tile, wall_s);
     double all_gate = 0; uint64_t all_anchors = 0;
     for (int g = 0; g < B->nd; g++) {
@@ -718,13 +850,14 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     }
     static const char *const GATE[] = { "score", "full", NULL },
                               *const SEEDS[] = { "0", "1", NULL }, *const RB[] = { "off", "on", "auto", NULL },
-                              *const LONG[] = { "0", "1", NULL };
+                              *const LONG[] = { "0", "1", NULL }, *const DEDUP[] = { "0", "1", NULL };
     int full = env_choice("HSPZ_GATE", GATE, 0, err, errlen);
     int warp = full < 0 ? -1 : env_choice("HSPZ_GATE_KERNEL", GK_NAME, GK_VEC, err, errlen);
     int devtab = warp < 0 ? -1 : env_choice("HSPZ_DEVICE_SEEDS", SEEDS, 1, err, errlen);
     int rb = devtab < 0 ? -1 : env_choice("HSPZ_REF_BUCKETS", RB, 2, err, errlen);
     int longdev = rb < 0 ? -1 : env_choice("HSPZ_DEVICE_LONG", LONG, 1, err, errlen);
-    if (longdev < 0) return -1;
+    int devdedup = longdev < 0 ? -1 : env_choice("HSPZ_DEVICE_DEDUP", DEDUP, 1, err, errlen);
+    if (devdedup < 0) return -1;
     int want = o->gpus > 0 ? o->gpus : n;
     if (want > n) {
         const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
@@ -767,6 +900,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     B->gate_full = full;
     B->gate_kernel = warp;
     B->long_dev = longdev;
+    B->dev_dedup = devdedup;
     B->buckets_mode = full ? 0 : rb;
     B->buckets_setting = rb;
     B->nt = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -776,7 +910,9 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     /* physical tile: anchors per device pass, from free memory; never changes the output
      * (HSPZ_GPU_TILE for tests) */
     int per_dev = (B->nt + B->nd - 1) / B->nd;
-    uint64_t per = 1 + 4 + sizeof(hz_hsp) + sizeof(hz_anchor) + (B->buckets_mode ? 2 + 8 + 4 : 0);
+    /* per anchor: flag, id, long anchor, HSP (device dedup: the batch's HSP, its sort's copy
+     * and its flag; the batch grows past one tile only with its distinct HSPs) */
+    uint64_t per = 1 + 4 + sizeof(hz_anchor) + (devdedup ? 2 * sizeof(hz_hsp) + 1 : sizeof(hz_hsp)) + (B->buckets_mode ? 2 + 8 + 4 : 0);
     uint64_t tile = (uint64_t)(minfree / 2) / per / (uint64_t)per_dev;
     if (tile > (1u << 23)) tile = 1u << 23;
     if (tile < 4096) tile = 4096;
@@ -803,11 +939,11 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     char devs[32] = "cuda:0";
     if (B->nd > 1) snprintf(devs, sizeof devs, "cuda:0-%d %d x", B->nd - 1, B->nd);
     snprintf(B->name, sizeof B->name, "%s %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, "
-             "seed table on %s, seeding on %s, ref-buckets %s, tile %llu)",
+             "seed table on %s, seeding on %s, ref-buckets %s, batch dedup on %s, tile %llu)",
              devs, p->name, p->major, p->minor, p->multiProcessorCount,
              (double)p->totalGlobalMem / 1073741824.0, drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10,
              full ? "full" : warp == GK_WARP ? "score/warp" : warp == GK_VEC ? "score/vec" : "score/thread", devtab ? "device" : "host", B->seeding,
-             B->buckets_mode == 0 ? "off" : B->buckets_mode == 1 ? "on" : "auto", (unsigned long long)tile);
+             B->buckets_mode == 0 ? "off" : B->buckets_mode == 1 ? "on" : "auto", devdedup ? "device" : "host", (unsigned long long)tile);
     B->be.name = B->name;
     B->be.set_target = be_set_target;
     B->be.set_query = be_set_query;

@@ -114,4 +114,17 @@ void hz_cuda_long(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Ql
 void hz_cuda_anchors(const hz_dev_batch &b, uint64_t h0, const uint32_t *ids, const uint32_t *d_n,
                      uint32_t nmax, hz_anchor *out, cudaStream_t st);
 
+/* dedup.cu (spec §5.3, the rules of src/dedup.c): sort v[0..n) in place by the batch key
+ * (by_query 0: uint32 diagonal rs - qs, rs, len, score descending) or the query key (1: qs,
+ * rs, len, score descending); alt[0..n) is scratch.  temp NULL: *temp_bytes gets the scratch
+ * size for n and nothing runs. */
+cudaError_t hz_cuda_hsp_sort(hz_hsp *v, hz_hsp *alt, uint64_t n, int by_query, void *temp, size_t *temp_bytes,
+                             cudaStream_t st);
+/* v[0..n) sorted by the batch key: out gets, in order, the records kept by the batch dedup
+ * (identical 0: drop one that shares the diagonal with the record before it and contains it
+ * or is contained) or by the collapse (identical 1: drop one equal to the record before it);
+ * their count goes to *d_k.  keep: n bytes of scratch.  temp NULL: size query as above. */
+cudaError_t hz_cuda_hsp_drop(const hz_hsp *v, uint64_t n, int identical, uint8_t *keep, hz_hsp *out,
+                             uint64_t *d_k, void *temp, size_t *temp_bytes, cudaStream_t st);
+
 #endif

@@ -485,6 +485,7 @@ static hz_envvar ENV[] = {
     { "HSPZ_GATE_KERNEL", "vec, thread, warp", NULL },
     { "HSPZ_DEVICE_SEEDS", "0, 1", NULL },
     { "HSPZ_DEVICE_LONG", "1, 0", NULL },
+    { "HSPZ_DEVICE_DEDUP", "1, 0", NULL },
     { "HSPZ_REF_BUCKETS", "auto, on, off", NULL },
     { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },
     /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh) */
@@ -541,7 +542,7 @@ int hz_env_check(char *err, size_t errlen)
             if (h) continue;
             char en[256];
             snprintf(err, errlen, "environment variable %s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
-                     "HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_FAULT (tests); test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
+                     "HSPZ_DEVICE_LONG, HSPZ_DEVICE_DEDUP, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_FAULT (tests); test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
                      "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", hz_printable(*e, nl > 200 ? 200 : nl, en, sizeof en));
             return -1;
         }

@@ -115,13 +115,14 @@ static void print_gpu_report(const char *js, uint64_t anchors, double wall)
         json_t *se = json_object_get(d, "stage_event_s");
         double busy = json_number_value(json_object_get(d, "busy_s"));
         fprintf(stderr, "hspz: gpu %lld %s: %lld chunks, %lld anchors, busy %.3f s (%.0f%% of wall); event-s seed %.3f "
-                "gate %.3f compact %.3f materialize %.3f long_select %.3f copy %.3f\n",
+                "gate %.3f compact %.3f materialize %.3f long_select %.3f copy %.3f dedup %.3f\n",
                 (long long)json_integer_value(json_object_get(d, "index")), json_string_value(json_object_get(d, "name")),
                 (long long)json_integer_value(json_object_get(d, "work_chunks")),
                 (long long)json_integer_value(json_object_get(d, "anchors")), busy, wall > 0 ? 100.0 * busy / wall : 0.0,
                 json_number_value(json_object_get(se, "seed")), json_number_value(json_object_get(se, "gate")),
                 json_number_value(json_object_get(se, "compact")), json_number_value(json_object_get(se, "materialize")),
-                json_number_value(json_object_get(se, "long_select")), json_number_value(json_object_get(se, "copy")));
+                json_number_value(json_object_get(se, "long_select")), json_number_value(json_object_get(se, "copy")),
+                json_number_value(json_object_get(se, "dedup")));
     }
     json_decref(r);
 }

@@ -15,7 +15,7 @@ setup() {
     T="$BATS_TEST_TMPDIR"
     OUT="$T/out"
     # a clean HSPZ_* environment (the harness's own variables are allowed)
-    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_FAULT
+    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_DEVICE_DEDUP HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_FAULT
 }
 
 # value KEY — the value printed by the last `hspz config` for KEY (comment stripped).
@@ -279,7 +279,7 @@ EOF
 @test "env: unknown HSPZ_* variable is an error naming the allowed ones" {
     HSPZ_GATES=score hz_run config
     assert_one_error_line 2
-    assert_stderr_matches "HSPZ_GATES is not known \(allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE"
+    assert_stderr_matches "HSPZ_GATES is not known \(allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, HSPZ_DEVICE_LONG, HSPZ_DEVICE_DEDUP, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE"
     HSPZ_XDROP=500 hz_run run -r "$AOR" -q "$AOQ" -o "$OUT"
     assert_one_error_line 2
     assert_no_outdir "$OUT"
@@ -287,7 +287,7 @@ EOF
 
 @test "env: bad values are errors on the CPU path too, naming the allowed values" {
     local spec
-    for spec in "HSPZ_GATE=fast|score, full" "HSPZ_GATE_KERNEL=block|vec, thread, warp" "HSPZ_DEVICE_SEEDS=yes|0, 1" "HSPZ_DEVICE_LONG=2|1, 0" \
+    for spec in "HSPZ_GATE=fast|score, full" "HSPZ_GATE_KERNEL=block|vec, thread, warp" "HSPZ_DEVICE_SEEDS=yes|0, 1" "HSPZ_DEVICE_LONG=2|1, 0" "HSPZ_DEVICE_DEDUP=on|1, 0" \
                 "HSPZ_REF_BUCKETS=maybe|auto, on, off" "HSPZ_GPU_TILE=0|an integer 1..1073741824" \
                 "HSPZ_GPU_TILE=12x|an integer 1..1073741824" \
                 "HSPZ_FAULT=gpu-alloc|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)" \

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int once;
     if (!once) {   /* the checks of HSPZ_* variables are not what is fuzzed here */
-        const char *v[] = { "HSPZ_GATE", "HSPZ_GATE_KERNEL", "HSPZ_DEVICE_SEEDS", "HSPZ_DEVICE_LONG",
+        const char *v[] = { "HSPZ_GATE", "HSPZ_GATE_KERNEL", "HSPZ_DEVICE_SEEDS", "HSPZ_DEVICE_LONG", "HSPZ_DEVICE_DEDUP",
                             "HSPZ_REF_BUCKETS", "HSPZ_GPU_TILE" };
         for (size_t i = 0; i < sizeof v / sizeof *v; i++) unsetenv(v[i]);
         once = 1;

@@ -374,18 +374,21 @@ typedef struct {
 } cfg_t;
 
 /* backend variants: HSPZ_GATE x HSPZ_GATE_KERNEL x HSPZ_REF_BUCKETS x HSPZ_GPU_TILE (forced tiny
- * physical capacity); host seeds (be->chunk) and device seeds (be->chunk_range) both run */
-#define NVAR 13
+ * physical capacity; tiny tiles also make the device collapse run, cuda/backend.cu bat_tidy)
+ * x HSPZ_DEVICE_LONG x HSPZ_DEVICE_DEDUP; host seeds (be->chunk) and device seeds
+ * (be->chunk_range) both run */
+#define NVAR 15
 static const char *var_gate[NVAR] = { "score", "score", "score", "score", "full", "full", "full", "full",
-                                      "score", "score", "score", "score", "score" };
+                                      "score", "score", "score", "score", "score", "score", "full" };
 static const char *var_kernel[NVAR] = { "vec", "vec", "vec", "vec", "vec", "vec", "vec", "vec",
-                                        "warp", "warp", "thread", "thread", "vec" };
+                                        "warp", "warp", "thread", "thread", "vec", "vec", "vec" };
 static const char *var_buckets[NVAR] = { "off", "off", "off", "off", "off", "off", "off", "off",
-                                         "off", "on", "on", "auto", "off" };
-static const char *var_long[NVAR] = { "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "0" };
-static const char *var_tile[NVAR] = { NULL, "1", "7", "1000", NULL, "1", "7", "1000", NULL, "7", "1000", NULL, "7" };
+                                         "off", "on", "on", "auto", "off", "off", "off" };
+static const char *var_long[NVAR] = { "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "0", "1", "1" };
+static const char *var_dedup[NVAR] = { "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "0", "0" };
+static const char *var_tile[NVAR] = { NULL, "1", "7", "1000", NULL, "1", "7", "1000", NULL, "7", "1000", NULL, "7", NULL, "7" };
 static const uint64_t var_max_anchors[NVAR] = { UINT64_MAX, 4000, 30000, UINT64_MAX, UINT64_MAX, 4000, 30000, UINT64_MAX,
-                                                UINT64_MAX, 30000, UINT64_MAX, UINT64_MAX, 30000 };
+                                                UINT64_MAX, 30000, UINT64_MAX, UINT64_MAX, 30000, UINT64_MAX, 30000 };
 static uint64_t g_skipped;
 
 static int tab_equal(const hz_seedtable *a, const hz_seedtable *b)
@@ -561,9 +564,11 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
             setenv("HSPZ_GATE_KERNEL", var_kernel[v], 1);
             setenv("HSPZ_REF_BUCKETS", var_buckets[v], 1);
             setenv("HSPZ_DEVICE_LONG", var_long[v], 1);
+            setenv("HSPZ_DEVICE_DEDUP", var_dedup[v], 1);
             if (var_tile[v]) setenv("HSPZ_GPU_TILE", var_tile[v], 1); else unsetenv("HSPZ_GPU_TILE");
             char vname[128];
-            snprintf(vname, sizeof vname, "gate=%s kernel=%s buckets=%s long-on-device=%s tile=%s", var_gate[v], var_kernel[v], var_buckets[v], var_long[v],
+            snprintf(vname, sizeof vname, "gate=%s kernel=%s buckets=%s long-on-device=%s dedup-on-device=%s tile=%s", var_gate[v], var_kernel[v],
+                     var_buckets[v], var_long[v], var_dedup[v],
                      var_tile[v] ? var_tile[v] : "default");
             int orc = hz_cuda_backend_open(&o, &xp, &be, err, sizeof err);
             if (orc != 0) { printf("FAIL seed=%llu %s: hz_cuda_backend_open: %s\n", (unsigned long long)cseed, vname, err); failed = 1; g_fail++; continue; }
@@ -660,7 +665,7 @@ int main(int argc, char **argv)
         xp.gate_min_total = hz_gate_threshold(3000);
         hz_backend *be = NULL;
         char err[512] = "";
-        unsetenv("HSPZ_GATE"); unsetenv("HSPZ_GPU_TILE"); unsetenv("HSPZ_GATE_KERNEL"); unsetenv("HSPZ_REF_BUCKETS"); unsetenv("HSPZ_DEVICE_LONG");
+        unsetenv("HSPZ_GATE"); unsetenv("HSPZ_GPU_TILE"); unsetenv("HSPZ_GATE_KERNEL"); unsetenv("HSPZ_REF_BUCKETS"); unsetenv("HSPZ_DEVICE_LONG"); unsetenv("HSPZ_DEVICE_DEDUP");
         int rc = hz_cuda_backend_open(&o, &xp, &be, err, sizeof err);
         if (rc == 1) { printf("SKIP: no CUDA device (%s)\n", err); return 77; }
         if (rc < 0) { printf("error: hz_cuda_backend_open: %s\n", err); return 2; }

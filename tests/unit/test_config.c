@@ -166,12 +166,13 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == 0, "valid values accepted: %s", err);
     int n;
     const hz_envvar *v = hz_env_vars(&n);
-    check(n == 7 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
+    check(n == 8 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
           !strcmp(v[1].name, "HSPZ_GATE_KERNEL") && v[1].value == NULL && v[2].value == NULL &&
-          !strcmp(v[5].name, "HSPZ_GPU_TILE") && !strcmp(v[5].value, "1073741824") &&
-          !strcmp(v[6].name, "HSPZ_FAULT") && v[6].value == NULL, "values recorded");
+          !strcmp(v[4].name, "HSPZ_DEVICE_DEDUP") && v[4].value == NULL &&
+          !strcmp(v[6].name, "HSPZ_GPU_TILE") && !strcmp(v[6].value, "1073741824") &&
+          !strcmp(v[7].name, "HSPZ_FAULT") && v[7].value == NULL, "values recorded");
     setenv("HSPZ_FAULT", "gpu-kernel:3", 1);
-    check(hz_env_check(err, sizeof err) == 0 && (v = hz_env_vars(&n)) && !strcmp(v[6].value, "gpu-kernel:3"),
+    check(hz_env_check(err, sizeof err) == 0 && (v = hz_env_vars(&n)) && !strcmp(v[7].value, "gpu-kernel:3"),
           "HSPZ_FAULT=gpu-kernel:3 accepted and recorded");
     setenv("HSPZ_FAULT", "gpu-alloc:0", 1);
     check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_FAULT='gpu-alloc:0' is not allowed"), "HSPZ_FAULT=gpu-alloc:0 refused: %s", err);
@@ -184,7 +185,7 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == -1 && strstr(err, "(allowed: auto, on, off)"), "empty value refused: %s", err);
     unsetenv("HSPZ_REF_BUCKETS");
     setenv("HSPZ_KERNEL", "x", 1);
-    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_KERNEL is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, HSPZ_DEVICE_LONG, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE"),
+    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_KERNEL is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, HSPZ_DEVICE_LONG, HSPZ_DEVICE_DEDUP, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE"),
           "unknown name refused: %s", err);
     unsetenv("HSPZ_KERNEL"); unsetenv("HSPZ_GATE"); unsetenv("HSPZ_TIMEOUT");
 }
