@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <pthread.h>
 
 static int cmp_diag(const void *pa, const void *pb)
 {
@@ -118,32 +119,85 @@ static uint64_t hsp_hash(const hz_hsp *x)
     return a ^ (a >> 32);
 }
 
-/* first occurrences kept in order: an open-addressing table of positions of kept records
- * (4 or 8 bytes per slot, at least twice as many slots as records) */
-size_t hz_dedup_interval(hz_hsp *h, size_t n)
+/* Parallel first-occurrence filter: each record's partition (its hash mod threads) is noted
+ * first, slice by slice; then thread t, scanning the whole array in order, keeps the first of
+ * the identical records of partition t in an open-addressing table of positions (kept
+ * position + 1; at least twice as many slots as the partition's records).  Identical records
+ * share a partition, so each decision is the sequential one.  keep[i] is written by the
+ * owner of record i only. */
+typedef struct {
+    const hz_hsp *h; size_t n; uint8_t *part, *keep;
+    int threads, fail;
+} ivjob;
+typedef struct { ivjob *j; int t; } ivarg;
+
+static void *interval_note(void *pa)
 {
-    if (n < 2) return n;
-    size_t cap = 2;
-    while (cap < 2 * n) cap *= 2;
+    ivarg *a = pa;
+    ivjob *J = a->j;
+    size_t i0 = J->n / (size_t)J->threads * (size_t)a->t, i1 = a->t + 1 == J->threads ? J->n : J->n / (size_t)J->threads * (size_t)(a->t + 1);
+    for (size_t i = i0; i < i1; i++) J->part[i] = (uint8_t)(hsp_hash(&J->h[i]) % (uint64_t)J->threads);
+    return NULL;
+}
+
+static void *interval_part(void *pa)
+{
+    ivarg *a = pa;
+    ivjob *J = a->j;
+    const hz_hsp *h = J->h;
+    size_t n = J->n, m = 0;
+    uint8_t me = (uint8_t)a->t;
     int wide = n > 0xFFFFFFFEu;
+    for (size_t i = 0; i < n; i++) m += J->part[i] == me;
+    if (!m) return NULL;
+    size_t cap = 2;
+    while (cap < 2 * m) cap *= 2;
     void *tab = calloc(cap, wide ? 8 : 4);
-    if (!tab) return SIZE_MAX;   /* out of memory */
+    if (!tab) { J->fail = 1; return NULL; }
     uint32_t *t32 = tab; uint64_t *t64 = tab;
-    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t j = (size_t)hsp_hash(&h[i]) & (cap - 1);
+        if (J->part[i] != me) continue;
+        size_t j = (size_t)(hsp_hash(&h[i]) / (uint64_t)J->threads) & (cap - 1);
         int dup = 0;
-        for (;;) {   /* slots hold kept position + 1; 0 = empty */
+        for (;;) {   /* 0 = empty */
             uint64_t v = wide ? t64[j] : t32[j];
             if (!v) break;
             if (!memcmp(&h[v - 1], &h[i], sizeof *h)) { dup = 1; break; }
             j = (j + 1) & (cap - 1);
         }
-        if (dup) continue;
-        h[m] = h[i];
-        if (wide) t64[j] = m + 1; else t32[j] = (uint32_t)(m + 1);
-        m++;
+        J->keep[i] = !dup;
+        if (!dup) { if (wide) t64[j] = i + 1; else t32[j] = (uint32_t)(i + 1); }
     }
     free(tab);
-    return m;
+    return NULL;
+}
+
+/* fn(args[t]) on threads threads (this one included; one that cannot start runs here) */
+static void run_threads(void *(*fn)(void *), ivarg *args, int threads)
+{
+    pthread_t th[64];
+    int on[64] = {0};
+    for (int t = 1; t < threads; t++) on[t] = pthread_create(&th[t], NULL, fn, &args[t]) == 0;
+    for (int t = 0; t < threads; t++) if (!on[t]) fn(&args[t]);
+    for (int t = 1; t < threads; t++) if (on[t]) pthread_join(th[t], NULL);
+}
+
+size_t hz_dedup_interval(hz_hsp *h, size_t n, int threads)
+{
+    if (n < 2) return n;
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    if ((size_t)threads > n / 4096 + 1) threads = (int)(n / 4096 + 1);   /* small intervals: one thread */
+    ivjob J = { h, n, malloc(n), malloc(n), threads, 0 };
+    if (!J.part || !J.keep) { free(J.part); free(J.keep); return SIZE_MAX; }   /* out of memory */
+    ivarg args[64];
+    for (int t = 0; t < threads; t++) args[t] = (ivarg){ &J, t };
+    run_threads(interval_note, args, threads);
+    run_threads(interval_part, args, threads);
+    size_t m = 0;
+    if (!J.fail)
+        for (size_t i = 0; i < n; i++)
+            if (J.keep[i]) h[m++] = h[i];
+    free(J.part); free(J.keep);
+    return J.fail ? SIZE_MAX : m;
 }

@@ -23,7 +23,8 @@ size_t hz_dedup_collapse(hz_hsp *h, size_t n);
 
 /* One interval and strand, in place: remove exact duplicates of (rs, qs, len, score),
  * keeping the first occurrence, order of survivors unchanged (0.3.x drop_duplicate_hsps).
- * Returns the new count, or SIZE_MAX when out of memory. */
-size_t hz_dedup_interval(hz_hsp *h, size_t n);
+ * threads (>= 1) share the work, split by hash (the result never depends on it); memory
+ * about 9 bytes per record.  Returns the new count, or SIZE_MAX when out of memory. */
+size_t hz_dedup_interval(hz_hsp *h, size_t n, int threads);
 
 #endif

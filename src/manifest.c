@@ -59,17 +59,6 @@ int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *li
 }
 
 /* ---- canonical digest ------------------------------------------------------------------- */
-typedef struct { const char *p; size_t n; } line_t;   /* without the newline */
-
-static int line_cmp(const void *a, const void *b)
-{
-    const line_t *x = a, *y = b;
-    size_t m = x->n < y->n ? x->n : y->n;
-    int c = memcmp(x->p, y->p, m);
-    if (c) return c;
-    return x->n < y->n ? -1 : x->n > y->n;
-}
-
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* sorted names of the regular files of dir (excluding names starting with "manifest.json") */
@@ -98,183 +87,59 @@ static char **list_files(const char *dir, size_t *n)
 
 static void free_list(char **v, size_t n) { for (size_t i = 0; i < n; i++) free(v[i]); free(v); }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
 
-/* ---- canonical digest: an external merge sort, so memory stays bounded ------------------
- * Lines are gathered into runs of at most RUN_BYTES; with one run it is sorted and hashed in
- * memory, otherwise each run is sorted by a worker thread (at most RUN_THREADS at a time) into
- * an unlinked temporary file inside dir, and the runs are merged through a heap into sha256.
- * Peak memory is about RUN_THREADS * 1.4 * RUN_BYTES, whatever the number of segments. */
-#define RUN_BYTES ((size_t)32 << 20)   /* small enough that big outputs sort on several threads */
-#define RUN_THREADS 8
-
+/* ---- outputs: every file hashed, several at a time ------------------------------------ */
 typedef struct {
-    char *buf; size_t len;           /* '\n'-terminated lines */
-    line_t *L; size_t n;
-    FILE *fp;                        /* sorted run (NULL: the single in-memory run) */
-    int failed, started;
-    pthread_t th;
-} run_t;
+    const char *dir; char **names; size_t n, next;
+    char (*hex)[65]; uint64_t *bytes, *lines; int *ok;
+    pthread_mutex_t mu;
+} hashjob;
 
-static int run_sort(run_t *r)
+static void *hash_main(void *arg)
 {
-    size_t nl = 0;
-    for (size_t i = 0; i < r->len; i++) nl += r->buf[i] == '\n';
-    r->L = malloc((nl ? nl : 1) * sizeof *r->L);
-    if (!r->L) return -1;
-    size_t k = 0, s = 0;
-    for (size_t i = 0; i < r->len; i++)
-        if (r->buf[i] == '\n') { r->L[k].p = r->buf + s; r->L[k].n = i - s; k++; s = i + 1; }
-    r->n = nl;
-    qsort(r->L, nl, sizeof *r->L, line_cmp);
-    return 0;
-}
-
-static void *run_worker(void *arg)
-{
-    run_t *r = arg;
-    if (run_sort(r)) { r->failed = 1; return NULL; }
-    for (size_t i = 0; i < r->n && !r->failed; i++)
-        if (fwrite(r->L[i].p, 1, r->L[i].n + 1, r->fp) != r->L[i].n + 1) r->failed = 1;
-    if (fflush(r->fp) || fseek(r->fp, 0, SEEK_SET)) r->failed = 1;
-    free(r->L); free(r->buf);
-    r->L = NULL; r->buf = NULL;
-    return NULL;
-}
-
-typedef struct { char *line; size_t cap; ssize_t n; FILE *fp; } head_t;
-
-static int head_less(const head_t *a, const head_t *b)
-{
-    line_t x = { a->line, (size_t)a->n - 1 }, y = { b->line, (size_t)b->n - 1 };
-    return line_cmp(&x, &y) < 0;
-}
-
-static void heap_down(head_t *h, size_t n, size_t i)
-{
+    hashjob *h = arg;
     for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && head_less(&h[l], &h[m])) m = l;
-        if (r < n && head_less(&h[r], &h[m])) m = r;
-        if (m == i) return;
-        head_t t = h[i]; h[i] = h[m]; h[m] = t;
-        i = m;
-    }
-}
-
-/* start sorting run *r into a temporary file of dir (joins an older run first when
- * RUN_THREADS are busy) */
-static int run_flush(run_t **runs, size_t k, const char *dir, char *err, size_t errlen)
-{
-    char tp[4096];
-    snprintf(tp, sizeof tp, "%s/.digest-run-XXXXXX", dir);
-    int fd = mkstemp(tp);
-    if (fd < 0) { snprintf(err, errlen, "%s: cannot create a temporary file for the canonical digest: %s", dir, strerror(errno)); return -1; }
-    unlink(tp);
-    runs[k]->fp = fdopen(fd, "w+");
-    if (!runs[k]->fp) { close(fd); snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
-    if (k >= RUN_THREADS && runs[k - RUN_THREADS]->started) {
-        pthread_join(runs[k - RUN_THREADS]->th, NULL);
-        runs[k - RUN_THREADS]->started = 0;
-    }
-    if (pthread_create(&runs[k]->th, NULL, run_worker, runs[k])) { run_worker(runs[k]); return 0; }
-    runs[k]->started = 1;
-    return 0;
-}
-
-int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen)
-{
-    return hz_canonical_digest_runs(dir, RUN_BYTES, hex, nlines, err, errlen);
-}
-
-int hz_canonical_digest_runs(const char *dir, size_t run_bytes, char hex[65], uint64_t *nlines, char *err, size_t errlen)
-{
-    size_t nf;
-    char **names = list_files(dir, &nf);
-    run_t **runs = NULL; size_t nr = 0, rcap = 0;   /* pointers: workers hold them while the array grows */
-    char *line = NULL; size_t lcap = 0;
-    head_t *heap = NULL;
-    uint64_t total = 0;
-    int rc = -1;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    for (size_t i = 0; i < nf; i++) {
-        /* all.segments (--single-file) repeats the other files' lines: not counted twice */
-        if (!ends_with(names[i], ".segments") || !strcmp(names[i], "all.segments")) continue;
+        pthread_mutex_lock(&h->mu);
+        size_t i = h->next++;
+        pthread_mutex_unlock(&h->mu);
+        if (i >= h->n) return NULL;
         char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        FILE *fp = fopen(p, "rb");
-        if (!fp) { snprintf(err, errlen, "%s: cannot read: %s", p, strerror(errno)); goto out; }
-        ssize_t n;
-        while ((n = getline(&line, &lcap, fp)) > 0) {
-            size_t need = (size_t)n + (line[n - 1] != '\n');
-            if (!nr || runs[nr - 1]->len + need > run_bytes) {
-                if (nr && run_flush(runs, nr - 1, dir, err, errlen)) { fclose(fp); goto out; }
-                if (nr == rcap) {
-                    rcap = rcap ? 2 * rcap : 8;
-                    run_t **nv = realloc(runs, rcap * sizeof *runs);
-                    if (!nv) { fclose(fp); snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-                    runs = nv;
-                }
-                runs[nr] = calloc(1, sizeof **runs);
-                if (!runs[nr] || !(runs[nr]->buf = malloc(run_bytes > need ? run_bytes : need))) {
-                    free(runs[nr]); fclose(fp); snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-                nr++;
-            }
-            run_t *r = runs[nr - 1];
-            memcpy(r->buf + r->len, line, (size_t)n);
-            r->len += (size_t)n;
-            if (line[n - 1] != '\n') r->buf[r->len++] = '\n';
-            total++;
-        }
-        fclose(fp);
+        snprintf(p, sizeof p, "%s/%s", h->dir, h->names[i]);
+        h->ok[i] = hz_sha256_file(p, h->hex[i], &h->bytes[i], &h->lines[i]) == 0;
     }
-    if (nr <= 1) {   /* everything in memory */
-        if (nr && run_sort(runs[0])) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-        for (size_t i = 0; nr && i < runs[0]->n; i++) EVP_DigestUpdate(ctx, runs[0]->L[i].p, runs[0]->L[i].n + 1);
-    } else {
-        if (run_flush(runs, nr - 1, dir, err, errlen)) goto out;
-        for (size_t k = 0; k < nr; k++)
-            if (runs[k]->started) { pthread_join(runs[k]->th, NULL); runs[k]->started = 0; }
-        for (size_t k = 0; k < nr; k++)
-            if (runs[k]->failed) { snprintf(err, errlen, "%s: cannot write a temporary run of the canonical digest (disk full?)", dir); goto out; }
-        heap = calloc(nr, sizeof *heap);
-        if (!heap) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-        size_t hn = 0;
-        for (size_t k = 0; k < nr; k++) {
-            head_t h = { NULL, 0, 0, runs[k]->fp };
-            if ((h.n = getline(&h.line, &h.cap, h.fp)) > 0) heap[hn++] = h; else free(h.line);
+}
+
+/* outs gets {name, bytes, lines, sha256} of every regular file of dir but the manifest, by
+ * name; threads files are hashed at a time.  Returns 0, or -1 when out of memory. */
+static int outputs_json(const char *dir, int threads, json_t *outs)
+{
+    hashjob h = { dir, NULL, 0, 0, NULL, NULL, NULL, NULL, PTHREAD_MUTEX_INITIALIZER };
+    h.names = list_files(dir, &h.n);
+    if (!h.names) return -1;
+    h.hex = malloc((h.n ? h.n : 1) * sizeof *h.hex);
+    h.bytes = calloc(h.n ? h.n : 1, sizeof *h.bytes); h.lines = calloc(h.n ? h.n : 1, sizeof *h.lines);
+    h.ok = calloc(h.n ? h.n : 1, sizeof *h.ok);
+    int rc = -1;
+    if (h.hex && h.bytes && h.lines && h.ok) {
+        pthread_t th[64];
+        int nt = threads < 64 ? threads : 64, started = 0;
+        if ((size_t)nt > h.n) nt = (int)h.n;
+        for (int t = 1; t < nt; t++) if (!pthread_create(&th[started], NULL, hash_main, &h)) started++;
+        hash_main(&h);
+        for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+        for (size_t i = 0; i < h.n; i++) {
+            if (!h.ok[i]) continue;
+            json_t *e = json_object();
+            json_object_set_new(e, "name", json_string(h.names[i]));
+            json_object_set_new(e, "bytes", json_integer((json_int_t)h.bytes[i]));
+            json_object_set_new(e, "lines", json_integer((json_int_t)h.lines[i]));
+            json_object_set_new(e, "sha256", json_string(h.hex[i]));
+            json_array_append_new(outs, e);
         }
-        for (size_t i = hn; i-- > 0;) heap_down(heap, hn, i);
-        while (hn) {
-            EVP_DigestUpdate(ctx, heap[0].line, (size_t)heap[0].n);
-            if ((heap[0].n = getline(&heap[0].line, &heap[0].cap, heap[0].fp)) <= 0) {
-                free(heap[0].line);
-                heap[0] = heap[--hn];
-            }
-            heap_down(heap, hn, 0);
-        }
+        rc = 0;
     }
-    unsigned char md[32];
-    unsigned int mdl;
-    EVP_DigestFinal_ex(ctx, md, &mdl);
-    hexify(md, hex);
-    if (nlines) *nlines = total;
-    rc = 0;
-out:
-    for (size_t k = 0; k < nr; k++) {
-        if (runs[k]->started) pthread_join(runs[k]->th, NULL);
-        if (runs[k]->fp) fclose(runs[k]->fp);
-        free(runs[k]->buf); free(runs[k]->L); free(runs[k]);
-    }
-    free(runs); free(heap); free(line);
-    if (ctx) EVP_MD_CTX_free(ctx);
-    free_list(names, nf);
+    free(h.hex); free(h.bytes); free(h.lines); free(h.ok);
+    free_list(h.names, h.n);
     return rc;
 }
 
@@ -490,24 +355,11 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_t *outs = json_array();
     json_t *digest = json_null(), *nseg = json_null();
     if (outdir) {
-        size_t nf;
-        char **names = list_files(outdir, &nf);
-        for (size_t i = 0; i < nf; i++) {
-            char p[4096], hex[65];
-            uint64_t b = 0, l = 0;
-            snprintf(p, sizeof p, "%s/%s", outdir, names[i]);
-            if (hz_sha256_file(p, hex, &b, &l)) continue;
-            json_t *e = json_object();
-            json_object_set_new(e, "name", json_string(names[i]));
-            json_object_set_new(e, "bytes", json_integer((json_int_t)b));
-            json_object_set_new(e, "lines", json_integer((json_int_t)l));
-            json_object_set_new(e, "sha256", json_string(hex));
-            json_array_append_new(outs, e);
-        }
-        free_list(names, nf);
+        int nt = mi->threads > 0 ? mi->threads : 1;
+        if (outputs_json(outdir, nt, outs)) { json_decref(m); json_decref(outs); snprintf(err, errlen, "out of memory listing the outputs"); return -1; }
         char hex[65];
         uint64_t nl = 0;
-        if (hz_canonical_digest(outdir, hex, &nl, err, errlen)) { json_decref(m); json_decref(outs); return -1; }
+        if (hz_canonical_digest(outdir, nt, hex, &nl, err, errlen)) { json_decref(m); json_decref(outs); return -1; }
         digest = json_string(hex);
         nseg = json_integer((json_int_t)nl);
     }

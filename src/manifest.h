@@ -44,15 +44,17 @@ int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *li
 
 /* RULES.md "canonical digest" (sha256 hex of all segment lines, byte-sorted) of the
  * *.segments files of dir, and their line count; all.segments (the --single-file copy of the
- * same lines) is not counted.  Returns 0, or -1 with err naming an unreadable file. */
-int hz_canonical_digest(const char *dir, char hex[65], uint64_t *nlines, char *err, size_t errlen);
+ * same lines) is not counted.  threads (>= 1) sort at a time (src/digest.c).  Returns 0, or
+ * -1 with err naming an unreadable file, a folder where no temporary file can be written, or
+ * out of memory. */
+int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen);
 
-/* The same with runs of at most run_bytes (hz_canonical_digest uses 32 MiB): one run is sorted
- * in memory; more are sorted (8 threads) into unlinked temporary files in dir and merged, so
- * memory stays near 8 x 1.4 x run_bytes for any output size.  Errors: unreadable file, dir not writable for
- * the temporary runs, out of memory. */
-int hz_canonical_digest_runs(const char *dir, size_t run_bytes, char hex[65], uint64_t *nlines,
-                             char *err, size_t errlen);
+/* The same with buckets of about bucket_bytes (hz_canonical_digest uses 8 MiB): output up to
+ * bucket_bytes is sorted in memory; larger output is bucket-sorted through unlinked temporary
+ * files in dir, so memory stays near threads x 4 MiB + (threads + 2) x 1.3 x bucket_bytes for any
+ * output size (buckets grow past bucket_bytes beyond 512 of them). */
+int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
+                                char *err, size_t errlen);
 
 /* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose
  * files are listed as outputs and digested (NULL: none, e.g. a failed run). */

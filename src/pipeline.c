@@ -453,12 +453,12 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
         hz_hspvec_free(&res[i]);
     }
     for (int strand = 0; strand < 2 && !rc; strand++) {
-        v[strand].n = hz_dedup_interval(v[strand].v, v[strand].n);
+        v[strand].n = hz_dedup_interval(v[strand].v, v[strand].n, R->nthreads);
         if (v[strand].n == SIZE_MAX) { rc = FAIL(R, "out of memory in dedup"); break; }
         if (v[strand].n == 0) continue;
         char base[512];
         snprintf(base, sizeof base, "tmp%zu.block%zu.r%llu.%s", k + 1, q, (unsigned long long)tb->start, strand ? "minus" : "plus");
-        if (hz_segwriter_write(&J->sw, J->dir, base, v[strand].v, v[strand].n, strand, r, q, R->err, sizeof R->err)) { rc = -1; break; }
+        if (hz_segwriter_write(&J->sw, J->dir, base, v[strand].v, v[strand].n, strand, r, q, R->nthreads, R->err, sizeof R->err)) { rc = -1; break; }
         J->total.written += v[strand].n;
         if (J->ncmd == J->capcmd) {
             size_t nc = J->capcmd ? 2 * J->capcmd : 64;

@@ -2,6 +2,7 @@
 #include "segments.h"
 #include "shquote.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +80,87 @@ size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, s
     return (size_t)(p - buf);
 }
 
+/* Parallel formatting of one file: slices of `per` lines, in output order, are formatted by
+ * the helpers into a ring of `nslot` buffers; the writing thread writes them in order. */
+typedef struct {
+    hz_segwriter *w; const hz_hsp *h; size_t n; int strand; size_t r, q;
+    size_t per, nslice, nslot, line_max;
+    char **buf; size_t *len; int *ready;
+    size_t next, written;          /* next slice to format; slices written so far */
+    int stop;
+    pthread_mutex_t mu; pthread_cond_t cv;
+} fmtjob;
+
+static size_t format_slice(hz_segwriter *w, const hz_hsp *h, size_t n, int strand, size_t r, size_t q,
+                           size_t i0, size_t i1, char *out)
+{
+    size_t used = 0;
+    for (size_t i = i0; i < i1; i++)
+        used += hz_segment_line(w, strand ? &h[n - 1 - i] : &h[i], strand, r, q, out + used);
+    return used;
+}
+
+static void *format_main(void *arg)
+{
+    fmtjob *F = arg;
+    pthread_mutex_lock(&F->mu);
+    for (;;) {
+        while (!F->stop && F->next < F->nslice && F->next >= F->written + F->nslot) pthread_cond_wait(&F->cv, &F->mu);
+        if (F->stop || F->next >= F->nslice) break;
+        size_t k = F->next++, slot = k % F->nslot;
+        pthread_mutex_unlock(&F->mu);
+        size_t i0 = k * F->per, i1 = i0 + F->per < F->n ? i0 + F->per : F->n;
+        size_t len = format_slice(F->w, F->h, F->n, F->strand, F->r, F->q, i0, i1, F->buf[slot]);
+        pthread_mutex_lock(&F->mu);
+        F->len[slot] = len; F->ready[slot] = 1;
+        pthread_cond_broadcast(&F->cv);
+    }
+    pthread_mutex_unlock(&F->mu);
+    return NULL;
+}
+
+/* format and write h's lines to fp with `threads` helpers; 0, or -1 (write failed or out of
+ * memory: *oom says which) */
+static int write_parallel(hz_segwriter *w, FILE *fp, const hz_hsp *h, size_t n, int strand, size_t r, size_t q,
+                          size_t line_max, int threads, int *oom)
+{
+    fmtjob F = { w, h, n, strand, r, q, 0, 0, 0, line_max, NULL, NULL, NULL, 0, 0, 0,
+                 PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+    F.per = ((size_t)4 << 20) / line_max;   /* about 4 MiB of text a slice at most */
+    if (F.per < 256) F.per = 256;
+    F.nslice = (n + F.per - 1) / F.per;
+    F.nslot = 2 * (size_t)threads;
+    F.buf = calloc(F.nslot, sizeof *F.buf); F.len = calloc(F.nslot, sizeof *F.len); F.ready = calloc(F.nslot, sizeof *F.ready);
+    pthread_t *th = malloc((size_t)threads * sizeof *th);
+    int ok = F.buf && F.len && F.ready && th, started = 0;
+    for (size_t k = 0; ok && k < F.nslot; k++) ok = (F.buf[k] = malloc(F.per * line_max)) != NULL;
+    *oom = !ok;
+    for (int t = 0; ok && t < threads; t++) if (!pthread_create(&th[started], NULL, format_main, &F)) started++;
+    if (ok && !started) { *oom = 1; ok = 0; }
+    for (size_t k = 0; ok && k < F.nslice; k++) {
+        size_t slot = k % F.nslot;
+        pthread_mutex_lock(&F.mu);
+        while (!F.ready[slot]) pthread_cond_wait(&F.cv, &F.mu);
+        pthread_mutex_unlock(&F.mu);
+        ok = fwrite(F.buf[slot], 1, F.len[slot], fp) == F.len[slot];
+        pthread_mutex_lock(&F.mu);
+        F.ready[slot] = 0; F.written = k + 1;
+        pthread_cond_broadcast(&F.cv);
+        pthread_mutex_unlock(&F.mu);
+    }
+    pthread_mutex_lock(&F.mu);
+    F.stop = 1;
+    pthread_cond_broadcast(&F.cv);
+    pthread_mutex_unlock(&F.mu);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    for (size_t k = 0; F.buf && k < F.nslot; k++) free(F.buf[k]);
+    free(F.buf); free(F.len); free(F.ready); free(th);
+    pthread_mutex_destroy(&F.mu); pthread_cond_destroy(&F.cv);
+    return ok ? 0 : -1;
+}
+
 int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const hz_hsp *h,
-                       size_t n, int strand, size_t r, size_t q, char *err, size_t errlen)
+                       size_t n, int strand, size_t r, size_t q, int threads, char *err, size_t errlen)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/%s.segments", dir, base);
@@ -92,21 +172,27 @@ int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const
     for (size_t i = 0; i < w->t->n_rec; i++) { size_t l = strlen(w->t->name[i]); if (l > maxname) maxname = l; }
     size_t maxq = 0;
     for (size_t i = 0; i < w->q->n_rec; i++) { size_t l = strlen(w->q->name[i]); if (l > maxq) maxq = l; }
-    size_t cap = 1 << 20, line_max = maxname + maxq + 128;
-    char *buf = malloc(cap + line_max);
-    if (!buf) { fclose(fp); remove(tmp); snprintf(err, errlen, "out of memory writing %s", path); return -1; }
-    size_t used = 0;
-    int ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        const hz_hsp *x = strand ? &h[n - 1 - i] : &h[i];
-        used += hz_segment_line(w, x, strand, r, q, buf + used);
-        if (used >= cap) { ok = fwrite(buf, 1, used, fp) == used; used = 0; }
+    size_t line_max = maxname + maxq + 128;
+    int ok = 1, oom = 0;
+    if (threads > 1 && n >= 4 * ((((size_t)4 << 20) / line_max) + 256)) {   /* several slices: helpers format them */
+        ok = write_parallel(w, fp, h, n, strand, r, q, line_max, threads > 64 ? 64 : threads, &oom) == 0;
+    } else {
+        size_t cap = 1 << 20;
+        char *buf = malloc(cap + line_max);
+        if (!buf) { fclose(fp); remove(tmp); snprintf(err, errlen, "out of memory writing %s", path); return -1; }
+        size_t used = 0;
+        for (size_t i = 0; i < n && ok; i++) {
+            const hz_hsp *x = strand ? &h[n - 1 - i] : &h[i];
+            used += hz_segment_line(w, x, strand, r, q, buf + used);
+            if (used >= cap) { ok = fwrite(buf, 1, used, fp) == used; used = 0; }
+        }
+        if (ok && used) ok = fwrite(buf, 1, used, fp) == used;
+        free(buf);
     }
-    if (ok && used) ok = fwrite(buf, 1, used, fp) == used;
-    free(buf);
     if (fclose(fp) != 0) ok = 0;
     if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        if (oom) snprintf(err, errlen, "out of memory writing %s", path);
+        else snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
         remove(tmp);
         return -1;
     }

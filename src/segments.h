@@ -27,9 +27,11 @@ void hz_segwriter_free(hz_segwriter *w);
 
 /* Write dir/<base>.segments from h[0..n) (block-relative HSPs of target block r and query
  * block q), in vector order for plus (strand 0) and reversed for minus (strand 1), through a
- * temporary name renamed into place.  Returns 0, or -1 with err naming the file. */
+ * temporary name renamed into place.  threads (>= 1) format large files in slices of about
+ * 4 MiB, written in order (the bytes never depend on it).  Returns 0, or -1 with err naming
+ * the file. */
 int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const hz_hsp *h,
-                       size_t n, int strand, size_t r, size_t q, char *err, size_t errlen);
+                       size_t n, int strand, size_t r, size_t q, int threads, char *err, size_t errlen);
 
 /* Format one segment line for h into buf (>= 64 + name lengths bytes); returns its length. */
 size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, size_t q, char *buf);

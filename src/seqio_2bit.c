@@ -12,6 +12,7 @@
  * block reads 'n', as UCSC twoBitToFa prints it).
  */
 #include "seqio_impl.h"
+#include <stdio.h>
 
 #include <errno.h>
 #include <stdlib.h>

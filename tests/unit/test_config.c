@@ -204,7 +204,7 @@ static void test_digest(void)
     snprintf(p, sizeof p, "%s/x.name", sub);
     fp = fopen(p, "wb"); fputs("zzz\n", fp); fclose(fp);
     uint64_t nl = 0;
-    check(hz_canonical_digest(sub, hex, &nl, err, sizeof err) == 0 && nl == 4, "digest of 4 lines");
+    check(hz_canonical_digest(sub, 1, hex, &nl, err, sizeof err) == 0 && nl == 4, "digest of 4 lines");
     char want[65];
     {
         snprintf(p, sizeof p, "%s/ref.txt", dir);
@@ -213,12 +213,13 @@ static void test_digest(void)
         check(hz_sha256_file(p, want, &bytes, &lines) == 0 && bytes == 15 && lines == 4, "sha256 of a file, bytes 15, lines 4");
     }
     check(!strcmp(hex, want), "canonical digest = sha256 of the bytewise-sorted lines");
-    /* external merge: runs of 8 bytes (one or two lines each) give the same digest */
+    /* bucket sort: buckets of 8 bytes (one or two lines each) give the same digest */
     char hex2[65]; uint64_t nl2 = 0;
-    check(hz_canonical_digest_runs(sub, 8, hex2, &nl2, err, sizeof err) == 0 && nl2 == 4 && !strcmp(hex2, want),
-          "4 lines in runs of 8 bytes: same digest");
+    check(hz_canonical_digest_buckets(sub, 8, 2, hex2, &nl2, err, sizeof err) == 0 && nl2 == 4 && !strcmp(hex2, want),
+          "4 lines in buckets of 8 bytes: same digest");
     {   /* 30,000 random lines (shared prefixes, duplicates, an unterminated last line) in 3 files:
-         * runs of 4 KiB, 64 KiB and one run agree, and no temporary file is left behind */
+         * in memory, in buckets of 4 KiB (3 threads), 64 KiB (8 threads) and 700 bytes (512
+         * buckets of more than that, 2 threads) agree, and no temporary file is left behind */
         char d2[700];
         snprintf(d2, sizeof d2, "%s/o2", dir);
         mkdir(d2, 0777);
@@ -233,12 +234,14 @@ static void test_digest(void)
             }
             fclose(fp);
         }
-        char h1[65], h2[65], h3[65]; uint64_t n1 = 0, n2 = 0, n3 = 0;
-        int r1 = hz_canonical_digest_runs(d2, (size_t)1 << 30, h1, &n1, err, sizeof err);
-        int r2 = hz_canonical_digest_runs(d2, 4096, h2, &n2, err, sizeof err);
-        int r3 = hz_canonical_digest_runs(d2, 65536, h3, &n3, err, sizeof err);
-        check(r1 == 0 && r2 == 0 && r3 == 0 && n1 == 30000 && n2 == 30000 && n3 == 30000 &&
-              !strcmp(h1, h2) && !strcmp(h1, h3), "30,000 lines: in memory %.12s, 4 KiB runs %.12s, 64 KiB runs %.12s", h1, h2, h3);
+        char h1[65], h2[65], h3[65], h4[65]; uint64_t n1 = 0, n2 = 0, n3 = 0, n4 = 0;
+        int r1 = hz_canonical_digest_buckets(d2, (size_t)1 << 30, 1, h1, &n1, err, sizeof err);
+        int r2 = hz_canonical_digest_buckets(d2, 4096, 3, h2, &n2, err, sizeof err);
+        int r3 = hz_canonical_digest_buckets(d2, 65536, 8, h3, &n3, err, sizeof err);
+        int r4 = hz_canonical_digest_buckets(d2, 700, 2, h4, &n4, err, sizeof err);
+        check(r1 == 0 && r2 == 0 && r3 == 0 && r4 == 0 && n1 == 30000 && n2 == 30000 && n3 == 30000 && n4 == 30000 &&
+              !strcmp(h1, h2) && !strcmp(h1, h3) && !strcmp(h1, h4),
+              "30,000 lines: in memory %.12s, 4 KiB buckets %.12s, 64 KiB buckets %.12s, 700-byte buckets %.12s", h1, h2, h3, h4);
         char cmd[1600], want2[80] = "";
         snprintf(cmd, sizeof cmd, "cat '%s'/f0.segments '%s'/f1.segments '%s'/f2.segments | LC_ALL=C sort | sha256sum", d2, d2, d2);
         FILE *pp = popen(cmd, "r");

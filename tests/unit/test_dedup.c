@@ -230,7 +230,7 @@ static void test_interval(void)
         hz_hsp h[7] = {H(5, 5, 10, 100), H(1, 2, 3, 4), H(5, 5, 10, 100), H(9, 9, 9, 9),
                        H(1, 2, 3, 4), H(5, 5, 10, 99), H(5, 5, 10, 100)};
         hz_hsp want[4] = {H(5, 5, 10, 100), H(1, 2, 3, 4), H(9, 9, 9, 9), H(5, 5, 10, 99)};
-        size_t k = hz_dedup_interval(h, 7);
+        size_t k = hz_dedup_interval(h, 7, 1);
         int ok = same_list(h, k, want, 4);
         if (!ok) dump("got", h, k);
         check(ok, "dedup_interval keeps the first of exact duplicates, order preserved (7 -> 4)");
@@ -238,14 +238,14 @@ static void test_interval(void)
     {
         /* nested HSPs are not duplicates here: only the exact 4-tuple counts */
         hz_hsp h[3] = {H(0, 0, 100, 900), H(10, 10, 10, 300), H(0, 0, 100, 901)};
-        size_t k = hz_dedup_interval(h, 3);
+        size_t k = hz_dedup_interval(h, 3, 1);
         check(k == 3 && h[1].rs == 10 && h[2].score == 901, "dedup_interval: containment and score differences kept");
     }
     {
         hz_hsp h[2] = {H(1, 1, 1, 1), H(1, 1, 1, 1)};
-        check(hz_dedup_interval(h, 0) == 0, "dedup_interval n = 0");
-        check(hz_dedup_interval(h, 1) == 1, "dedup_interval n = 1");
-        check(hz_dedup_interval(h, 2) == 1 && h[0].rs == 1, "dedup_interval two equal -> 1");
+        check(hz_dedup_interval(h, 0, 1) == 0, "dedup_interval n = 0");
+        check(hz_dedup_interval(h, 1, 1) == 1, "dedup_interval n = 1");
+        check(hz_dedup_interval(h, 2, 1) == 1 && h[0].rs == 1, "dedup_interval two equal -> 1");
     }
     /* random: compare with a quadratic first-occurrence filter */
     int bad = 0;
@@ -261,11 +261,31 @@ static void test_interval(void)
                 dup = w[j].rs == a[i].rs && w[j].qs == a[i].qs && w[j].len == a[i].len && w[j].score == a[i].score;
             if (!dup) w[m++] = a[i];
         }
-        size_t k = hz_dedup_interval(a, n);
+        size_t k = hz_dedup_interval(a, n, 1);
         if (!same_list(a, k, w, m)) bad++;
         free(a); free(w);
     }
     check(bad == 0, "dedup_interval == first-occurrence filter on 200 random vectors");
+    /* threads: 100,000 records, a third of them copies of earlier ones; 2, 3 and 8 threads
+     * (4x as many hash partitions) give the one-thread result, itself checked above */
+    {
+        size_t n = 100000;
+        hz_hsp *a = malloc(n * sizeof *a), *ref = malloc(n * sizeof *ref), *b = malloc(n * sizeof *b);
+        for (size_t i = 0; i < n; i++)
+            a[i] = i > 10 && rnd() % 3 == 0 ? a[rnd() % i]
+                                           : H((uint32_t)(rnd() % 5000), (uint32_t)(rnd() % 5000), (uint32_t)(rnd() % 50), (int32_t)(rnd() % 4));
+        memcpy(ref, a, n * sizeof *a);
+        size_t m = hz_dedup_interval(ref, n, 1);
+        int tb = 0;
+        int tc[3] = {2, 3, 8};
+        for (int k = 0; k < 3; k++) {
+            memcpy(b, a, n * sizeof *a);
+            size_t mk = hz_dedup_interval(b, n, tc[k]);
+            if (!same_list(b, mk, ref, m)) tb++;
+        }
+        check(tb == 0 && m < n * 3 / 4 && m > n / 2, "dedup_interval with 2, 3 and 8 threads == 1 thread (100,000 -> %zu)", m);
+        free(a); free(ref); free(b);
+    }
 }
 
 int main(void)

@@ -1,0 +1,476 @@
+/* digest — RULES.md "canonical digest": sha256 of every segment line of a folder's *.segments
+ * files, each with its newline, in bytewise order (LC_ALL=C sort).
+ *
+ * Small outputs are sorted in memory.  Larger ones are sorted by a parallel bucket sort whose
+ * memory does not grow with the output:
+ *   1. splitters: lines read at evenly spaced byte offsets of the files, sorted; every
+ *      SAMPLES-th one divides two buckets;
+ *   2. distribution: worker threads read the files in pieces and append each line to its
+ *      bucket's unlinked temporary file in the folder (through small per-thread buffers);
+ *   3. buckets in order: workers load and sort the next buckets (at most a window of them),
+ *      the calling thread hashes each one as soon as it and those before it are ready.
+ * Every line of bucket b sorts before every line of bucket b+1 (a line equal to a splitter
+ * goes to the bucket after it), so hashing the sorted buckets in order hashes the sorted
+ * lines.  Memory: about threads x BUF_ALL + (threads + 2) x 1.3 x bucket_bytes.
+ */
+#include "manifest.h"
+#include <dirent.h>
+#include <errno.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUCKET_BYTES ((size_t)8 << 20)   /* target bucket size: many buckets keep threads busy */
+#define MAX_BUCKETS 512                  /* open temporary files; buckets grow past this */
+#define SAMPLES 32                       /* sample lines per bucket for the splitters */
+#define BUF_ALL ((size_t)4 << 20)        /* per thread: its buffers of all buckets together */
+#define PIECE_BYTES ((uint64_t)64 << 20) /* distribution work item */
+
+typedef struct { const char *p; size_t n; } line_t;   /* without the newline */
+
+static int line_cmp(const void *a, const void *b)
+{
+    const line_t *x = a, *y = b;
+    size_t m = x->n < y->n ? x->n : y->n;
+    int c = memcmp(x->p, y->p, m);
+    if (c) return c;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+typedef struct { char **path; uint64_t *size; size_t n; uint64_t total; } files_t;
+
+static void files_free(files_t *f)
+{
+    for (size_t i = 0; i < f->n; i++) free(f->path[i]);
+    free(f->path); free(f->size);
+    memset(f, 0, sizeof *f);
+}
+
+/* the *.segments regular files of dir but all.segments (the --single-file copy of the same
+ * lines), by name */
+static int files_list(const char *dir, files_t *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    DIR *d = opendir(dir);
+    if (!d) { snprintf(err, errlen, "%s: cannot read the folder: %s", dir, strerror(errno)); return -1; }
+    size_t cap = 0;
+    char **names = NULL;
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (e->d_name[0] == '.' || l < 9 || strcmp(e->d_name + l - 9, ".segments") || !strcmp(e->d_name, "all.segments")) continue;
+        if (f->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **nv = realloc(names, cap * sizeof *nv);
+            if (!nv) { rc = -1; break; }
+            names = nv;
+        }
+        if (!(names[f->n] = strdup(e->d_name))) { rc = -1; break; }
+        f->n++;
+    }
+    closedir(d);
+    if (!rc && f->n) qsort(names, f->n, sizeof *names, name_cmp);
+    f->path = calloc(f->n ? f->n : 1, sizeof *f->path);
+    f->size = calloc(f->n ? f->n : 1, sizeof *f->size);
+    if (rc || !f->path || !f->size) {
+        for (size_t i = 0; i < f->n; i++) free(names[i]);
+        free(names); free(f->path); free(f->size); memset(f, 0, sizeof *f);
+        snprintf(err, errlen, "out of memory in the canonical digest");
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        size_t pl = strlen(dir) + strlen(names[i]) + 2;
+        char *p = malloc(pl);
+        struct stat st;
+        if (p) snprintf(p, pl, "%s/%s", dir, names[i]);
+        free(names[i]);
+        if (!p) { rc = -1; continue; }
+        if (stat(p, &st) || !S_ISREG(st.st_mode)) { free(p); continue; }
+        f->path[k] = p; f->size[k] = (uint64_t)st.st_size; f->total += f->size[k]; k++;
+    }
+    free(names);
+    f->n = k;
+    if (rc) { files_free(f); snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
+    return 0;
+}
+
+/* lines of buf[0..len) (each '\n'-terminated) sorted into *L; returns the count or -1 */
+static ssize_t lines_sort(char *buf, size_t len, line_t **L)
+{
+    size_t nl = 0;
+    for (const char *p = buf, *e = buf + len; (p = memchr(p, '\n', (size_t)(e - p))); p++) nl++;
+    *L = malloc((nl ? nl : 1) * sizeof **L);
+    if (!*L) return -1;
+    size_t k = 0, s = 0;
+    for (const char *p = buf, *e = buf + len; (p = memchr(p, '\n', (size_t)(e - p))); p++) {
+        size_t i = (size_t)(p - buf);
+        (*L)[k].p = buf + s; (*L)[k].n = i - s; k++; s = i + 1;
+    }
+    qsort(*L, nl, sizeof **L, line_cmp);
+    return (ssize_t)nl;
+}
+
+/* read the whole file at path, appending '\n' to an unterminated last line */
+static int slurp_append(const char *path, char **buf, size_t *len, size_t *cap)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return -1;
+    char tmp[1 << 16];
+    size_t n;
+    int last = '\n';
+    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
+        if (*len + n + 1 > *cap) {
+            size_t c = *cap ? *cap : 1 << 16;
+            while (c < *len + n + 1) c *= 2;
+            char *nb = realloc(*buf, c);
+            if (!nb) { fclose(fp); errno = ENOMEM; return -1; }
+            *buf = nb; *cap = c;
+        }
+        memcpy(*buf + *len, tmp, n);
+        *len += n;
+        last = tmp[n - 1];
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) { errno = EIO; return -1; }
+    if (last != '\n') (*buf)[(*len)++] = '\n';
+    return 0;
+}
+
+/* ---- the bucket sort ---------------------------------------------------------------------- */
+typedef struct {
+    const files_t *f;
+    const char *dir;
+    line_t *spl; size_t nspl;          /* splitters, sorted; bucket b = lines in [spl[b-1], spl[b]) */
+    size_t nb;                         /* nspl + 1 */
+    size_t bufsz;                      /* per thread and bucket */
+    int *fd; uint64_t *bbytes;         /* per bucket: temporary file, bytes written */
+    pthread_mutex_t *bmu;
+    pthread_mutex_t mu; pthread_cond_t cv;
+    /* distribution: pieces (file, [a, b)) */
+    size_t npiece, next_piece;
+    size_t *pf; uint64_t *pa, *pb;
+    uint64_t lines;
+    /* sorting and hashing */
+    size_t next_bucket, hashed, window;
+    char **sbuf; ssize_t *sn;          /* per bucket once sorted: its bytes in order (sn -1: not yet) */
+    int failed;
+    char err[512];
+} bsort;
+
+static void bs_fail(bsort *s, const char *msg)
+{
+    pthread_mutex_lock(&s->mu);
+    if (!s->failed) snprintf(s->err, sizeof s->err, "%s", msg);
+    s->failed = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static size_t bucket_of(const bsort *s, const char *p, size_t n)
+{
+    line_t x = { p, n };
+    size_t lo = 0, hi = s->nspl;   /* first splitter greater than the line */
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (line_cmp(&s->spl[m], &x) <= 0) lo = m + 1; else hi = m;
+    }
+    return lo;
+}
+
+static int bucket_flush(bsort *s, size_t b, const char *buf, size_t len)
+{
+    pthread_mutex_lock(&s->bmu[b]);
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(s->fd[b], buf + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { pthread_mutex_unlock(&s->bmu[b]); return -1; }
+        off += (size_t)w;
+    }
+    s->bbytes[b] += len;
+    pthread_mutex_unlock(&s->bmu[b]);
+    return 0;
+}
+
+/* one piece: the lines of file pf that start in [a, b) */
+static int distribute_piece(bsort *s, size_t fi, uint64_t a, uint64_t b, char *bufs, size_t *blen, uint64_t *lines)
+{
+    FILE *fp = fopen(s->f->path[fi], "rb");
+    if (!fp) return -1;
+    char *line = NULL; size_t cap = 0; ssize_t n;
+    uint64_t pos = a;
+    int rc = 0;
+    if (a > 0) {   /* the line that starts before a belongs to the previous piece */
+        if (fseeko(fp, (off_t)(a - 1), SEEK_SET)) rc = -1;
+        else if ((n = getline(&line, &cap, fp)) > 0) pos = a - 1 + (uint64_t)n;
+    }
+    while (!rc && pos < b && (n = getline(&line, &cap, fp)) > 0) {
+        pos += (uint64_t)n;
+        size_t len = (size_t)n - (line[n - 1] == '\n');
+        size_t bk = bucket_of(s, line, len);
+        char *bb = bufs + bk * s->bufsz;
+        if (blen[bk] + len + 1 > s->bufsz) {
+            if (blen[bk] && bucket_flush(s, bk, bb, blen[bk])) { rc = -2; break; }
+            blen[bk] = 0;
+            if (len + 1 > s->bufsz) {   /* a very long line: straight to its file */
+                line[len] = '\n';
+                if (bucket_flush(s, bk, line, len + 1)) { rc = -2; break; }
+                (*lines)++;
+                continue;
+            }
+        }
+        memcpy(bb + blen[bk], line, len);
+        blen[bk] += len;
+        bb[blen[bk]++] = '\n';
+        (*lines)++;
+    }
+    if (!rc && ferror(fp)) rc = -1;
+    free(line);
+    fclose(fp);
+    return rc;
+}
+
+static void *distribute_main(void *arg)
+{
+    bsort *s = arg;
+    char *bufs = malloc(s->nb * s->bufsz);
+    size_t *blen = calloc(s->nb, sizeof *blen);
+    uint64_t lines = 0;
+    if (!bufs || !blen) { free(bufs); free(blen); bs_fail(s, "out of memory in the canonical digest"); return NULL; }
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        size_t i = s->failed ? s->npiece : s->next_piece++;
+        pthread_mutex_unlock(&s->mu);
+        if (i >= s->npiece) break;
+        int rc = distribute_piece(s, s->pf[i], s->pa[i], s->pb[i], bufs, blen, &lines);
+        if (rc) {
+            char m[600];
+            if (rc == -1) snprintf(m, sizeof m, "%s: cannot read: %s", s->f->path[s->pf[i]], strerror(errno));
+            else snprintf(m, sizeof m, "%s: cannot write a temporary file of the canonical digest: %s", s->dir, strerror(errno));
+            bs_fail(s, m);
+            break;
+        }
+    }
+    for (size_t b = 0; b < s->nb && !s->failed; b++)
+        if (blen[b] && bucket_flush(s, b, bufs + b * s->bufsz, blen[b])) {
+            char m[600];
+            snprintf(m, sizeof m, "%s: cannot write a temporary file of the canonical digest: %s", s->dir, strerror(errno));
+            bs_fail(s, m);
+        }
+    pthread_mutex_lock(&s->mu);
+    s->lines += lines;
+    pthread_mutex_unlock(&s->mu);
+    free(bufs); free(blen);
+    return NULL;
+}
+
+/* load and sort buckets in order, at most `window` past the one being hashed */
+static void *sort_main(void *arg)
+{
+    bsort *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->failed && s->next_bucket < s->nb && s->next_bucket >= s->hashed + s->window)
+            pthread_cond_wait(&s->cv, &s->mu);
+        size_t b = s->failed ? s->nb : s->next_bucket++;
+        pthread_mutex_unlock(&s->mu);
+        if (b >= s->nb) return NULL;
+        size_t len = (size_t)s->bbytes[b];
+        char *buf = malloc(len ? len : 1);
+        int ok = buf != NULL;
+        for (size_t off = 0; ok && off < len;) {
+            ssize_t r = pread(s->fd[b], buf + off, len - off, (off_t)off);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) ok = 0; else off += (size_t)r;
+        }
+        line_t *L = NULL;
+        ssize_t n = ok ? lines_sort(buf, len, &L) : -1;
+        char *out = n >= 0 ? malloc(len ? len : 1) : NULL;   /* the sorted bytes: one sha256 update */
+        if (!out) { free(buf); free(L); bs_fail(s, "cannot read back a temporary file of the canonical digest (out of memory?)"); return NULL; }
+        for (ssize_t i = 0, o = 0; i < n; i++) { memcpy(out + o, L[i].p, L[i].n); o += (ssize_t)L[i].n; out[o++] = '\n'; }
+        free(buf); free(L);
+        pthread_mutex_lock(&s->mu);
+        s->sbuf[b] = out; s->sn[b] = n;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
+/* splitters from lines at evenly spaced byte offsets (each: the first line starting after the
+ * offset); they balance the buckets, correctness never depends on them */
+static int pick_splitters(bsort *s, size_t want_buckets, char **store)
+{
+    size_t ns = want_buckets * SAMPLES, k = 0, used = 0, cap = 1 << 16;
+    line_t *smp = malloc(ns * sizeof *smp);
+    char *st = malloc(cap);
+    uint64_t *off = malloc(ns * sizeof *off);   /* offsets into st */
+    char *line = NULL; size_t lcap = 0;
+    if (!smp || !st || !off) { free(smp); free(st); free(off); return -1; }
+    size_t fi = 0; uint64_t base = 0;
+    FILE *fp = NULL;
+    for (size_t i = 0; i < ns; i++) {
+        uint64_t at = (uint64_t)((double)s->f->total * ((double)i + 0.5) / (double)ns);
+        while (fi < s->f->n && at >= base + s->f->size[fi]) { base += s->f->size[fi]; fi++; if (fp) { fclose(fp); fp = NULL; } }
+        if (fi >= s->f->n) break;
+        if (!fp && !(fp = fopen(s->f->path[fi], "rb"))) continue;
+        ssize_t n;
+        if (fseeko(fp, (off_t)(at - base), SEEK_SET) || getline(&line, &lcap, fp) <= 0) continue;   /* skip the partial line */
+        if ((n = getline(&line, &lcap, fp)) <= 0) continue;
+        size_t len = (size_t)n - (line[n - 1] == '\n');
+        if (used + len > cap) {
+            while (used + len > cap) cap *= 2;
+            char *nst = realloc(st, cap);
+            if (!nst) { free(smp); free(st); free(off); free(line); if (fp) fclose(fp); return -1; }
+            st = nst;
+        }
+        memcpy(st + used, line, len);
+        off[k] = used; smp[k].n = len; k++; used += len;
+    }
+    if (fp) fclose(fp);
+    free(line);
+    for (size_t i = 0; i < k; i++) smp[i].p = st + off[i];
+    free(off);
+    qsort(smp, k, sizeof *smp, line_cmp);
+    s->spl = malloc((want_buckets ? want_buckets : 1) * sizeof *s->spl);
+    if (!s->spl) { free(smp); free(st); return -1; }
+    s->nspl = 0;
+    for (size_t b = 1; b < want_buckets && k; b++) {
+        line_t c = smp[b * k / want_buckets];
+        if (!s->nspl || line_cmp(&s->spl[s->nspl - 1], &c) < 0) s->spl[s->nspl++] = c;
+    }
+    free(smp);
+    *store = st;
+    return 0;
+}
+
+static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, int threads, EVP_MD_CTX *ctx,
+                       uint64_t *nlines, char *err, size_t errlen)
+{
+    bsort s;
+    memset(&s, 0, sizeof s);
+    s.f = f; s.dir = dir;
+    pthread_mutex_init(&s.mu, NULL); pthread_cond_init(&s.cv, NULL);
+    size_t want = (size_t)((f->total + bucket_bytes - 1) / bucket_bytes);
+    if (want > MAX_BUCKETS) want = MAX_BUCKETS;
+    if (want < 2) want = 2;
+    char *store = NULL;
+    pthread_t *th = malloc((size_t)threads * sizeof *th);
+    int rc = -1, started = 0;
+    if (!th || pick_splitters(&s, want, &store)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    s.nb = s.nspl + 1;
+    s.bufsz = BUF_ALL / s.nb < 4096 ? 4096 : BUF_ALL / s.nb > 65536 ? 65536 : BUF_ALL / s.nb;
+    s.fd = malloc(s.nb * sizeof *s.fd); s.bbytes = calloc(s.nb, sizeof *s.bbytes);
+    s.bmu = malloc(s.nb * sizeof *s.bmu);
+    s.sbuf = calloc(s.nb, sizeof *s.sbuf); s.sn = malloc(s.nb * sizeof *s.sn);
+    size_t np = 0;
+    for (size_t i = 0; i < f->n; i++) np += (size_t)(f->size[i] / PIECE_BYTES) + 1;
+    s.pf = malloc(np * sizeof *s.pf); s.pa = malloc(np * sizeof *s.pa); s.pb = malloc(np * sizeof *s.pb);
+    if (!s.fd || !s.bbytes || !s.bmu || !s.sbuf || !s.sn || !s.pf || !s.pa || !s.pb) {
+        snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    for (size_t b = 0; b < s.nb; b++) { s.fd[b] = -1; s.sn[b] = -1; pthread_mutex_init(&s.bmu[b], NULL); }
+    for (size_t b = 0; b < s.nb; b++) {
+        char tp[4096];
+        snprintf(tp, sizeof tp, "%s/.digest-bucket-XXXXXX", dir);
+        if ((s.fd[b] = mkstemp(tp)) < 0) {
+            snprintf(err, errlen, "%s: cannot create a temporary file for the canonical digest: %s", dir, strerror(errno)); goto out; }
+        unlink(tp);
+    }
+    for (size_t i = 0; i < f->n; i++)
+        for (uint64_t a = 0; a < f->size[i] || a == 0; a += PIECE_BYTES) {
+            s.pf[s.npiece] = i; s.pa[s.npiece] = a;
+            s.pb[s.npiece] = a + PIECE_BYTES < f->size[i] ? a + PIECE_BYTES : f->size[i];
+            s.npiece++;
+            if (a + PIECE_BYTES >= f->size[i]) break;
+        }
+    /* 2. distribution */
+    for (int t = 0; t < threads; t++) if (!pthread_create(&th[started], NULL, distribute_main, &s)) started++;
+    if (!started) distribute_main(&s);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    started = 0;
+    if (s.failed) { snprintf(err, errlen, "%s", s.err); goto out; }
+    /* 3. sort buckets ahead, hash in order */
+    s.window = (size_t)threads + 2;
+    for (int t = 0; t < threads; t++) if (!pthread_create(&th[started], NULL, sort_main, &s)) started++;
+    if (!started) { snprintf(err, errlen, "cannot start the canonical digest's threads"); goto out; }
+    for (size_t b = 0; b < s.nb; b++) {
+        pthread_mutex_lock(&s.mu);
+        while (!s.failed && s.sn[b] < 0) pthread_cond_wait(&s.cv, &s.mu);
+        pthread_mutex_unlock(&s.mu);
+        if (s.failed) break;
+        EVP_DigestUpdate(ctx, s.sbuf[b], (size_t)s.bbytes[b]);
+        free(s.sbuf[b]); s.sbuf[b] = NULL;
+        close(s.fd[b]); s.fd[b] = -1;
+        pthread_mutex_lock(&s.mu);
+        s.hashed = b + 1;
+        pthread_cond_broadcast(&s.cv);
+        pthread_mutex_unlock(&s.mu);
+    }
+    if (s.failed) { snprintf(err, errlen, "%s", s.err); goto out; }
+    *nlines = s.lines;
+    rc = 0;
+out:
+    if (started) {   /* a failure while sorting: wake and join the workers */
+        bs_fail(&s, s.failed ? s.err : "stopped");
+        for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    }
+    for (size_t b = 0; s.fd && b < s.nb; b++) {
+        if (s.fd[b] >= 0) close(s.fd[b]);
+        if (s.sbuf) free(s.sbuf[b]);
+        pthread_mutex_destroy(&s.bmu[b]);
+    }
+    free(s.fd); free(s.bbytes); free(s.bmu); free(s.sbuf); free(s.sn);
+    free(s.pf); free(s.pa); free(s.pb); free(s.spl); free(store); free(th);
+    pthread_mutex_destroy(&s.mu); pthread_cond_destroy(&s.cv);
+    return rc;
+}
+
+int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen)
+{
+    return hz_canonical_digest_buckets(dir, BUCKET_BYTES, threads, hex, nlines, err, errlen);
+}
+
+int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
+                                char *err, size_t errlen)
+{
+    files_t f;
+    if (files_list(dir, &f, err, errlen)) return -1;
+    if (threads < 1) threads = 1;
+    if (bucket_bytes < 1) bucket_bytes = 1;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int rc = -1;
+    uint64_t total = 0;
+    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    if (f.total <= bucket_bytes) {   /* everything in memory */
+        char *buf = NULL; size_t len = 0, cap = 0;
+        for (size_t i = 0; i < f.n; i++)
+            if (slurp_append(f.path[i], &buf, &len, &cap)) {
+                snprintf(err, errlen, "%s: cannot read: %s", f.path[i], strerror(errno)); free(buf); goto out; }
+        line_t *L = NULL;
+        ssize_t n = lines_sort(buf, len, &L);
+        if (n < 0) { free(buf); snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+        for (ssize_t i = 0; i < n; i++) EVP_DigestUpdate(ctx, L[i].p, L[i].n + 1);
+        total = (uint64_t)n;
+        free(L); free(buf);
+    } else if (bucket_sort(&f, dir, bucket_bytes, threads, ctx, &total, err, errlen)) goto out;
+    unsigned char md[32];
+    unsigned int mdl = 0;
+    EVP_DigestFinal_ex(ctx, md, &mdl);
+    for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
+    hex[64] = 0;
+    if (nlines) *nlines = total;
+    rc = 0;
+out:
+    if (ctx) EVP_MD_CTX_free(ctx);
+    files_free(&f);
+    return rc;
+}
