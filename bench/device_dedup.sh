@@ -9,7 +9,8 @@
 #                                 same binary, alternating, REPS runs each (default 3), and
 #                                 hspz-before once; wall, peak RSS, identical files required
 # INPUTS (default "array zymo plasmodium"): array (bench/make_repeats.py), zymo (medium
-# Zymoseptoria), plasmodium (the AT-rich flood).
+# Zymoseptoria, .dev/zy), plasmodium (the AT-rich flood, .dev/pf), yeast (S. cerevisiae R64
+# 2bit against itself, .dev/ye).
 set -u
 what=${1:?check|bench}
 mkdir -p .dev/lib && tar xJf .dev/lib.tar.xz -C .dev/lib
@@ -54,6 +55,7 @@ for name in ${INPUTS:-array zymo plasmodium}; do
         array) T=.dev/rep/array.fa Q=$T ;;
         zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
         plasmodium) T=$(ls .dev/pf/*falciparum* | head -1) Q=$(ls .dev/pf/*knowlesi* | head -1) ;;
+        yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
     esac
     run before hspz-before $name $T $Q $x
     mv $W/$name.before $W/$name.before.keep

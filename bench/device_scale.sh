@@ -1,0 +1,39 @@
+#!/bin/bash
+# device_scale — issue 13 item 7, the scale curve, on the device machine from the repo root
+# with the carry .dev/ (bin/hspz, bin/simulate_pair, lib.tar.xz).  For each SIZES entry (Mbp
+# per side, default "100 300 1000") bench/simulate_pair writes a pair on the device's disk
+# (seed 1, 10 % divergence), and hspz runs it once on the GPU with default settings: wall,
+# peak RSS (getrusage of the parent), raw anchors, segments, GPU busy, peak device memory
+# (nvidia-smi sampled every 0.2 s).  Log under $OUT.
+set -u
+mkdir -p .dev/lib && tar xJf .dev/lib.tar.xz -C .dev/lib
+export LD_LIBRARY_PATH=$PWD/.dev/lib
+exec > >(tee "$OUT/device_scale.log") 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+echo "hspz: $(.dev/bin/hspz version --verbose | sed -n 2p)"
+W=${SCALE_DIR:-/tmp/scale}; mkdir -p $W
+for mb in ${SIZES:-100 300 1000}; do
+    s=$EPOCHREALTIME
+    .dev/bin/simulate_pair $mb 1 0.1 $W/p$mb || exit 1
+    echo "== $mb Mbp per side: generated in $(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}") s ($(du -m $W/p$mb.a.fa | cut -f1) + $(du -m $W/p$mb.b.fa | cut -f1) MB)"
+    ( while :; do nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits; sleep 0.2; done ) > $W/mem.$mb &
+    mp=$!
+    python3 - $W/p$mb.a.fa $W/p$mb.b.fa $W/o$mb <<'PY'
+import json, resource, subprocess, sys, time
+t, q, o = sys.argv[1:4]
+s = time.time()
+rc = subprocess.call([".dev/bin/hspz", "run", "-r", t, "-q", q, "-o", o, "--device", "cuda", "--quiet", "--force"])
+w = time.time() - s
+r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1048576
+m = json.load(open(f"{o}/manifest.json"))
+f, ts, g = m["funnel"], m["time_s"], m["gpu"]
+d = g["devices"][0]
+print(f"exit {rc}, wall {w:.2f} s (manifest wall {ts['wall']:.2f} s), peak RSS {r:.2f} GiB, raw anchors {f['anchors']:.3e}, "
+      f"gate survivors {f['gate_survivors']:.3e}, segments {f['segments_written']}, work units {m['plan']['work_units']}, "
+      f"GPU busy {d['busy_s']:.2f} s ({100 * d['busy_s'] / ts['wall']:.0f} % of the manifest wall), "
+      f"thread-s gate {ts['gate']:.1f} extend {ts['extend']:.1f} dedup {ts['dedup']:.1f}, output {ts['output']:.2f} s", flush=True)
+PY
+    kill $mp 2>/dev/null; wait $mp 2>/dev/null
+    echo "peak device memory $(sort -n $W/mem.$mb | tail -1) MiB"
+    rm -rf $W/o$mb $W/p$mb.*
+done
