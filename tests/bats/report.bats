@@ -3,13 +3,13 @@
 # output folder, on every bundled pair; the command's refusals; and a real browser (Debian's
 # headless chromium through tests/lib/report_shot.sh) opening the pages of a tiny, a small and
 # (slow tier) a medium pair: no console message, the record grid lines in the DOM, a plot area
-# with HSP pixels of both strands (build/hz_png_probe reads the screenshot with cairo).
+# with HSP pixels of both strands (hz_png_probe, built beside hspz, reads the screenshot with cairo).
 
 load ../lib/common
 
 AO=tests/data/apple_orange
 MT=tests/data/tiny_mtdna_human_vs_orangutan
-PROBE="$HZ_REPO/build/hz_png_probe"
+PROBE="$(dirname "${HSPZ:-$HZ_REPO/build/hspz}")/hz_png_probe"   # beside the hspz under test (build-sanitize in CI)
 
 setup() {
     require_hspz
