@@ -5,6 +5,8 @@
 #   bench/device_dedup.sh check   tests/gpu/device_suite.sh on the tiny golden cases (every
 #                                 kernel variable, HSPZ_DEVICE_DEDUP=0 among them) and the
 #                                 differential fuzz (CPU == every CUDA variant)
+#   bench/device_dedup.sh spill   HSPZ_FAULT=gpu-alloc:N for every N of a small-tile run: the
+#                                 batch moves to the host when device memory runs short
 #   bench/device_dedup.sh bench   HSPZ_DEVICE_DEDUP=1 ("device") against =0 ("host") of the
 #                                 same binary, alternating, REPS runs each (default 3), and
 #                                 hspz-before once; wall, peak RSS, identical files required
@@ -24,6 +26,31 @@ if [ "$what" = check ]; then
     echo "== differential fuzz"
     .dev/bin/fuzz_chunk --iters ${FUZZ_ITERS:-80} --seed 1313 | tail -2
     exit 0
+fi
+if [ "$what" = spill ]; then
+    # GPU memory running short mid-batch: HSPZ_FAULT fails the N-th device allocation, for N
+    # over every allocation of a run with 64-anchor tiles (the batch buffer then grows during a
+    # batch).  Each run must either stop with exit 1 and one error line, or complete with the
+    # files of a run without faults; at least one must have moved a batch to the host.
+    AO=tests/data/apple_orange
+    run1() { HSPZ_GPU_TILE=64 .dev/bin/hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$1" --device cuda --threads 1 2>"$1.err"; }
+    run1 $W/ref || { echo "reference run failed: $(cat $W/ref.err)"; exit 1; }
+    ok=0 bad=0 spills=0 stops=0
+    for N in $(seq 1 ${SPILL_MAX:-60}); do
+        o=$W/sp$N
+        HSPZ_FAULT=gpu-alloc:$N run1 $o; rc=$?
+        nerr=$(grep -vc '^hspz: note:' $o.err)
+        if [ $rc = 1 ] && [ "$nerr" = 1 ] && [ ! -e $o ]; then ok=$((ok+1)); stops=$((stops+1)); r="stop"
+        elif [ $rc = 0 ] && diff -r -x manifest.json $W/ref $o >/dev/null; then
+            ok=$((ok+1)); r="same files"
+            grep -q 'deduplicated on the host instead' $o.err && { spills=$((spills+1)); r="same files, batch moved to the host"; }
+        else bad=$((bad+1)); r="FAIL rc=$rc"; fi
+        echo "gpu-alloc:$N: $r: $(grep -v '^hspz: funnel\|^hspz: time\|^hspz: gpu' $o.err | head -c 240 | tr '\n' ' ')"
+        rm -rf $o $o.err
+    done
+    echo "SPILL: $ok passed, $bad failed ($stops stopped with one error line, $spills completed after moving a batch to the host)"
+    [ $bad = 0 ] && [ $spills -ge 1 ]
+    exit
 fi
 run() {   # ARM BIN NAME T Q [extra]: ARM device|host|before
     python3 - "$@" <<'PY'

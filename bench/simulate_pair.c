@@ -83,7 +83,7 @@ static char *descend(const char *g, uint64_t L, double d, uint64_t *outL)
             for (uint64_t j = 0; j < k && n < cap; j++) s[n++] = (g[i] & 32) ? (char)(base_at() | 32) : base_at();
         }
         if (n >= cap) break;
-        s[n++] = u < pi + d ? other(g[i]) : g[i];
+        s[n++] = u >= pi && u < pi + d ? other(g[i]) : g[i];   /* a substitution where no indel happened */
     }
     uint64_t nre = n / 10000000 + 1;
     char *tmp = malloc(500001);

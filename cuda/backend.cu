@@ -72,6 +72,8 @@ struct tctx {
      * once nbat reaches bat_tidy (hz_batch_tidy's rule) */
     hz_hsp *d_bat, *d_alt; uint8_t *d_keep; void *d_btemp; size_t btemp_bytes;
     uint64_t nbat, bat_cap, bat_tidy;
+    int spilled, spill_noted;             /* this batch moved to the host (bat_spill); noted once */
+    uint64_t tile_hint;                   /* the backend's tile (bat_reserve's first capacity) */
     /* statistics: event milliseconds per stage, busy intervals (ms since the device's ref) */
     double ms[ST_N]; uint64_t tiles, chunks, anchors, bucketed, long_dev, long_host;
     float *iv; size_t niv, iv_cap;
@@ -101,7 +103,7 @@ struct cuda_be {
     int nd; devstate d[HZ_MAX_GPUS];
     hz_xparams xp;
     int nt; tctx *t;
-    int gate_full, gate_kernel, long_dev, dev_dedup;
+    int gate_full, gate_kernel, long_dev, dev_dedup, quiet;
     int buckets_mode;                     /* 0 off, 1 on, 2 auto (as used: HSPZ_GATE=full has none) */
     int buckets_setting;                  /* HSPZ_REF_BUCKETS as given (same codes) */
     int buckets_now; uint32_t win;        /* for the current target block */
@@ -160,6 +162,7 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
     uint64_t T = B->tile;
     size_t b1 = 0;
     c->dv = tid % B->nd;
+    c->tile_hint = B->tile;
     const devstate *D = &B->d[c->dv];
     HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
     HZ_CUDA_CHECK(cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking), err, errlen, fail);
@@ -340,10 +343,13 @@ static int reserve_long(tctx *c, size_t n)
 static int bat_reserve(tctx *c, const devstate *D, uint64_t more, char *err, size_t errlen)
 {
     if (c->nbat + more <= c->bat_cap) return 0;
-    uint64_t cap = c->bat_cap ? c->bat_cap : 1 << 16;
+    /* first capacity: 64 Ki records, or 64 tiles when tiles are tiny (the tests' HSPZ_GPU_TILE,
+     * so that growth and its failure paths run) */
+    uint64_t cap = c->bat_cap ? c->bat_cap : c->tile_hint < 1024 ? 64 * (c->tile_hint ? c->tile_hint : 1) : 1 << 16;
     while (cap < c->nbat + more) cap *= 2;
     hz_hsp *v = NULL, *alt = NULL;
     uint8_t *keep = NULL;
+    void *nt = NULL;
     size_t t1 = 0, t2 = 0, t3 = 0;
     HZ_CUDA_CHECK(hz_cuda_hsp_sort(NULL, NULL, cap, 0, NULL, &t1, c->st), err, errlen, fail);
     HZ_CUDA_CHECK(hz_cuda_hsp_drop(NULL, cap, 0, NULL, NULL, NULL, NULL, &t2, c->st), err, errlen, fail);
@@ -352,18 +358,15 @@ static int bat_reserve(tctx *c, const devstate *D, uint64_t more, char *err, siz
     if (DALLOC(v, cap * sizeof *v, D, "the batch's HSPs") || DALLOC(alt, cap * sizeof *alt, D, "the batch dedup's scratch") ||
         DALLOC(keep, cap, D, "the batch dedup's flags"))
         goto fail;
-    if (t3 > c->btemp_bytes) {
-        cudaFree(c->d_btemp); c->d_btemp = NULL; c->btemp_bytes = 0;
-        if (DALLOC(c->d_btemp, t3, D, "the batch dedup's sort scratch")) goto fail;
-        c->btemp_bytes = t3;
-    }
+    if (t3 > c->btemp_bytes && DALLOC(nt, t3, D, "the batch dedup's sort scratch")) goto fail;
     if (c->nbat) HZ_CUDA_CHECK(cudaMemcpyAsync(v, c->d_bat, c->nbat * sizeof *v, cudaMemcpyDeviceToDevice, c->st), err, errlen, fail);
     HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
     cudaFree(c->d_bat); cudaFree(c->d_alt); cudaFree(c->d_keep);
     c->d_bat = v; c->d_alt = alt; c->d_keep = keep; c->bat_cap = cap;
+    if (nt) { cudaFree(c->d_btemp); c->d_btemp = nt; c->btemp_bytes = t3; }
     return 0;
-fail:
-    cudaFree(v); cudaFree(alt); cudaFree(keep);
+fail:   /* the old buffers stay as they were */
+    cudaFree(v); cudaFree(alt); cudaFree(keep); cudaFree(nt);
     return -1;
 }
 
@@ -407,24 +410,64 @@ static int bat_tidy(cuda_be *B, tctx *c, char *err, size_t errlen)
 
 /* the batch's end: the host's HSPs (its diagonal path) join the device's, the batch dedup
  * runs on the device, and only its survivors come back, in the query order, appended to out */
+/* device memory ran short for the batch: its HSPs so far move to the host (c->batch) and the
+ * batch is finished there (hz_dedup_batch, the same bytes); a note says so once per context */
+static int bat_spill(cuda_be *B, tctx *c, const char *why, char *err, size_t errlen)
+{
+    if (!c->spill_noted && !B->quiet) {
+        fprintf(stderr, "hspz: note: %s; this batch is deduplicated on the host instead\n", why);
+        c->spill_noted = 1;
+    }
+    c->spilled = 1;
+    if (hz_hspvec_reserve(&c->batch, c->nbat)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    for (uint64_t k0 = 0; k0 < c->nbat; k0 += HZ_PINNED_MAX) {   /* through pinned staging */
+        uint64_t m = c->nbat - k0 < HZ_PINNED_MAX ? c->nbat - k0 : HZ_PINNED_MAX;
+        HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_bat + k0, m * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
+        memcpy(c->batch.v + c->batch.n, c->h_hsp, m * sizeof(hz_hsp));
+        c->batch.n += m;
+    }
+    c->nbat = 0;
+    hz_batch_tidy(&c->batch, 0);
+    return 0;
+fail:
+    return -1;
+}
+
+/* the batch's end: the host's HSPs (its diagonal path) join the device's, the batch dedup
+ * runs on the device, and only its survivors come back, in the query order, appended to out
+ * (after a spill: all on the host) */
 static int bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *err, size_t errlen)
 {
     const devstate *D = &B->d[c->dv];
     double td = hz_now();
     uint64_t k = 0;
-    if (c->batch.n) {
-        if (bat_reserve(c, D, c->batch.n, err, errlen)) return -1;
-        HZ_CUDA_CHECK(cudaMemcpyAsync(c->d_bat + c->nbat, c->batch.v, c->batch.n * sizeof(hz_hsp), cudaMemcpyHostToDevice, c->st),
-                      err, errlen, fail);
-        c->nbat += c->batch.n;
-        c->batch.n = 0;
-    }
-    if (c->nbat) {
+    if (!c->spilled && c->batch.n) {
         cudaEventRecord(c->es0, c->st);
+        if (bat_reserve(c, D, c->batch.n, err, errlen)) {
+            if (bat_spill(B, c, err, err, errlen)) return -1;
+        } else {
+            HZ_CUDA_CHECK(cudaMemcpyAsync(c->d_bat + c->nbat, c->batch.v, c->batch.n * sizeof(hz_hsp), cudaMemcpyHostToDevice, c->st),
+                          err, errlen, fail);
+            c->nbat += c->batch.n;
+            c->batch.n = 0;
+        }
+    } else if (c->nbat)
+        cudaEventRecord(c->es0, c->st);
+    if (c->spilled) {   /* the host finishes the batch */
+        if (c->nbat && bat_spill(B, c, "", err, errlen)) return -1;
+        k = hz_dedup_batch(c->batch.v, c->batch.n);
+        if (hz_hspvec_reserve(out, k)) { snprintf(err, errlen, "out of host memory"); return -1; }
+        if (k) memcpy(out->v + out->n, c->batch.v, k * sizeof *out->v);
+        out->n += k;
+        c->batch.n = 0;
+    } else if (c->nbat) {
         k = bat_sort_drop(c, 0, err, errlen);
         if (k == UINT64_MAX) return -1;
         size_t tb = c->btemp_bytes;
         HZ_CUDA_CHECK(hz_cuda_hsp_sort(c->d_alt, c->d_bat, k, 1, c->d_btemp, &tb, c->st), err, errlen, fail);
+        cudaEventRecord(c->es1, c->st);
+        cudaEventRecord(c->ev[ST_N - 1], c->st);
         if (hz_hspvec_reserve(out, k)) { snprintf(err, errlen, "out of host memory"); return -1; }
         for (uint64_t k0 = 0; k0 < k; k0 += HZ_PINNED_MAX) {   /* through pinned staging */
             uint64_t m = k - k0 < HZ_PINNED_MAX ? k - k0 : HZ_PINNED_MAX;
@@ -433,12 +476,14 @@ static int bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *e
             memcpy(out->v + out->n, c->h_hsp, m * sizeof(hz_hsp));
             out->n += m;
         }
-        cudaEventRecord(c->es1, c->st);
-        cudaEventSynchronize(c->es1);
-        c->ms[ST_DEDUP] += ev_ms(c->es0, c->es1);
+        cudaEventRecord(c->ev[ST_N], c->st);
+        cudaEventSynchronize(c->ev[ST_N]);
+        c->ms[ST_DEDUP] += ev_ms(c->es0, c->es1);   /* upload and sorts */
+        c->ms[ST_COPY] += ev_ms(c->ev[ST_N - 1], c->ev[ST_N]);
         busy(B, c, c->es0, c->es1);
     }
     c->nbat = 0;
+    c->spilled = 0;
     f->after_batch += k;
     f->batches++;
     f->t_dedup += hz_now() - td;
@@ -458,7 +503,11 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     cudaEvent_t *ev = c->ev;
     double t0 = hz_now(), t1;
     size_t ncopy;
-    if (B->dev_dedup && bat_reserve(c, D, n, err, errlen)) return -1;   /* each anchor keeps at most one HSP */
+    /* each anchor keeps at most one HSP; when the device runs short, the batch so far moves to
+     * the host (nothing to move: out of GPU memory for one tile, an error) */
+    if (B->dev_dedup && bat_reserve(c, D, n, err, errlen) &&
+        (!c->nbat || bat_spill(B, c, err, err, errlen) || bat_reserve(c, D, n, err, errlen)))
+        return -1;
     hz_hsp *hout = B->dev_dedup ? c->d_bat + c->nbat : c->d_hsp;
     HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 20, c->st), err, errlen, fail);
     HZ_CUDA_CHECK(cudaEventRecord(ev[0], c->st), err, errlen, fail);
@@ -562,7 +611,7 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
                          hz_funnel *f, char *err, size_t errlen)
 {
     c->batch.n = 0; c->batch.tidy = 0;
-    c->nbat = 0; c->bat_tidy = 0;
+    c->nbat = 0; c->bat_tidy = 0; c->spilled = 0;
     for (uint64_t h0 = 0; h0 < N; h0 += B->tile) {
         uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
         if (run_tile(B, c, db, dQ, Q, Qlen, t, h0, n, f, err, errlen)) return -1;
@@ -901,6 +950,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     B->gate_kernel = warp;
     B->long_dev = longdev;
     B->dev_dedup = devdedup;
+    B->quiet = o->quiet;
     B->buckets_mode = full ? 0 : rb;
     B->buckets_setting = rb;
     B->nt = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);

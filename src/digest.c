@@ -9,24 +9,33 @@
  *      bucket's unlinked temporary file in the folder (through small per-thread buffers);
  *   3. buckets in order: workers load and sort the next buckets (at most a window of them),
  *      the calling thread hashes each one as soon as it and those before it are ready.
- * Every line of bucket b sorts before every line of bucket b+1 (a line equal to a splitter
- * goes to the bucket after it), so hashing the sorted buckets in order hashes the sorted
- * lines.  Memory: about threads x BUF_ALL + (threads + 2) x 1.3 x bucket_bytes.
+ * Bucket b holds the lines strictly between splitters b-1 and b; a line equal to a splitter is
+ * only counted, and hashed that many times after bucket b.  So hashing the sorted buckets in
+ * order hashes the sorted lines, and copies of one line never pile up in a bucket.  A bucket
+ * that came out larger than 4 x bucket_bytes (outputs past the bucket count x bucket_bytes, or
+ * a skewed sample) is bucket-sorted again from its file, so memory stays bounded: about
+ * threads x BUF_ALL for the distribution, then (threads + 2) buckets in flight at about
+ * 2.5 x bucket_bytes each (the bytes, 16 bytes per line, the sorted copy).  The buckets of one
+ * level are capped by the open-file limit (a quarter of it, so that nested levels fit).
  */
 #include "manifest.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define BUCKET_BYTES ((size_t)8 << 20)   /* target bucket size: many buckets keep threads busy */
-#define MAX_BUCKETS 512                  /* open temporary files; buckets grow past this */
+#define MAX_BUCKETS 512                  /* temporary files of one level, at most */
+#define MAX_DEPTH 6                      /* nested levels; past it a bucket is sorted in memory */
+#define MAX_THREADS 64
 #define SAMPLES 32                       /* sample lines per bucket for the splitters */
 #define BUF_ALL ((size_t)4 << 20)        /* per thread: its buffers of all buckets together */
 #define PIECE_BYTES ((uint64_t)64 << 20) /* distribution work item */
@@ -44,11 +53,58 @@ static int line_cmp(const void *a, const void *b)
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-typedef struct { char **path; uint64_t *size; size_t n; uint64_t total; } files_t;
+/* the input of one sort: files by path, or (a bucket sorted again) one open descriptor */
+typedef struct { char **path; const int *fd; uint64_t *size; size_t n; uint64_t total; } files_t;
+
+/* A line reader on pread (never a shared file offset: threads read one file at once). */
+typedef struct { int fd, own; uint64_t off; char *buf; size_t pos, len; } rdr;
+
+static int rdr_open(const files_t *f, size_t i, rdr *r)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = f->fd ? f->fd[i] : open(f->path[i], O_RDONLY);
+    r->own = !f->fd;
+    if (r->fd < 0) return -1;
+    if (!(r->buf = malloc(1 << 16))) { if (r->own) close(r->fd); errno = ENOMEM; return -1; }
+    return 0;
+}
+
+static void rdr_seek(rdr *r, uint64_t at) { r->off = at; r->pos = r->len = 0; }
+
+static void rdr_close(rdr *r) { if (r->own && r->fd >= 0) close(r->fd); free(r->buf); r->buf = NULL; }
+
+/* the next line with its newline (if any) into *line; its length, 0 at the end, -1 error */
+static ssize_t rdr_getline(rdr *r, char **line, size_t *cap)
+{
+    size_t n = 0;
+    for (;;) {
+        if (r->pos == r->len) {
+            ssize_t k;
+            do k = pread(r->fd, r->buf, 1 << 16, (off_t)r->off); while (k < 0 && errno == EINTR);
+            if (k < 0) return -1;
+            if (k == 0) return (ssize_t)n;
+            r->off += (uint64_t)k; r->pos = 0; r->len = (size_t)k;
+        }
+        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        size_t take = nl ? (size_t)(nl - (r->buf + r->pos)) + 1 : r->len - r->pos;
+        if (n + take + 1 > *cap) {
+            size_t c = *cap ? *cap : 256;
+            while (c < n + take + 1) c *= 2;
+            char *p = realloc(*line, c);
+            if (!p) { errno = ENOMEM; return -1; }
+            *line = p; *cap = c;
+        }
+        memcpy(*line + n, r->buf + r->pos, take);
+        n += take; r->pos += take;
+        if (nl) return (ssize_t)n;
+    }
+}
+
+static const char *files_name(const files_t *f, size_t i) { return f->fd ? "a temporary file of the canonical digest" : f->path[i]; }
 
 static void files_free(files_t *f)
 {
-    for (size_t i = 0; i < f->n; i++) free(f->path[i]);
+    for (size_t i = 0; f->path && i < f->n; i++) free(f->path[i]);
     free(f->path); free(f->size);
     memset(f, 0, sizeof *f);
 }
@@ -150,11 +206,14 @@ static int slurp_append(const char *path, char **buf, size_t *len, size_t *cap)
 typedef struct {
     const files_t *f;
     const char *dir;
-    line_t *spl; size_t nspl;          /* splitters, sorted; bucket b = lines in [spl[b-1], spl[b]) */
+    size_t bucket_bytes;
+    int threads, depth;
+    line_t *spl; size_t nspl;          /* splitters, sorted, distinct */
     size_t nb;                         /* nspl + 1 */
     size_t bufsz;                      /* per thread and bucket */
     int *fd; uint64_t *bbytes;         /* per bucket: temporary file, bytes written */
-    pthread_mutex_t *bmu;
+    uint64_t *eq;                      /* per splitter: lines equal to it */
+    pthread_mutex_t *bmu; size_t nbmu;
     pthread_mutex_t mu; pthread_cond_t cv;
     /* distribution: pieces (file, [a, b)) */
     size_t npiece, next_piece;
@@ -162,9 +221,9 @@ typedef struct {
     uint64_t lines;
     /* sorting and hashing */
     size_t next_bucket, hashed, window;
-    char **sbuf; ssize_t *sn;          /* per bucket once sorted: its bytes in order (sn -1: not yet) */
+    char **sbuf; ssize_t *sn;          /* per bucket: its sorted bytes; sn -1 not yet, -2 too big (sorted again) */
     int failed;
-    char err[512];
+    char err[1024];
 } bsort;
 
 static void bs_fail(bsort *s, const char *msg)
@@ -176,7 +235,8 @@ static void bs_fail(bsort *s, const char *msg)
     pthread_mutex_unlock(&s->mu);
 }
 
-static size_t bucket_of(const bsort *s, const char *p, size_t n)
+/* the bucket of a line; *equal: it equals splitter (bucket - 1) */
+static size_t bucket_of(const bsort *s, const char *p, size_t n, int *equal)
 {
     line_t x = { p, n };
     size_t lo = 0, hi = s->nspl;   /* first splitter greater than the line */
@@ -184,6 +244,7 @@ static size_t bucket_of(const bsort *s, const char *p, size_t n)
         size_t m = (lo + hi) / 2;
         if (line_cmp(&s->spl[m], &x) <= 0) lo = m + 1; else hi = m;
     }
+    *equal = lo > 0 && line_cmp(&s->spl[lo - 1], &x) == 0;
     return lo;
 }
 
@@ -202,22 +263,28 @@ static int bucket_flush(bsort *s, size_t b, const char *buf, size_t len)
     return 0;
 }
 
-/* one piece: the lines of file pf that start in [a, b) */
-static int distribute_piece(bsort *s, size_t fi, uint64_t a, uint64_t b, char *bufs, size_t *blen, uint64_t *lines)
+/* one piece: the lines of input fi that start in [a, b); -1 read error, -2 write error */
+static int distribute_piece(bsort *s, size_t fi, uint64_t a, uint64_t b, char *bufs, size_t *blen, uint64_t *eq,
+                            uint64_t *lines)
 {
-    FILE *fp = fopen(s->f->path[fi], "rb");
-    if (!fp) return -1;
+    rdr rd;
+    if (rdr_open(s->f, fi, &rd)) return -1;
     char *line = NULL; size_t cap = 0; ssize_t n;
     uint64_t pos = a;
     int rc = 0;
     if (a > 0) {   /* the line that starts before a belongs to the previous piece */
-        if (fseeko(fp, (off_t)(a - 1), SEEK_SET)) rc = -1;
-        else if ((n = getline(&line, &cap, fp)) > 0) pos = a - 1 + (uint64_t)n;
+        rdr_seek(&rd, a - 1);
+        if ((n = rdr_getline(&rd, &line, &cap)) < 0) rc = -1;
+        else pos = a - 1 + (uint64_t)n;
     }
-    while (!rc && pos < b && (n = getline(&line, &cap, fp)) > 0) {
+    while (!rc && pos < b) {
+        if ((n = rdr_getline(&rd, &line, &cap)) <= 0) { if (n < 0) rc = -1; break; }
         pos += (uint64_t)n;
         size_t len = (size_t)n - (line[n - 1] == '\n');
-        size_t bk = bucket_of(s, line, len);
+        int equal;
+        size_t bk = bucket_of(s, line, len, &equal);
+        (*lines)++;
+        if (equal) { eq[bk - 1]++; continue; }
         char *bb = bufs + bk * s->bufsz;
         if (blen[bk] + len + 1 > s->bufsz) {
             if (blen[bk] && bucket_flush(s, bk, bb, blen[bk])) { rc = -2; break; }
@@ -225,19 +292,23 @@ static int distribute_piece(bsort *s, size_t fi, uint64_t a, uint64_t b, char *b
             if (len + 1 > s->bufsz) {   /* a very long line: straight to its file */
                 line[len] = '\n';
                 if (bucket_flush(s, bk, line, len + 1)) { rc = -2; break; }
-                (*lines)++;
                 continue;
             }
         }
         memcpy(bb + blen[bk], line, len);
         blen[bk] += len;
         bb[blen[bk]++] = '\n';
-        (*lines)++;
     }
-    if (!rc && ferror(fp)) rc = -1;
     free(line);
-    fclose(fp);
+    rdr_close(&rd);
     return rc;
+}
+
+static void write_failed(bsort *s)
+{
+    char m[1024];
+    snprintf(m, sizeof m, "%s: cannot write a temporary file of the canonical digest: %s", s->dir, strerror(errno));
+    bs_fail(s, m);
 }
 
 static void *distribute_main(void *arg)
@@ -245,36 +316,62 @@ static void *distribute_main(void *arg)
     bsort *s = arg;
     char *bufs = malloc(s->nb * s->bufsz);
     size_t *blen = calloc(s->nb, sizeof *blen);
-    uint64_t lines = 0;
-    if (!bufs || !blen) { free(bufs); free(blen); bs_fail(s, "out of memory in the canonical digest"); return NULL; }
+    uint64_t *eq = calloc(s->nspl ? s->nspl : 1, sizeof *eq), lines = 0;
+    if (!bufs || !blen || !eq) { free(bufs); free(blen); free(eq); bs_fail(s, "out of memory in the canonical digest"); return NULL; }
     for (;;) {
         pthread_mutex_lock(&s->mu);
         size_t i = s->failed ? s->npiece : s->next_piece++;
         pthread_mutex_unlock(&s->mu);
         if (i >= s->npiece) break;
-        int rc = distribute_piece(s, s->pf[i], s->pa[i], s->pb[i], bufs, blen, &lines);
-        if (rc) {
-            char m[600];
-            if (rc == -1) snprintf(m, sizeof m, "%s: cannot read: %s", s->f->path[s->pf[i]], strerror(errno));
-            else snprintf(m, sizeof m, "%s: cannot write a temporary file of the canonical digest: %s", s->dir, strerror(errno));
+        int rc = distribute_piece(s, s->pf[i], s->pa[i], s->pb[i], bufs, blen, eq, &lines);
+        if (rc == -1) {
+            char m[1024];
+            snprintf(m, sizeof m, "%s: cannot read: %s", files_name(s->f, s->pf[i]), strerror(errno));
             bs_fail(s, m);
-            break;
         }
+        if (rc == -2) write_failed(s);
+        if (rc) break;
     }
     for (size_t b = 0; b < s->nb && !s->failed; b++)
-        if (blen[b] && bucket_flush(s, b, bufs + b * s->bufsz, blen[b])) {
-            char m[600];
-            snprintf(m, sizeof m, "%s: cannot write a temporary file of the canonical digest: %s", s->dir, strerror(errno));
-            bs_fail(s, m);
-        }
+        if (blen[b] && bucket_flush(s, b, bufs + b * s->bufsz, blen[b])) write_failed(s);
     pthread_mutex_lock(&s->mu);
     s->lines += lines;
+    for (size_t k = 0; k < s->nspl; k++) s->eq[k] += eq[k];
     pthread_mutex_unlock(&s->mu);
-    free(bufs); free(blen);
+    free(bufs); free(blen); free(eq);
     return NULL;
 }
 
-/* load and sort buckets in order, at most `window` past the one being hashed */
+/* bucket b's lines, sorted, as one buffer of bbytes[b] bytes (NULL: out of memory or a read
+ * error, errno set) */
+static char *bucket_load_sorted(bsort *s, size_t b, ssize_t *nlines)
+{
+    size_t len = (size_t)s->bbytes[b];
+    char *buf = malloc(len ? len : 1);
+    if (!buf) { errno = ENOMEM; return NULL; }
+    for (size_t off = 0; off < len;) {
+        ssize_t r = pread(s->fd[b], buf + off, len - off, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) { if (r == 0) errno = EIO; free(buf); return NULL; }
+        off += (size_t)r;
+    }
+    line_t *L = NULL;
+    ssize_t n = lines_sort(buf, len, &L);
+    char *out = n >= 0 ? malloc(len ? len : 1) : NULL;   /* the sorted bytes: one sha256 update */
+    if (!out) { free(buf); free(L); errno = ENOMEM; return NULL; }
+    for (ssize_t i = 0, o = 0; i < n; i++) { memcpy(out + o, L[i].p, L[i].n); o += (ssize_t)L[i].n; out[o++] = '\n'; }
+    free(buf); free(L);
+    *nlines = n;
+    return out;
+}
+
+static int bucket_too_big(const bsort *s, size_t b)
+{
+    return s->depth < MAX_DEPTH && s->bbytes[b] > 4 * (uint64_t)s->bucket_bytes;
+}
+
+/* load and sort buckets in order, at most `window` past the one being hashed; a bucket too big
+ * to sort in memory is left to the hashing thread (sorted again, one level down) */
 static void *sort_main(void *arg)
 {
     bsort *s = arg;
@@ -285,20 +382,15 @@ static void *sort_main(void *arg)
         size_t b = s->failed ? s->nb : s->next_bucket++;
         pthread_mutex_unlock(&s->mu);
         if (b >= s->nb) return NULL;
-        size_t len = (size_t)s->bbytes[b];
-        char *buf = malloc(len ? len : 1);
-        int ok = buf != NULL;
-        for (size_t off = 0; ok && off < len;) {
-            ssize_t r = pread(s->fd[b], buf + off, len - off, (off_t)off);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) ok = 0; else off += (size_t)r;
+        ssize_t n = -2;
+        char *out = NULL;
+        if (!bucket_too_big(s, b) && !(out = bucket_load_sorted(s, b, &n))) {
+            char m[1024];
+            if (errno == ENOMEM) snprintf(m, sizeof m, "out of memory in the canonical digest (%s)", s->dir);
+            else snprintf(m, sizeof m, "%s: cannot read back a temporary file of the canonical digest: %s", s->dir, strerror(errno));
+            bs_fail(s, m);
+            return NULL;
         }
-        line_t *L = NULL;
-        ssize_t n = ok ? lines_sort(buf, len, &L) : -1;
-        char *out = n >= 0 ? malloc(len ? len : 1) : NULL;   /* the sorted bytes: one sha256 update */
-        if (!out) { free(buf); free(L); bs_fail(s, "cannot read back a temporary file of the canonical digest (out of memory?)"); return NULL; }
-        for (ssize_t i = 0, o = 0; i < n; i++) { memcpy(out + o, L[i].p, L[i].n); o += (ssize_t)L[i].n; out[o++] = '\n'; }
-        free(buf); free(L);
         pthread_mutex_lock(&s->mu);
         s->sbuf[b] = out; s->sn[b] = n;
         pthread_cond_broadcast(&s->cv);
@@ -317,26 +409,28 @@ static int pick_splitters(bsort *s, size_t want_buckets, char **store)
     char *line = NULL; size_t lcap = 0;
     if (!smp || !st || !off) { free(smp); free(st); free(off); return -1; }
     size_t fi = 0; uint64_t base = 0;
-    FILE *fp = NULL;
+    rdr rd; int open_ = 0;
     for (size_t i = 0; i < ns; i++) {
         uint64_t at = (uint64_t)((double)s->f->total * ((double)i + 0.5) / (double)ns);
-        while (fi < s->f->n && at >= base + s->f->size[fi]) { base += s->f->size[fi]; fi++; if (fp) { fclose(fp); fp = NULL; } }
+        while (fi < s->f->n && at >= base + s->f->size[fi]) { base += s->f->size[fi]; fi++; if (open_) { rdr_close(&rd); open_ = 0; } }
         if (fi >= s->f->n) break;
-        if (!fp && !(fp = fopen(s->f->path[fi], "rb"))) continue;
+        if (!open_ && rdr_open(s->f, fi, &rd)) continue;
+        open_ = 1;
         ssize_t n;
-        if (fseeko(fp, (off_t)(at - base), SEEK_SET) || getline(&line, &lcap, fp) <= 0) continue;   /* skip the partial line */
-        if ((n = getline(&line, &lcap, fp)) <= 0) continue;
+        rdr_seek(&rd, at - base);
+        if (rdr_getline(&rd, &line, &lcap) <= 0) continue;   /* skip the partial line */
+        if ((n = rdr_getline(&rd, &line, &lcap)) <= 0) continue;
         size_t len = (size_t)n - (line[n - 1] == '\n');
         if (used + len > cap) {
             while (used + len > cap) cap *= 2;
             char *nst = realloc(st, cap);
-            if (!nst) { free(smp); free(st); free(off); free(line); if (fp) fclose(fp); return -1; }
+            if (!nst) { free(smp); free(st); free(off); free(line); if (open_) rdr_close(&rd); return -1; }
             st = nst;
         }
         memcpy(st + used, line, len);
         off[k] = used; smp[k].n = len; k++; used += len;
     }
-    if (fp) fclose(fp);
+    if (open_) rdr_close(&rd);
     free(line);
     for (size_t i = 0; i < k; i++) smp[i].p = st + off[i];
     free(off);
@@ -348,20 +442,52 @@ static int pick_splitters(bsort *s, size_t want_buckets, char **store)
         line_t c = smp[b * k / want_buckets];
         if (!s->nspl || line_cmp(&s->spl[s->nspl - 1], &c) < 0) s->spl[s->nspl++] = c;
     }
+    if (!s->nspl && k) s->spl[s->nspl++] = smp[0];   /* one distinct sample: it is counted, not stored */
     free(smp);
     *store = st;
     return 0;
 }
 
-static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, int threads, EVP_MD_CTX *ctx,
+/* temporary files one level may hold: a quarter of the open-file limit, so that nested levels
+ * and the rest of the process fit */
+static size_t bucket_cap(void)
+{
+    struct rlimit rl;
+    size_t cap = MAX_BUCKETS;
+    if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+        size_t q = rl.rlim_cur > 64 ? (size_t)(rl.rlim_cur - 64) / 4 : 2;
+        if (q < cap) cap = q;
+    }
+    return cap < 2 ? 2 : cap;
+}
+
+static int hash_repeated(EVP_MD_CTX *ctx, const line_t *l, uint64_t times)
+{
+    char buf[1 << 16];
+    size_t ln = l->n + 1;
+    if (ln > sizeof buf) {   /* a long line: one update each */
+        for (uint64_t i = 0; i < times; i++) { EVP_DigestUpdate(ctx, l->p, l->n); EVP_DigestUpdate(ctx, "\n", 1); }
+        return 0;
+    }
+    size_t per = sizeof buf / ln, fill = 0;
+    for (size_t i = 0; i < per; i++) { memcpy(buf + fill, l->p, l->n); fill += l->n; buf[fill++] = '\n'; }
+    for (uint64_t left = times; left;) {
+        uint64_t k = left < per ? left : per;
+        EVP_DigestUpdate(ctx, buf, (size_t)k * ln);
+        left -= k;
+    }
+    return 0;
+}
+
+static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, int threads, int depth, EVP_MD_CTX *ctx,
                        uint64_t *nlines, char *err, size_t errlen)
 {
     bsort s;
     memset(&s, 0, sizeof s);
-    s.f = f; s.dir = dir;
+    s.f = f; s.dir = dir; s.bucket_bytes = bucket_bytes; s.threads = threads; s.depth = depth;
     pthread_mutex_init(&s.mu, NULL); pthread_cond_init(&s.cv, NULL);
-    size_t want = (size_t)((f->total + bucket_bytes - 1) / bucket_bytes);
-    if (want > MAX_BUCKETS) want = MAX_BUCKETS;
+    size_t want = (size_t)((f->total + bucket_bytes - 1) / bucket_bytes), cap = bucket_cap();
+    if (want > cap) want = cap;
     if (want < 2) want = 2;
     char *store = NULL;
     pthread_t *th = malloc((size_t)threads * sizeof *th);
@@ -369,15 +495,17 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
     if (!th || pick_splitters(&s, want, &store)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
     s.nb = s.nspl + 1;
     s.bufsz = BUF_ALL / s.nb < 4096 ? 4096 : BUF_ALL / s.nb > 65536 ? 65536 : BUF_ALL / s.nb;
-    s.fd = malloc(s.nb * sizeof *s.fd); s.bbytes = calloc(s.nb, sizeof *s.bbytes);
+    s.fd = malloc(s.nb * sizeof *s.fd);
+    if (s.fd) for (size_t b = 0; b < s.nb; b++) s.fd[b] = -1;
+    s.bbytes = calloc(s.nb, sizeof *s.bbytes); s.eq = calloc(s.nspl ? s.nspl : 1, sizeof *s.eq);
     s.bmu = malloc(s.nb * sizeof *s.bmu);
     s.sbuf = calloc(s.nb, sizeof *s.sbuf); s.sn = malloc(s.nb * sizeof *s.sn);
     size_t np = 0;
     for (size_t i = 0; i < f->n; i++) np += (size_t)(f->size[i] / PIECE_BYTES) + 1;
     s.pf = malloc(np * sizeof *s.pf); s.pa = malloc(np * sizeof *s.pa); s.pb = malloc(np * sizeof *s.pb);
-    if (!s.fd || !s.bbytes || !s.bmu || !s.sbuf || !s.sn || !s.pf || !s.pa || !s.pb) {
+    if (!s.fd || !s.bbytes || !s.eq || !s.bmu || !s.sbuf || !s.sn || !s.pf || !s.pa || !s.pb) {
         snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-    for (size_t b = 0; b < s.nb; b++) { s.fd[b] = -1; s.sn[b] = -1; pthread_mutex_init(&s.bmu[b], NULL); }
+    for (size_t b = 0; b < s.nb; b++) { s.sn[b] = -1; pthread_mutex_init(&s.bmu[b], NULL); s.nbmu++; }
     for (size_t b = 0; b < s.nb; b++) {
         char tp[4096];
         snprintf(tp, sizeof tp, "%s/.digest-bucket-XXXXXX", dir);
@@ -398,16 +526,22 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     started = 0;
     if (s.failed) { snprintf(err, errlen, "%s", s.err); goto out; }
-    /* 3. sort buckets ahead, hash in order */
+    /* 3. sort buckets ahead, hash in order (each bucket, then copies of its splitter) */
     s.window = (size_t)threads + 2;
     for (int t = 0; t < threads; t++) if (!pthread_create(&th[started], NULL, sort_main, &s)) started++;
     if (!started) { snprintf(err, errlen, "cannot start the canonical digest's threads"); goto out; }
     for (size_t b = 0; b < s.nb; b++) {
         pthread_mutex_lock(&s.mu);
-        while (!s.failed && s.sn[b] < 0) pthread_cond_wait(&s.cv, &s.mu);
+        while (!s.failed && s.sn[b] == -1) pthread_cond_wait(&s.cv, &s.mu);
         pthread_mutex_unlock(&s.mu);
         if (s.failed) break;
-        EVP_DigestUpdate(ctx, s.sbuf[b], (size_t)s.bbytes[b]);
+        if (s.sn[b] == -2) {   /* too big: bucket-sorted again from its file */
+            files_t sub = { NULL, &s.fd[b], &s.bbytes[b], 1, s.bbytes[b] };
+            uint64_t nl = 0;
+            if (bucket_sort(&sub, dir, bucket_bytes, threads, depth + 1, ctx, &nl, err, errlen)) { bs_fail(&s, err); break; }
+        } else
+            EVP_DigestUpdate(ctx, s.sbuf[b], (size_t)s.bbytes[b]);
+        if (b < s.nspl && s.eq[b]) hash_repeated(ctx, &s.spl[b], s.eq[b]);
         free(s.sbuf[b]); s.sbuf[b] = NULL;
         close(s.fd[b]); s.fd[b] = -1;
         pthread_mutex_lock(&s.mu);
@@ -415,7 +549,7 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
         pthread_cond_broadcast(&s.cv);
         pthread_mutex_unlock(&s.mu);
     }
-    if (s.failed) { snprintf(err, errlen, "%s", s.err); goto out; }
+    if (s.failed) { if (strcmp(err, s.err)) snprintf(err, errlen, "%s", s.err); goto out; }
     *nlines = s.lines;
     rc = 0;
 out:
@@ -423,12 +557,10 @@ out:
         bs_fail(&s, s.failed ? s.err : "stopped");
         for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     }
-    for (size_t b = 0; s.fd && b < s.nb; b++) {
-        if (s.fd[b] >= 0) close(s.fd[b]);
-        if (s.sbuf) free(s.sbuf[b]);
-        pthread_mutex_destroy(&s.bmu[b]);
-    }
-    free(s.fd); free(s.bbytes); free(s.bmu); free(s.sbuf); free(s.sn);
+    for (size_t b = 0; s.fd && b < s.nb; b++) if (s.fd[b] >= 0) close(s.fd[b]);
+    for (size_t b = 0; s.sbuf && b < s.nb; b++) free(s.sbuf[b]);
+    for (size_t b = 0; b < s.nbmu; b++) pthread_mutex_destroy(&s.bmu[b]);
+    free(s.fd); free(s.bbytes); free(s.eq); free(s.bmu); free(s.sbuf); free(s.sn);
     free(s.pf); free(s.pa); free(s.pb); free(s.spl); free(store); free(th);
     pthread_mutex_destroy(&s.mu); pthread_cond_destroy(&s.cv);
     return rc;
@@ -445,6 +577,7 @@ int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int thread
     files_t f;
     if (files_list(dir, &f, err, errlen)) return -1;
     if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (bucket_bytes < 1) bucket_bytes = 1;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int rc = -1;
@@ -461,7 +594,7 @@ int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int thread
         for (ssize_t i = 0; i < n; i++) EVP_DigestUpdate(ctx, L[i].p, L[i].n + 1);
         total = (uint64_t)n;
         free(L); free(buf);
-    } else if (bucket_sort(&f, dir, bucket_bytes, threads, ctx, &total, err, errlen)) goto out;
+    } else if (bucket_sort(&f, dir, bucket_bytes, threads, 0, ctx, &total, err, errlen)) goto out;
     unsigned char md[32];
     unsigned int mdl = 0;
     EVP_DigestFinal_ex(ctx, md, &mdl);

@@ -110,12 +110,17 @@ static void *hash_main(void *arg)
 }
 
 /* outs gets {name, bytes, lines, sha256} of every regular file of dir but the manifest, by
- * name; threads files are hashed at a time.  Returns 0, or -1 when out of memory. */
-static int outputs_json(const char *dir, int threads, json_t *outs)
+ * name; threads files are hashed at a time.  Returns 0, or -1 with err (dir unreadable, out
+ * of memory). */
+static int outputs_json(const char *dir, int threads, json_t *outs, char *err, size_t errlen)
 {
     hashjob h = { dir, NULL, 0, 0, NULL, NULL, NULL, NULL, PTHREAD_MUTEX_INITIALIZER };
+    errno = 0;
     h.names = list_files(dir, &h.n);
-    if (!h.names) return -1;
+    if (!h.names) {
+        snprintf(err, errlen, "%s: cannot list the outputs: %s", dir, errno ? strerror(errno) : "out of memory");
+        return -1;
+    }
     h.hex = malloc((h.n ? h.n : 1) * sizeof *h.hex);
     h.bytes = calloc(h.n ? h.n : 1, sizeof *h.bytes); h.lines = calloc(h.n ? h.n : 1, sizeof *h.lines);
     h.ok = calloc(h.n ? h.n : 1, sizeof *h.ok);
@@ -140,6 +145,7 @@ static int outputs_json(const char *dir, int threads, json_t *outs)
     }
     free(h.hex); free(h.bytes); free(h.lines); free(h.ok);
     free_list(h.names, h.n);
+    if (rc) snprintf(err, errlen, "out of memory listing the outputs of %s", dir);
     return rc;
 }
 
@@ -356,7 +362,7 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_t *digest = json_null(), *nseg = json_null();
     if (outdir) {
         int nt = mi->threads > 0 ? mi->threads : 1;
-        if (outputs_json(outdir, nt, outs)) { json_decref(m); json_decref(outs); snprintf(err, errlen, "out of memory listing the outputs"); return -1; }
+        if (outputs_json(outdir, nt, outs, err, errlen)) { json_decref(m); json_decref(outs); return -1; }
         char hex[65];
         uint64_t nl = 0;
         if (hz_canonical_digest(outdir, nt, hex, &nl, err, errlen)) { json_decref(m); json_decref(outs); return -1; }

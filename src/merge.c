@@ -186,7 +186,8 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     hz_shape sh;
     hz_manifest_info mi = { .o = o, .t = &ts, .q = &qs, .start_time = time(NULL),
                             .unit_kind = "merge", .plan_path = p->path, .plan_sha256 = p->sha256,
-                            .n_units = p->n, .unit_dirs = dirs, .n_unit_dirs = ndirs, .backend = "cpu", .threads = 1 };
+                            .n_units = p->n, .unit_dirs = dirs, .n_unit_dirs = ndirs, .backend = "cpu",
+                            .threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN) };   /* the digest's */
     size_t *owner = malloc((p->n ? p->n : 1) * sizeof *owner);
     if (!owner) { snprintf(err, sizeof err, "out of memory"); goto done; }
     for (size_t i = 0; i < p->n; i++) owner[i] = SIZE_MAX;

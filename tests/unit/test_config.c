@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tap.h"
 
@@ -249,6 +251,42 @@ static void test_digest(void)
         check(!strncmp(h1, want2, 64), "30,000 lines: equal to LC_ALL=C sort | sha256sum (%.12s)", want2);
         snprintf(p, sizeof p, "ls -A '%s' | grep -c . | grep -qx 3", d2);
         check(system(p) == 0, "no temporary run file left in the folder");
+        /* buckets of 64 bytes: 512 at most, so each is sorted again (nested levels) */
+        char h5[65]; uint64_t n5 = 0;
+        check(hz_canonical_digest_buckets(d2, 64, 4, h5, &n5, err, sizeof err) == 0 && n5 == 30000 && !strcmp(h5, h1),
+              "30,000 lines in 64-byte buckets (buckets sorted again, nested): same digest %.12s", h5);
+        /* a low open-file limit: 4 temporary files a level, many levels; in a child, the limit stays there */
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct rlimit rl = { 80, 80 };
+            char h6[65], e6[512]; uint64_t n6 = 0;
+            int ok = setrlimit(RLIMIT_NOFILE, &rl) == 0 && hz_canonical_digest_buckets(d2, 4096, 3, h6, &n6, e6, sizeof e6) == 0 &&
+                     n6 == 30000 && !strcmp(h6, h1);
+            _exit(ok ? 0 : 1);
+        }
+        int st = -1;
+        waitpid(pid, &st, 0);
+        check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "30,000 lines under an open-file limit of 80: same digest");
+    }
+    {   /* 200,000 copies of one line among 2,000 others: the copies are counted, not stored */
+        char d3[700];
+        snprintf(d3, sizeof d3, "%s/o3", dir);
+        mkdir(d3, 0777);
+        snprintf(p, sizeof p, "%s/f.segments", d3);
+        fp = fopen(p, "wb");
+        for (int i = 0; i < 202000; i++)
+            if (i % 101 == 0) fprintf(fp, "chrB\t%d\t%d\n", i, i % 7); else fputs("chrA\t1\t2\tq\t1\t2\t+\t3000\n", fp);
+        fclose(fp);
+        char h1[65], h2[65], want3[80] = ""; uint64_t n1 = 0, n2 = 0;
+        int r1 = hz_canonical_digest_buckets(d3, (size_t)1 << 30, 1, h1, &n1, err, sizeof err);
+        int r2 = hz_canonical_digest_buckets(d3, 4096, 2, h2, &n2, err, sizeof err);
+        char cmd[1600];
+        snprintf(cmd, sizeof cmd, "LC_ALL=C sort '%s/f.segments' | sha256sum", d3);
+        FILE *pp = popen(cmd, "r");
+        if (pp) { if (!fgets(want3, sizeof want3, pp)) want3[0] = 0; pclose(pp); }
+        check(r1 == 0 && r2 == 0 && n1 == 202000 && n2 == 202000 && !strcmp(h1, h2) && !strncmp(h1, want3, 64),
+              "202,000 lines, 200,000 of them equal: in memory == 4 KiB buckets == sort | sha256sum (%.12s)", h2);
     }
     snprintf(p, sizeof p, "%s/empty", dir);
     fp = fopen(p, "wb"); fclose(fp);
