@@ -51,8 +51,9 @@ int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nl
 
 /* The same with buckets of about bucket_bytes (hz_canonical_digest uses 8 MiB): output up to
  * bucket_bytes is sorted in memory; larger output is bucket-sorted through unlinked temporary
- * files in dir, so memory stays near threads x 4 MiB + (threads + 2) x 1.3 x bucket_bytes for any
- * output size (buckets grow past bucket_bytes beyond 512 of them). */
+ * files in dir (a bucket over 4 x bucket_bytes again, nested), so memory stays near
+ * threads x 4 MiB + (threads + 2) x 2.5 x bucket_bytes for any output size; threads <= 64;
+ * temporary files per level <= a quarter of the open-file limit. */
 int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
                                 char *err, size_t errlen);
 
