@@ -162,6 +162,7 @@ static int files_list(const char *dir, files_t *f, char *err, size_t errlen)
 /* lines of buf[0..len) (each '\n'-terminated) sorted into *L; returns the count or -1 */
 static ssize_t lines_sort(char *buf, size_t len, line_t **L)
 {
+    if (!len) { *L = malloc(sizeof **L); return *L ? 0 : -1; }   /* buf may be NULL: no NULL + 0 */
     size_t nl = 0;
     for (const char *p = buf, *e = buf + len; (p = memchr(p, '\n', (size_t)(e - p))); p++) nl++;
     *L = malloc((nl ? nl : 1) * sizeof **L);
