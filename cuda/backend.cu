@@ -73,7 +73,6 @@ struct tctx {
     hz_hsp *d_bat, *d_alt; uint8_t *d_keep; void *d_btemp; size_t btemp_bytes;
     uint64_t nbat, bat_cap, bat_tidy;
     int spilled, spill_noted;             /* this batch moved to the host (bat_spill); noted once */
-    uint64_t tile_hint;                   /* the backend's tile (bat_reserve's first capacity) */
     /* statistics: event milliseconds per stage, busy intervals (ms since the device's ref) */
     double ms[ST_N]; uint64_t tiles, chunks, anchors, bucketed, long_dev, long_host;
     float *iv; size_t niv, iv_cap;
@@ -162,7 +161,6 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
     uint64_t T = B->tile;
     size_t b1 = 0;
     c->dv = tid % B->nd;
-    c->tile_hint = B->tile;
     const devstate *D = &B->d[c->dv];
     HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
     HZ_CUDA_CHECK(cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking), err, errlen, fail);
@@ -340,12 +338,13 @@ static int reserve_long(tctx *c, size_t n)
 
 /* room for `more` records past bat[nbat]: the buffers grow (doubling) and keep their records;
  * the sort and selection scratch is sized for the capacity */
-static int bat_reserve(tctx *c, const devstate *D, uint64_t more, char *err, size_t errlen)
+static int bat_reserve(const cuda_be *B, tctx *c, uint64_t more, char *err, size_t errlen)
 {
     if (c->nbat + more <= c->bat_cap) return 0;
+    const devstate *D = &B->d[c->dv];
     /* first capacity: 64 Ki records, or 64 tiles when tiles are tiny (the tests' HSPZ_GPU_TILE,
      * so that growth and its failure paths run) */
-    uint64_t cap = c->bat_cap ? c->bat_cap : c->tile_hint < 1024 ? 64 * (c->tile_hint ? c->tile_hint : 1) : 1 << 16;
+    uint64_t cap = c->bat_cap ? c->bat_cap : B->tile < 1024 ? 64 * B->tile : 1 << 16;
     while (cap < c->nbat + more) cap *= 2;
     hz_hsp *v = NULL, *alt = NULL;
     uint8_t *keep = NULL;
@@ -408,8 +407,22 @@ static int bat_tidy(cuda_be *B, tctx *c, char *err, size_t errlen)
     return 0;
 }
 
-/* the batch's end: the host's HSPs (its diagonal path) join the device's, the batch dedup
- * runs on the device, and only its survivors come back, in the query order, appended to out */
+/* src[0..n) on the device appended to dst on the host, through pinned staging */
+static int copy_back(tctx *c, const hz_hsp *src, uint64_t n, hz_hspvec *dst, char *err, size_t errlen)
+{
+    if (hz_hspvec_reserve(dst, n)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    for (uint64_t k0 = 0; k0 < n; k0 += HZ_PINNED_MAX) {
+        uint64_t m = n - k0 < HZ_PINNED_MAX ? n - k0 : HZ_PINNED_MAX;
+        HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, src + k0, m * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
+        memcpy(dst->v + dst->n, c->h_hsp, m * sizeof(hz_hsp));
+        dst->n += m;
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 /* device memory ran short for the batch: its HSPs so far move to the host (c->batch) and the
  * batch is finished there (hz_dedup_batch, the same bytes); a note says so once per context */
 static int bat_spill(cuda_be *B, tctx *c, const char *why, char *err, size_t errlen)
@@ -419,32 +432,23 @@ static int bat_spill(cuda_be *B, tctx *c, const char *why, char *err, size_t err
         c->spill_noted = 1;
     }
     c->spilled = 1;
-    if (hz_hspvec_reserve(&c->batch, c->nbat)) { snprintf(err, errlen, "out of host memory"); return -1; }
-    for (uint64_t k0 = 0; k0 < c->nbat; k0 += HZ_PINNED_MAX) {   /* through pinned staging */
-        uint64_t m = c->nbat - k0 < HZ_PINNED_MAX ? c->nbat - k0 : HZ_PINNED_MAX;
-        HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_bat + k0, m * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-        memcpy(c->batch.v + c->batch.n, c->h_hsp, m * sizeof(hz_hsp));
-        c->batch.n += m;
-    }
+    if (copy_back(c, c->d_bat, c->nbat, &c->batch, err, errlen)) return -1;
     c->nbat = 0;
     hz_batch_tidy(&c->batch, 0);
     return 0;
-fail:
-    return -1;
 }
 
 /* the batch's end: the host's HSPs (its diagonal path) join the device's, the batch dedup
- * runs on the device, and only its survivors come back, in the query order, appended to out
- * (after a spill: all on the host) */
+ * runs on the device, and only its survivors come back, in the query order, appended to out.
+ * Returns 0; 1 after a spill, with the whole batch in c->batch for the host's dedup; -1 with
+ * err. */
 static int bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *err, size_t errlen)
 {
-    const devstate *D = &B->d[c->dv];
     double td = hz_now();
     uint64_t k = 0;
+    cudaEventRecord(c->es0, c->st);
     if (!c->spilled && c->batch.n) {
-        cudaEventRecord(c->es0, c->st);
-        if (bat_reserve(c, D, c->batch.n, err, errlen)) {
+        if (bat_reserve(B, c, c->batch.n, err, errlen)) {
             if (bat_spill(B, c, err, err, errlen)) return -1;
         } else {
             HZ_CUDA_CHECK(cudaMemcpyAsync(c->d_bat + c->nbat, c->batch.v, c->batch.n * sizeof(hz_hsp), cudaMemcpyHostToDevice, c->st),
@@ -452,30 +456,20 @@ static int bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *e
             c->nbat += c->batch.n;
             c->batch.n = 0;
         }
-    } else if (c->nbat)
-        cudaEventRecord(c->es0, c->st);
+    }
     if (c->spilled) {   /* the host finishes the batch */
         if (c->nbat && bat_spill(B, c, "", err, errlen)) return -1;
-        k = hz_dedup_batch(c->batch.v, c->batch.n);
-        if (hz_hspvec_reserve(out, k)) { snprintf(err, errlen, "out of host memory"); return -1; }
-        if (k) memcpy(out->v + out->n, c->batch.v, k * sizeof *out->v);
-        out->n += k;
-        c->batch.n = 0;
-    } else if (c->nbat) {
+        c->spilled = 0;
+        return 1;
+    }
+    if (c->nbat) {
         k = bat_sort_drop(c, 0, err, errlen);
         if (k == UINT64_MAX) return -1;
         size_t tb = c->btemp_bytes;
         HZ_CUDA_CHECK(hz_cuda_hsp_sort(c->d_alt, c->d_bat, k, 1, c->d_btemp, &tb, c->st), err, errlen, fail);
         cudaEventRecord(c->es1, c->st);
         cudaEventRecord(c->ev[ST_N - 1], c->st);
-        if (hz_hspvec_reserve(out, k)) { snprintf(err, errlen, "out of host memory"); return -1; }
-        for (uint64_t k0 = 0; k0 < k; k0 += HZ_PINNED_MAX) {   /* through pinned staging */
-            uint64_t m = k - k0 < HZ_PINNED_MAX ? k - k0 : HZ_PINNED_MAX;
-            HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, c->d_alt + k0, m * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
-            HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-            memcpy(out->v + out->n, c->h_hsp, m * sizeof(hz_hsp));
-            out->n += m;
-        }
+        if (copy_back(c, c->d_alt, k, out, err, errlen)) return -1;
         cudaEventRecord(c->ev[ST_N], c->st);
         cudaEventSynchronize(c->ev[ST_N]);
         c->ms[ST_DEDUP] += ev_ms(c->es0, c->es1);   /* upload and sorts */
@@ -483,7 +477,6 @@ static int bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *e
         busy(B, c, c->es0, c->es1);
     }
     c->nbat = 0;
-    c->spilled = 0;
     f->after_batch += k;
     f->batches++;
     f->t_dedup += hz_now() - td;
@@ -505,8 +498,8 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     size_t ncopy;
     /* each anchor keeps at most one HSP; when the device runs short, the batch so far moves to
      * the host (nothing to move: out of GPU memory for one tile, an error) */
-    if (B->dev_dedup && bat_reserve(c, D, n, err, errlen) &&
-        (!c->nbat || bat_spill(B, c, err, err, errlen) || bat_reserve(c, D, n, err, errlen)))
+    if (B->dev_dedup && bat_reserve(B, c, n, err, errlen) &&
+        (!c->nbat || bat_spill(B, c, err, err, errlen) || bat_reserve(B, c, n, err, errlen)))
         return -1;
     hz_hsp *hout = B->dev_dedup ? c->d_bat + c->nbat : c->d_hsp;
     HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 20, c->st), err, errlen, fail);
@@ -621,7 +614,10 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
         return -1;
     }
     c->nlong = 0;
-    if (B->dev_dedup) return bat_finish(B, c, out, f, err, errlen);
+    if (B->dev_dedup) {
+        int r = bat_finish(B, c, out, f, err, errlen);
+        if (r <= 0) return r;   /* 1: spilled, the host's dedup below */
+    }
     double td = hz_now();
     size_t k = hz_dedup_batch(c->batch.v, c->batch.n);
     f->after_batch += k;

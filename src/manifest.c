@@ -58,7 +58,7 @@ int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *li
     return 0;
 }
 
-/* ---- canonical digest ------------------------------------------------------------------- */
+/* ---- the output folder (the canonical digest: digest.c) --------------------------------- */
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* sorted names of the regular files of dir (excluding names starting with "manifest.json") */
@@ -86,7 +86,6 @@ static char **list_files(const char *dir, size_t *n)
 }
 
 static void free_list(char **v, size_t n) { for (size_t i = 0; i < n; i++) free(v[i]); free(v); }
-
 
 /* ---- outputs: every file hashed, several at a time ------------------------------------ */
 typedef struct {
