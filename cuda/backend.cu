@@ -112,6 +112,8 @@ struct cuda_be {
     double t_open;
     pthread_mutex_t lock;
     hz_fault fault;
+    /* a table build_table_resident kept on device 0 for the set_target of res_tab */
+    const hz_seedtable *res_tab; uint32_t *res_pos, *res_boff;
 };
 
 /* cudaMalloc with the needed-vs-free message of issue 3 item 9 */
@@ -238,7 +240,11 @@ static int be_set_target(hz_backend *be, const hz_target *t, char *err, size_t e
     const hz_seedtable *tab = t->tab;
     uint32_t *pos = tab->pos;
     uint32_t *tmp = NULL;
-    if (!tab->bucket_off) {   /* sorted mode: low 32 bits are the positions */
+    if (tab->resident && tab != B->res_tab) {
+        snprintf(err, errlen, "internal error: the target seed table is no longer on the device");
+        return -1;
+    }
+    if (!tab->bucket_off && !tab->resident) {   /* sorted mode: low 32 bits are the positions */
         tmp = (uint32_t *)malloc((tab->n_pos ? tab->n_pos : 1) * 4);
         if (!tmp) { snprintf(err, errlen, "out of host memory"); return -1; }
         for (uint64_t i = 0; i < tab->n_pos; i++) tmp[i] = (uint32_t)tab->sorted[i];
@@ -252,10 +258,15 @@ static int be_set_target(hz_backend *be, const hz_target *t, char *err, size_t e
         if (DALLOC(D->d_R, (size_t)t->Rlen + HZ_DEV_PAD, D, "the target block")) goto fail;
         HZ_CUDA_CHECK(cudaMemcpy(D->d_R, t->R, t->Rlen, cudaMemcpyHostToDevice), err, errlen, fail);
         HZ_CUDA_CHECK(cudaMemset(D->d_R + t->Rlen, 0, HZ_DEV_PAD), err, errlen, fail);
+        D->Rlen = t->Rlen;
+        if (tab->resident) {   /* one device (be_build_table_resident): it takes the table over */
+            D->d_pos = B->res_pos; D->d_boff = B->res_boff;
+            B->res_pos = B->res_boff = NULL; B->res_tab = NULL;
+            continue;
+        }
         if (DALLOC(D->d_pos, (tab->n_pos ? tab->n_pos : 1) * 4, D, "the target seed table")) goto fail;
         if (tab->n_pos)
             HZ_CUDA_CHECK(cudaMemcpy(D->d_pos, pos, tab->n_pos * 4, cudaMemcpyHostToDevice), err, errlen, fail);
-        D->Rlen = t->Rlen;
         if (tab->bucket_off) {
             size_t nb = ((size_t)1 << (2 * tab->weight)) + 1;
             if (DALLOC(D->d_boff, nb * 4, D, "the seed table's bucket offsets")) goto fail;
@@ -302,20 +313,16 @@ fail:
     return -1;
 }
 
-static int be_set_query_text(hz_backend *be, const uint8_t *fwd_text, const uint8_t *hrc_text,
-                             uint32_t L, char *err, size_t errlen)
+static int be_set_query_seeding(hz_backend *be, const uint32_t *u, size_t nu, uint32_t L, char *err, size_t errlen)
 {
     cuda_be *B = (cuda_be *)be->impl;
-    (void)fwd_text;   /* plus-strand seed codes are the forward extension codes (< 4 = ACGT) */
-    for (int g = 0; g < B->nd; g++) {   /* minus strand: the host reverse complement's bytes, coded on the device */
+    for (int g = 0; g < B->nd; g++) {   /* plus strand: d_Qf itself; minus: from d_Qr (set_query) */
         devstate *D = &B->d[g];
         HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
         cudaFree(D->d_Smin); D->d_Smin = NULL;
         if (DALLOC(D->d_Smin, (size_t)L + HZ_DEV_PAD, D, "the minus-strand seed codes")) goto fail;
-        HZ_CUDA_CHECK(cudaMemcpy(D->d_Smin, hrc_text, L, cudaMemcpyHostToDevice), err, errlen, fail);
-        hz_cuda_seed_codes(D->d_Smin, L, 0);
-        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaDeviceSynchronize(), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemset(D->d_Smin + L, 4, HZ_DEV_PAD), err, errlen, fail);
+        if (hz_cuda_minus_seed_codes(D->d_Qr, L, u, nu, D->d_Smin, err, errlen)) goto fail;
     }
     return 0;
 fail:
@@ -756,14 +763,33 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
 }
 
 extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
-                                       const hz_shape *sh, uint32_t step, char *err, size_t errlen);
+                                       const hz_shape *sh, uint32_t step, uint32_t **keep_pos,
+                                       uint32_t **keep_boff, char *err, size_t errlen);
 
-static int be_build_table(hz_backend *be, hz_seedtable *tab, const uint8_t *T, uint32_t L,
+static int be_build_table(hz_backend *be, hz_seedtable *tab, const uint8_t *codes, uint32_t L,
                           const hz_shape *sh, uint32_t step, char *err, size_t errlen)
 {
     cuda_be *B = (cuda_be *)be->impl;
     if (cudaSetDevice(B->d[0].dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice failed"); return -1; }
-    return hz_cuda_seedtable_build(tab, T, L, sh, step, err, errlen);
+    return hz_cuda_seedtable_build(tab, codes, L, sh, step, NULL, NULL, err, errlen);
+}
+
+/* Kept on the device when it seeds (the host then never looks the table up; device seeding
+ * implies the direct table, weight <= 13) and is the only one (more GPUs get copies of the
+ * host's table). */
+static int be_build_table_resident(hz_backend *be, hz_seedtable *tab, const uint8_t *codes, uint32_t L,
+                                   const hz_shape *sh, uint32_t step, char *err, size_t errlen)
+{
+    cuda_be *B = (cuda_be *)be->impl;
+    if (!B->be.chunk_range || sh->weight > 13 || B->nd > 1) return 1;
+    if (cudaSetDevice(B->d[0].dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice failed"); return -1; }
+    cudaFree(B->res_pos); cudaFree(B->res_boff);
+    B->res_pos = B->res_boff = NULL; B->res_tab = NULL;
+    memset(tab, 0, sizeof *tab);
+    if (hz_cuda_seedtable_build(tab, codes, L, sh, step, &B->res_pos, &B->res_boff, err, errlen)) return -1;
+    tab->resident = 1;
+    B->res_tab = tab;
+    return 0;
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -849,6 +875,7 @@ static void be_close(hz_backend *be)
         cudaFree(D->d_boff); cudaFree(D->d_Smin);
         if (D->ref) cudaEventDestroy(D->ref);
     }
+    if (B->nd) { cudaSetDevice(B->d[0].dev); cudaFree(B->res_pos); cudaFree(B->res_boff); }
     pthread_mutex_destroy(&B->lock);
     free(B);
 }
@@ -977,7 +1004,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         hz_shape sh;
         char e2[256];
         int direct = hz_shape_parse(o->seed, o->transition, &sh, e2, sizeof e2) == 0 && sh.weight <= 13;
-        B->be.set_query_text = devtab && direct ? be_set_query_text : NULL;
+        B->be.set_query_seeding = devtab && direct ? be_set_query_seeding : NULL;
         B->be.chunk_range = devtab && direct ? be_chunk_range : NULL;
         B->seeding = devtab && direct ? "device" : "host";
     }
@@ -997,6 +1024,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     B->be.close = be_close;
     B->be.report = be_report;
     B->be.build_table = devtab ? be_build_table : NULL;
+    B->be.build_table_resident = devtab ? be_build_table_resident : NULL;
     B->be.last_error[0] = 0;
     *out = &B->be;
     return 0;

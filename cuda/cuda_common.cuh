@@ -66,9 +66,12 @@ int hz_cuda_seed_chunk(const uint8_t *S, uint32_t j0, uint32_t j1, const hz_shap
                        const uint32_t *bucket_off, hz_seed_scratch *sc, uint32_t *ns, uint64_t *nh,
                        cudaStream_t st, char *err, size_t errlen);
 void hz_seed_scratch_free(hz_seed_scratch *sc);
-/* in place: bytes of a seeding text (upper-case A C G T; anything else not seedable) to seed
- * codes 0..3, 4 (spec §3.2) */
-void hz_cuda_seed_codes(uint8_t *s, uint32_t L, cudaStream_t st);
+/* S[0..L) = the minus strand's seed codes (0..3, 4 not seedable; spec §3.2) of a query block
+ * from its reverse complement's extension codes Qr[0..L) (device): Qr < 4 as is, else 4,
+ * but 0 ('A') at L-1-u[k] for the nu forward offsets u[] of 'U' (host memory; delta §1b).
+ * Synchronous on the current device.  0 or -1 (err). */
+int hz_cuda_minus_seed_codes(const uint8_t *Qr, uint32_t L, const uint32_t *u, size_t nu, uint8_t *S,
+                             char *err, size_t errlen);
 
 /* gate.cu: flags[i] (0 reject, 1 survivor, 2 past the work cap) of anchors h0+i, i < n */
 void hz_cuda_gate(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,

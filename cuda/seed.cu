@@ -1,9 +1,11 @@
-/* seed (CUDA) — the target seed-position table built on the device (spec §3.3).
+/* seed (CUDA) — the target seed-position table built on the device (spec §3.3), the query's
+ * seed codes and device seeding of query chunks (spec §3.2, §3.4).
  *
- * One thread per indexed position computes the k-mer of its window (invalid windows get the
+ * One thread per indexed position computes the k-mer of its window from the block's
+ * extension codes (codes < 4 are A C G T, the only seedable bytes; invalid windows get the
  * key 4^K); a stable CUB radix sort by key keeps positions ascending inside each bucket, so
- * the table is identical to hz_seedtable_build's.  The table is copied back to the host
- * (host seed lookups use it) and its position array stays on the device.
+ * the table is identical to hz_seedtable_build's of the block's bytes.  The table is either
+ * copied back to the host (host seed lookups, the index) or kept on the device.
  */
 #include "cuda_common.cuh"
 #include <cub/device/device_radix_sort.cuh>
@@ -21,16 +23,9 @@ __global__ void kmer_kernel(const uint8_t *__restrict__ T, uint64_t num_steps, u
     uint32_t p = start_offset + (uint32_t)i * step;
     uint32_t v = 0;
     bool ok = true;
-    for (int k = 0; k < sh.span; k++) {
-        uint8_t b = T[p + k];
-        ok &= (b == 'A') | (b == 'C') | (b == 'G') | (b == 'T');
-    }
+    for (int k = 0; k < sh.span; k++) ok &= T[p + k] < 4;
     if (ok)
-        for (int k = 0; k < sh.weight; k++) {
-            uint8_t b = T[p + sh.care[k]];
-            uint32_t c = b == 'A' ? 0 : b == 'C' ? 1 : b == 'G' ? 2 : 3;
-            v = (v << 2) | c;
-        }
+        for (int k = 0; k < sh.weight; k++) v = (v << 2) | T[p + sh.care[k]];
     key[i] = ok ? v : invalid;
     pos[i] = p;
 }
@@ -51,9 +46,13 @@ __global__ void pack_kernel(const uint32_t *key, const uint32_t *pos, uint64_t n
     if (i < n) out[i] = ((uint64_t)key[i] << 32) | pos[i];
 }
 
-/* Build tab (host) for block bytes T[0..L) on the current device.  Returns 0 or -1 (err). */
+/* Build the table of a block with extension codes T[0..L) on the current device.  keep_pos
+ * NULL: into tab on the host.  Else (direct mode only, weight <= 13) the table stays on the
+ * device: *keep_pos (positions grouped by bucket) and *keep_boff (4^K + 1 offsets), cudaFree'd
+ * by the caller, and tab gets only weight and n_pos.  Returns 0 or -1 (err). */
 extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
-                                       const hz_shape *sh, uint32_t step, char *err, size_t errlen)
+                                       const hz_shape *sh, uint32_t step, uint32_t **keep_pos,
+                                       uint32_t **keep_boff, char *err, size_t errlen)
 {
     memset(tab, 0, sizeof *tab);
     tab->weight = sh->weight;
@@ -90,6 +89,15 @@ extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint
         HZ_CUDA_CHECK(cudaMalloc(&doff, (nb + 1) * 4), err, errlen, fail);
         offsets_kernel<<<(unsigned)((nb + 1 + 255) / 256), 256>>>(k2, num_steps, nb, doff);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        if (keep_pos) {   /* resident: the sorted positions and offsets are the table */
+            uint32_t nv = 0;
+            HZ_CUDA_CHECK(cudaMemcpy(&nv, doff + nb, 4, cudaMemcpyDeviceToHost), err, errlen, fail);
+            tab->n_pos = nv;
+            *keep_pos = p2; *keep_boff = doff;
+            p2 = doff = NULL;
+            cudaFree(dT); cudaFree(k1); cudaFree(k2); cudaFree(p1); cudaFree(tmp);
+            return 0;
+        }
         tab->bucket_off = (uint32_t *)malloc((nb + 1) * 4);
         if (!tab->bucket_off) { snprintf(err, errlen, "out of host memory"); goto fail; }
         HZ_CUDA_CHECK(cudaMemcpy(tab->bucket_off, doff, (nb + 1) * 4, cudaMemcpyDeviceToHost), err, errlen, fail);
@@ -160,17 +168,36 @@ __global__ void excl_kernel(const uint64_t *pref, const uint64_t *cnt, uint64_t 
     if (s < ns) off[s] = pref[s] - cnt[s];
 }
 
-__global__ void seed_codes_kernel(uint8_t *s, uint32_t L)
+__global__ void minus_codes_kernel(const uint8_t *__restrict__ Qr, uint32_t L, uint8_t *S)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= L) return;
-    uint8_t b = s[i];
-    s[i] = b == 'A' ? 0 : b == 'C' ? 1 : b == 'G' ? 2 : b == 'T' ? 3 : 4;
+    if (i < L) S[i] = Qr[i] < 4 ? Qr[i] : 4;
 }
 
-void hz_cuda_seed_codes(uint8_t *s, uint32_t L, cudaStream_t st)
+__global__ void u_kernel(const uint32_t *__restrict__ u, uint64_t nu, uint32_t L, uint8_t *S)
 {
-    if (L) seed_codes_kernel<<<(L + 255) / 256, 256, 0, st>>>(s, L);
+    uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < nu) S[L - 1 - u[k]] = 0;   /* the host reverse complement seeds 'U' as 'A' (delta §1b) */
+}
+
+int hz_cuda_minus_seed_codes(const uint8_t *Qr, uint32_t L, const uint32_t *u, size_t nu, uint8_t *S,
+                             char *err, size_t errlen)
+{
+    uint32_t *du = NULL;
+    if (L) minus_codes_kernel<<<(L + 255) / 256, 256>>>(Qr, L, S);
+    HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+    if (nu) {
+        HZ_CUDA_CHECK(cudaMalloc(&du, nu * 4), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemcpy(du, u, nu * 4, cudaMemcpyHostToDevice), err, errlen, fail);
+        u_kernel<<<(unsigned)((nu + 255) / 256), 256>>>(du, nu, L, S);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+    }
+    HZ_CUDA_CHECK(cudaDeviceSynchronize(), err, errlen, fail);
+    cudaFree(du);
+    return 0;
+fail:
+    cudaFree(du);
+    return -1;
 }
 
 void hz_seed_scratch_free(hz_seed_scratch *sc)

@@ -22,15 +22,25 @@ struct hz_backend {
                      char *err, size_t errlen);
     int (*chunk)(hz_backend *be, const hz_target *t, const hz_seed *seeds, size_t ns,
                  const uint8_t *Q, int strand, uint32_t Qlen, hz_hspvec *out, hz_funnel *f, int tid);
-    /* optional: build the target seed table (identical to hz_seedtable_build); NULL = host */
-    int (*build_table)(hz_backend *be, hz_seedtable *tab, const uint8_t *T, uint32_t L,
+    /* optional: build the target seed table of a block from its extension codes
+     * codes[0..L) (identical to hz_seedtable_build of its bytes: spec §3.3) and copy it to
+     * tab; NULL = the host builds it.  0, or -1 with err. */
+    int (*build_table)(hz_backend *be, hz_seedtable *tab, const uint8_t *codes, uint32_t L,
                        const hz_shape *sh, uint32_t step, char *err, size_t errlen);
-    /* optional device seeding (HSPZ_DEVICE_SEEDS=1): set_query_text gives the seeding texts
-     * of the query block (forward bytes, host reverse complement; spec §2.3, delta §1b), and
-     * chunk_range seeds query positions [j0, j1) of one strand itself (spec §3.2) and then
-     * does what chunk does with those seeds.  Same HSPs as chunk. */
-    int (*set_query_text)(hz_backend *be, const uint8_t *fwd_text, const uint8_t *hrc_text,
-                          uint32_t L, char *err, size_t errlen);
+    /* optional: the same table built and kept on the device for the next set_target (which
+     * must name this tab); on the host only tab->weight, ->n_pos and ->resident = 1.
+     * Returns 0, -1 with err, or 1 when this table cannot stay there (its mode, the device
+     * seeding): then nothing was done. */
+    int (*build_table_resident)(hz_backend *be, hz_seedtable *tab, const uint8_t *codes, uint32_t L,
+                                const hz_shape *sh, uint32_t step, char *err, size_t errlen);
+    /* optional device seeding (HSPZ_DEVICE_SEEDS=1): set_query_seeding, after set_query,
+     * makes the block's seed codes on the device from its extension codes (plus strand:
+     * codes < 4; minus strand: the host reverse complement's, spec §2.3 and delta §1b, which
+     * equal the reverse complement's codes < 4 except at the nu block offsets u[] of 'U'
+     * bytes, seeded there as 'A'), and chunk_range seeds query positions [j0, j1) of one
+     * strand itself (spec §3.2) and then does what chunk does with those seeds.  Same HSPs
+     * as chunk.  The host then needs no seeding text. */
+    int (*set_query_seeding)(hz_backend *be, const uint32_t *u, size_t nu, uint32_t L, char *err, size_t errlen);
     int (*chunk_range)(hz_backend *be, const hz_target *t, const hz_shape *sh, int strand,
                        uint32_t j0, uint32_t j1, uint32_t Qlen, const uint8_t *Q, hz_hspvec *out,
                        hz_funnel *f, int tid);

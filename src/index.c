@@ -28,27 +28,29 @@
 /* ---- blocks in memory ---------------------------------------------------------------------- */
 
 int hz_tblock_build(hz_tblock *b, const hz_side *side, size_t r, const hz_shape *sh, uint32_t step,
-                    hz_backend *be, char *err, size_t errlen)
+                    hz_backend *be, int threads, int device_only, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
     const hz_block *tb = &side->block[r];
-    uint8_t *bytes = malloc((size_t)tb->len + 1);
     b->codes = malloc((size_t)tb->len + 1);
-    if (!bytes || !b->codes) {
-        free(bytes); free(b->codes); b->codes = NULL;
+    if (!b->codes) {
         snprintf(err, errlen, "out of memory for target block %zu (%u bytes)", r, tb->len);
         return -1;
     }
     b->len = tb->len;
-    hz_block_bytes(side, r, bytes);
-    hz_block_codes(bytes, tb->len, b->codes, NULL, NULL);
-    int rc = 0;
-    if (be && be->build_table) rc = be->build_table(be, &b->tab, bytes, tb->len, sh, step, err, errlen);
-    else if (hz_seedtable_build(&b->tab, bytes, tb->len, sh, step)) {
-        snprintf(err, errlen, "out of memory building the seed table of target block %zu", r);
-        rc = -1;
+    hz_block_encode(side, r, b->codes, NULL, NULL, threads);
+    int rc = 1;
+    if (be && device_only && be->build_table_resident)
+        rc = be->build_table_resident(be, &b->tab, b->codes, tb->len, sh, step, err, errlen);
+    if (rc == 1 && be && be->build_table)
+        rc = be->build_table(be, &b->tab, b->codes, tb->len, sh, step, err, errlen);
+    if (rc == 1) {   /* the host table reads the block's bytes (seed.h) */
+        uint8_t *bytes = malloc((size_t)tb->len + 1);
+        if (bytes) hz_block_bytes(side, r, bytes);
+        rc = !bytes || hz_seedtable_build(&b->tab, bytes, tb->len, sh, step) ? -1 : 0;
+        if (rc) snprintf(err, errlen, "out of memory building the seed table of target block %zu", r);
+        free(bytes);
     }
-    free(bytes);
     if (rc) { free(b->codes); b->codes = NULL; }
     return rc;
 }
@@ -77,6 +79,7 @@ typedef struct {
     int fd; const char *path; uint64_t off;
     json_t *sections;
     char *err; size_t errlen;
+    int threads;           /* for encoding the blocks */
 } ixw;
 
 static int wr_all(ixw *w, const void *p, size_t n)
@@ -146,7 +149,7 @@ static int wr_body(ixw *w, const hz_seqset *t, const hz_side *side, const hz_sha
     if (bad) return -1;
     for (size_t r = 0; r < side->n_block; r++) {
         hz_tblock b;
-        if (hz_tblock_build(&b, side, r, sh, step, be, w->err, w->errlen)) return -1;
+        if (hz_tblock_build(&b, side, r, sh, step, be, w->threads, 0, w->err, w->errlen)) return -1;
         json_t *j = json_object();
         const hz_block *g = &side->block[r];
         json_object_set_new(j, "start", json_integer((json_int_t)g->start));
@@ -254,7 +257,7 @@ int hz_index_cmd(const hz_opts *o, const char *path)
         goto done;
     }
     hz_sigwatch_paths(&sigw, NULL, tmp);
-    ixw w = { fd, tmp, 0, NULL, err, sizeof err };
+    ixw w = { fd, tmp, 0, NULL, err, sizeof err, o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN) };
     if (wr_index(&w, o, &t, tsha, &side, &sh, be)) goto done;
     if (close(fd)) { fd = -1; snprintf(err, sizeof err, "%s: cannot write: %s", tmp, strerror(errno)); goto done; }
     fd = -1;

@@ -38,11 +38,14 @@ typedef struct {
     int mapped;            /* codes and tab lie in an index mapping: not freed */
 } hz_tblock;
 
-/* Build block r of side: its bytes, codes and seed table (be->build_table when be has one,
- * else the host; the same table either way).  Returns 0, or -1 with err (out of memory, a
- * device error). */
+/* Build block r of side: its codes (on up to threads threads) and seed table, the same
+ * table wherever it is built.  With device_only and a backend that can keep it
+ * (be->build_table_resident), the table is built and kept on the device for the next
+ * set_target and b->tab holds only its counts (tab.resident = 1: nothing on the host to look
+ * up or store); else be->build_table when be has one (copied to the host), else the host.
+ * Returns 0, or -1 with err (out of memory, a device error). */
 int hz_tblock_build(hz_tblock *b, const hz_side *side, size_t r, const hz_shape *sh, uint32_t step,
-                    struct hz_backend *be, char *err, size_t errlen);
+                    struct hz_backend *be, int threads, int device_only, char *err, size_t errlen);
 void hz_tblock_free(hz_tblock *b);
 
 /* An opened index file. */

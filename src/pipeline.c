@@ -213,12 +213,16 @@ static void manifest_facts(hz_manifest_info *mi, hz_backend *be, double t_start,
 
 
 
-/* One query block's host arrays: bytes, extension codes (forward, reverse complement) and the
- * host reverse complement for seeding (plan.h hz_block_codes).  The next block's are prepared
- * by a helper thread while the current block's chunks run. */
+/* One query block's host arrays: extension codes (forward, reverse complement) and, when the
+ * host seeds (the CPU, or HSPZ_DEVICE_SEEDS=0), its bytes and the host reverse complement
+ * for seeding (plan.h hz_block_codes); with device seeding the 'U' offsets instead
+ * (backend.h set_query_seeding).  The next block's are prepared by a helper thread while
+ * the current block's chunks run. */
 typedef struct {
     const hz_side *side; size_t q; uint32_t L;
+    int text, threads;          /* keep the seeding text; encoding threads */
     uint8_t *bytes, *hrc, *fc, *rc; size_t cap;
+    uint32_t *u; size_t nu;     /* device seeding: block offsets of 'U' */
     int ok;
 } qprep_t;
 
@@ -227,15 +231,22 @@ static void *qprep_main(void *p)
     qprep_t *a = p;
     a->L = a->side->block[a->q].len;
     a->ok = 0;
+    free(a->u); a->u = NULL; a->nu = 0;
     if ((size_t)a->L + 1 > a->cap) {
         free(a->bytes); free(a->hrc); free(a->fc); free(a->rc);
-        a->bytes = malloc((size_t)a->L + 1); a->hrc = malloc((size_t)a->L + 1);
+        a->bytes = a->hrc = NULL;
         a->fc = malloc((size_t)a->L + 1); a->rc = malloc((size_t)a->L + 1);
-        a->cap = a->bytes && a->hrc && a->fc && a->rc ? (size_t)a->L + 1 : 0;
+        if (a->text) { a->bytes = malloc((size_t)a->L + 1); a->hrc = malloc((size_t)a->L + 1); }
+        a->cap = a->fc && a->rc && (!a->text || (a->bytes && a->hrc)) ? (size_t)a->L + 1 : 0;
         if (!a->cap) return NULL;
     }
-    hz_block_bytes(a->side, a->q, a->bytes);
-    hz_block_codes(a->bytes, a->L, a->fc, a->rc, a->hrc);
+    hz_block_encode(a->side, a->q, a->fc, a->rc, a->text ? a->hrc : NULL, a->threads);
+    if (a->text) hz_block_bytes(a->side, a->q, a->bytes);
+    else {
+        int64_t n = hz_block_find(a->side, a->q, 'U', &a->u);
+        if (n < 0) return NULL;
+        a->nu = (size_t)n;
+    }
     a->ok = 1;
     return NULL;
 }
@@ -384,7 +395,9 @@ static int target_block(run_t *R, qjob_t *J, size_t r, hz_tblock **out)
         if (R->tside.block[r].len < W && !R->o->quiet)
             fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n",
                     r, R->tside.block[r].len, W);
-        if (hz_tblock_build(b, &R->tside, r, &R->sh, R->o->step, R->be, R->err, sizeof R->err)) return -1;
+        /* kept on the device unless later jobs set this block again (keep_blocks) */
+        if (hz_tblock_build(b, &R->tside, r, &R->sh, R->o->step, R->be, R->nthreads, !R->keep_blocks, R->err, sizeof R->err))
+            return -1;
     }
     hz_target tgt = { b->codes, b->len, &b->tab, (uint32_t)R->sh.span, &R->xp, R->o->max_hits };
     if (R->be && R->be->set_target(R->be, &tgt, R->err, sizeof R->err)) return -1;
@@ -483,7 +496,7 @@ static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q
     if (L < W && !R->o->quiet)
         fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
     if (R->be && R->be->set_query(R->be, P->fc, P->rc, L, R->err, sizeof R->err)) return -1;
-    if (R->be && R->be->set_query_text && R->be->set_query_text(R->be, P->bytes, P->hrc, L, R->err, sizeof R->err)) return -1;
+    if (R->be && R->be->set_query_seeding && R->be->set_query_seeding(R->be, P->u, P->nu, L, R->err, sizeof R->err)) return -1;
     chunkplan c;
     if (chunkplan_make(R, r, q, L, &c)) return -1;
     hz_hspvec *res = calloc(c.nj ? c.nj : 1, sizeof *res);
@@ -561,6 +574,7 @@ static int query_block_next(run_t *R, qjob_t *J, size_t r, size_t q)
     size_t Q = J->qside.n_block;
     if (Q > 1 && (q + 1 < Q || r + 1 < R->tside.n_block)) {
         J->qp[J->qcur ^ 1].q = q + 1 < Q ? q + 1 : 0;
+        J->qp[J->qcur ^ 1].threads = R->nthreads > 1 ? R->nthreads / 2 : 1;   /* beside the workers */
         J->qth_on = pthread_create(&J->qth, NULL, qprep_main, &J->qp[J->qcur ^ 1]) == 0;
         if (!J->qth_on) qprep_main(&J->qp[J->qcur ^ 1]);
         J->qnext = 1;
@@ -574,7 +588,8 @@ static int job_execute(run_t *R, qjob_t *J)
     const hz_opts *o = R->o;
     for (size_t q = 0; q < J->qside.n_block; q++) J->work_total += (double)J->qside.block[q].len * (double)R->tside.n_block;
     J->qp[0].side = J->qp[1].side = &J->qside;
-    if (J->qside.n_block) { J->qp[0].q = 0; qprep_main(&J->qp[0]); }
+    J->qp[0].text = J->qp[1].text = !(R->be && R->be->chunk_range);   /* the host seeds */
+    if (J->qside.n_block) { J->qp[0].q = 0; J->qp[0].threads = R->nthreads; qprep_main(&J->qp[0]); }
     for (size_t r = 0; r < R->tside.n_block; r++) {
         if (o->units && !hz_unitsel_target(o->units, r)) continue;   /* hspz run --plan --unit */
         hz_tblock *tb;
@@ -594,7 +609,7 @@ static int job_execute(run_t *R, qjob_t *J)
 static void job_free(qjob_t *J)
 {
     if (J->qth_on) pthread_join(J->qth, NULL);
-    for (int k = 0; k < 2; k++) { free(J->qp[k].bytes); free(J->qp[k].hrc); free(J->qp[k].fc); free(J->qp[k].rc); }
+    for (int k = 0; k < 2; k++) { free(J->qp[k].bytes); free(J->qp[k].hrc); free(J->qp[k].fc); free(J->qp[k].rc); free(J->qp[k].u); }
     for (size_t i = 0; i < J->ncmd; i++) free(J->cmds[i].line);
     free(J->cmds);
     free(J->outdir_own); free(J->tar_own);

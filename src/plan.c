@@ -149,6 +149,84 @@ void hz_block_codes(const uint8_t *raw, uint32_t L, uint8_t *fwd, uint8_t *rc, u
         }
 }
 
+/* ---- encoding straight from the records, on threads ---- */
+typedef struct {
+    const hz_side *side; size_t b; uint32_t a, e;
+    uint8_t *fwd, *rc, *hrc;
+} enc_range;
+
+/* bytes [a, e) of block b: records' bytes and the '&' after every record but the block's last */
+static void *enc_main(void *p)
+{
+    const enc_range *g = p;
+    const hz_block *bl = &g->side->block[g->b];
+    const hz_seqset *s = g->side->seqs;
+    const uint64_t *rs = g->side->rec_start;
+    uint32_t L = bl->len, pos = g->a;
+    size_t lo = bl->rec0, hi = bl->rec0 + bl->nrec;   /* last record starting at or before a */
+    while (hi - lo > 1) { size_t m = lo + (hi - lo) / 2; if (rs[m] - bl->start <= g->a) lo = m; else hi = m; }
+    for (size_t k = lo; pos < g->e && k < bl->rec0 + bl->nrec; k++) {
+        uint32_t st = (uint32_t)(rs[k] - bl->start), end = st + (uint32_t)s->len[k];
+        if (pos < end) {
+            uint32_t n = (end < g->e ? end : g->e) - pos;
+            const uint8_t *src = s->data + s->off[k] + (pos - st);
+            if (g->fwd) for (uint32_t j = 0; j < n; j++) g->fwd[pos + j] = fwd_code[src[j]];
+            if (g->rc)  for (uint32_t j = 0; j < n; j++) g->rc[L - 1 - pos - j] = rc_code[src[j]];
+            if (g->hrc) for (uint32_t j = 0; j < n; j++) g->hrc[L - 1 - pos - j] = hostrc_seed[src[j]];
+            pos += n;
+        }
+        if (pos < g->e && pos == end) {   /* the separator after record k */
+            if (g->fwd) g->fwd[pos] = fwd_code['&'];
+            if (g->rc)  g->rc[L - 1 - pos] = rc_code['&'];
+            if (g->hrc) g->hrc[L - 1 - pos] = hostrc_seed['&'];
+            pos++;
+        }
+    }
+    return NULL;
+}
+
+void hz_block_encode(const hz_side *side, size_t b, uint8_t *fwd, uint8_t *rc, uint8_t *hrc, int threads)
+{
+    pthread_once(&codes_once, init_codes);
+    uint32_t L = side->block[b].len;
+    enum { MAXT = 64, MIN_RANGE = 1 << 22 };   /* 4 MiB a range at least: thread start-up costs more */
+    int nt = threads < 1 ? 1 : threads > MAXT ? MAXT : threads;
+    if ((uint64_t)nt * MIN_RANGE > L) nt = (int)(L / MIN_RANGE) + 1;
+    enc_range g[MAXT];
+    pthread_t th[MAXT];
+    int on[MAXT] = { 0 };
+    for (int t = 0; t < nt; t++)
+        g[t] = (enc_range){ side, b, (uint32_t)((uint64_t)L * t / nt), (uint32_t)((uint64_t)L * (t + 1) / nt), fwd, rc, hrc };
+    for (int t = 1; t < nt; t++) on[t] = pthread_create(&th[t], NULL, enc_main, &g[t]) == 0;
+    enc_main(&g[0]);
+    for (int t = 1; t < nt; t++) {
+        if (on[t]) pthread_join(th[t], NULL);
+        else enc_main(&g[t]);
+    }
+}
+
+int64_t hz_block_find(const hz_side *side, size_t b, uint8_t c, uint32_t **pos)
+{
+    const hz_block *bl = &side->block[b];
+    const hz_seqset *s = side->seqs;
+    size_t n = 0, cap = 0;
+    *pos = NULL;
+    for (size_t k = bl->rec0; k < bl->rec0 + bl->nrec; k++) {
+        const uint8_t *r = s->data + s->off[k], *p = r, *e = r + s->len[k];
+        while (p < e && (p = memchr(p, c, (size_t)(e - p))) != NULL) {
+            if (n == cap) {
+                size_t nc = cap ? 2 * cap : 64;
+                uint32_t *q = realloc(*pos, nc * sizeof *q);
+                if (!q) { free(*pos); *pos = NULL; return -1; }
+                *pos = q; cap = nc;
+            }
+            (*pos)[n++] = (uint32_t)(side->rec_start[k] - bl->start) + (uint32_t)(p - r);
+            p++;
+        }
+    }
+    return (int64_t)n;
+}
+
 static int dump_side(FILE *f, const hz_side *s, const char *label)
 {
     for (size_t b = 0; b < s->n_block; b++)

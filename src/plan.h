@@ -51,6 +51,19 @@ size_t hz_intervals(uint32_t L, uint32_t W, uint64_t I, uint32_t (**iv)[2]);
  * A C G T U -> T G C A A, every other byte 'N', i.e. not seedable). */
 void hz_block_codes(const uint8_t *raw, uint32_t L, uint8_t *fwd, uint8_t *rc, uint8_t *hrc);
 
+/* The same codes written straight from the loaded records of block b of side (no copy of
+ * its bytes): fwd[0..len) as hz_block_codes (NULL to skip), rc and hrc as there (each NULL
+ * to skip), with the '&' separators of hz_block_bytes.  Split into ranges over up to
+ * threads threads (fewer for small blocks; 1 or a failed thread start = this thread);
+ * identical bytes for every thread count.  Never fails. */
+void hz_block_encode(const hz_side *side, size_t b, uint8_t *fwd, uint8_t *rc, uint8_t *hrc, int threads);
+
+/* Block offsets (0-based, ascending) of every byte c in block b of side: *pos is malloc'd
+ * (NULL when none).  Returns the count, or -1 when out of memory.  Device seeding uses it
+ * for 'U', the one byte whose minus-strand seed code does not follow its extension code
+ * (spec §2.3, delta §1b). */
+int64_t hz_block_find(const hz_side *side, size_t b, uint8_t c, uint32_t **pos);
+
 /* Write the blocks of both sides to path as TSV lines "side<TAB>block<TAB>record<TAB>bp"
  * (side "ref" or "query"; block 0-based; record = the prefixed name; bp = record length),
  * target first, records in input order: hillerlab/hspZ's --dump-plan bin membership, where

@@ -39,6 +39,8 @@ typedef struct {
     uint32_t *bucket_off;  /* direct mode: 4^K + 1 offsets into pos[] (NULL in sorted mode) */
     uint32_t *pos;         /* direct mode: positions grouped by bucket */
     uint64_t *sorted;      /* sorted mode: (kmer << 32) | pos, ascending */
+    int resident;          /* kept on the device by the backend (backend.h build_table_resident):
+                            * pos, bucket_off and sorted are NULL, only the counts are here */
 } hz_seedtable;
 
 /* Build the table for block bytes T[0..L).  Returns 0 or -1 (out of memory). */

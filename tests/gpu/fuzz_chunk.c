@@ -471,6 +471,10 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
     hz_block_codes(T.b, Lt, tcodes, NULL, NULL);        /* the pipeline's codes (src/plan.c) */
     hz_block_codes(Qb.b, L, qfc, qrc, qhrc);
     const uint8_t *qtext[2] = { Qb.b, qhrc }, *qcode[2] = { qfc, qrc };
+    uint32_t *qu = malloc(((size_t)L + 1) * sizeof *qu);   /* 'U' offsets (backend.h set_query_seeding) */
+    size_t nqu = 0;
+    if (!qu) { printf("setup: out of memory\n"); exit(2); }
+    for (uint32_t i = 0; i < L; i++) if (Qb.b[i] == 'U') qu[nqu++] = i;
 
     hz_seedtable tab;
     if (hz_seedtable_build(&tab, T.b, Lt, &sh, step)) { printf("setup: out of memory (seed table)\n"); exit(2); }
@@ -574,8 +578,25 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
             if (orc != 0) { printf("FAIL seed=%llu %s: hz_cuda_backend_open: %s\n", (unsigned long long)cseed, vname, err); failed = 1; g_fail++; continue; }
             hz_seedtable dtab, *gtab = &tab;
             memset(&dtab, 0, sizeof dtab);
-            if (be->build_table) {
-                if (be->build_table(be, &dtab, T.b, Lt, &sh, step, err, sizeof err)) {
+            /* odd variants keep the table on the device (the pipeline's default), even ones
+             * copy it to the host and compare it */
+            int resident = 0;
+            if ((v & 1) && be->build_table_resident) {
+                resident = be->build_table_resident(be, &dtab, tcodes, Lt, &sh, step, err, sizeof err);
+                if (resident < 0) {
+                    printf("FAIL seed=%llu %s: build_table_resident: %s\n", (unsigned long long)cseed, vname, err);
+                    failed = 1; g_fail++; be->close(be); continue;
+                }
+                resident = resident == 0;
+                if (resident && dtab.n_pos != tab.n_pos) {
+                    printf("FAIL seed=%llu %s: resident seed table has %llu positions, hz_seedtable_build %llu\n",
+                           (unsigned long long)cseed, vname, (unsigned long long)dtab.n_pos, (unsigned long long)tab.n_pos);
+                    failed = 1; g_fail++;
+                }
+                if (resident) gtab = &dtab;
+            }
+            if (!resident && be->build_table) {
+                if (be->build_table(be, &dtab, tcodes, Lt, &sh, step, err, sizeof err)) {
                     printf("FAIL seed=%llu %s: build_table: %s\n", (unsigned long long)cseed, vname, err);
                     failed = 1; g_fail++; be->close(be); continue;
                 }
@@ -588,7 +609,7 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
             }
             hz_target gt = tgt; gt.tab = gtab;
             if (be->set_target(be, &gt, err, sizeof err) || be->set_query(be, qfc, qrc, L, err, sizeof err) ||
-                (be->set_query_text && be->set_query_text(be, Qb.b, qhrc, L, err, sizeof err))) {
+                (be->set_query_seeding && be->set_query_seeding(be, qu, nqu, L, err, sizeof err))) {
                 printf("FAIL seed=%llu %s: set_target/set_query: %s\n", (unsigned long long)cseed, vname, err);
                 failed = 1; g_fail++; hz_seedtable_free(&dtab); be->close(be); continue;
             }
@@ -598,6 +619,7 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
                 int64_t ns = hz_seeds_chunk(qtext[st], ch[c].j0, ch[c].j1, &sh, &seeds, &scap);
               for (int path = 0; path < 2; path++) {   /* 0: be->chunk (host seeds), 1: be->chunk_range (device seeds) */
                 if (path == 1 && !be->chunk_range) break;
+                if (path == 0 && resident) continue;   /* host seeding looks the table up on the host */
                 hz_hspvec g = {0}; hz_funnel fg; memset(&fg, 0, sizeof fg);
                 char what[256];
                 snprintf(what, sizeof what, "CUDA %s %s (strand %s [%u,%u))", vname, path ? "chunk_range" : "chunk",
@@ -639,7 +661,7 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
     hz_scratch_free(&scr);
     hz_seedtable_free(&tab);
     free(rtab.e); free(seeds); free(rseeds);
-    free(tcodes); free(qfc); free(qrc); free(qhrc); free(T.b); free(Qb.b);
+    free(tcodes); free(qfc); free(qrc); free(qhrc); free(qu); free(T.b); free(Qb.b);
     return failed;
 }
 

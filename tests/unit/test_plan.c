@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define HZ_TEST_SEED 0x9e3779b97f4a7c15ULL
 #include "tap.h"
 
 
@@ -429,6 +430,85 @@ static void test_batches(void)
     batches_case("one seed, 7 hits, H 8", p6, 1, 8, "0");
 }
 
+/* ---- hz_block_encode / hz_block_find against hz_block_bytes + hz_block_codes ---------------- */
+
+/* every block of a side: encode on each thread count == codes of the copied bytes; the 'U'
+ * offsets == a scan of the bytes */
+static int encode_matches(const hz_side *sd, const char *what)
+{
+    int good = 1;
+    for (size_t b = 0; b < sd->n_block && good; b++) {
+        uint32_t L = sd->block[b].len;
+        uint8_t *raw = malloc((size_t)L + 1), *f0 = malloc((size_t)L + 1), *r0 = malloc((size_t)L + 1), *h0 = malloc((size_t)L + 1);
+        uint8_t *f1 = malloc((size_t)L + 1), *r1 = malloc((size_t)L + 1), *h1 = malloc((size_t)L + 1);
+        hz_block_bytes(sd, b, raw);
+        hz_block_codes(raw, L, f0, r0, h0);
+        static const int TH[] = { 1, 2, 3, 7, 64 };
+        for (size_t t = 0; t < sizeof TH / sizeof *TH && good; t++) {
+            memset(f1, 0xEE, L + 1); memset(r1, 0xEE, L + 1); memset(h1, 0xEE, L + 1);
+            hz_block_encode(sd, b, f1, r1, h1, TH[t]);
+            good = !memcmp(f0, f1, L) && !memcmp(r0, r1, L) && !memcmp(h0, h1, L) && f1[L] == 0xEE && r1[L] == 0xEE;
+            memset(f1, 0xEE, L + 1);
+            hz_block_encode(sd, b, f1, NULL, NULL, TH[t]);   /* forward codes only */
+            good = good && !memcmp(f0, f1, L);
+            if (!good) printf("# %s: block %zu (%u bytes) differs with %d threads\n", what, b, L, TH[t]);
+        }
+        uint32_t *u = NULL;
+        int64_t nu = hz_block_find(sd, b, 'U', &u), k = 0;
+        for (uint32_t i = 0; i < L && good; i++)
+            if (raw[i] == 'U') good = k < nu && u[k++] == i;
+        good = good && k == nu;
+        if (!good) printf("# %s: block %zu: 'U' offsets differ (%lld found)\n", what, b, (long long)nu);
+        free(u); free(raw); free(f0); free(r0); free(h0); free(f1); free(r1); free(h1);
+    }
+    return good;
+}
+
+static void test_encode(void)
+{
+    static const char ALPHA[] = "ACGTACGTACGTacgtNnU&X-*RYu";
+    /* many small records, some empty, random bytes of every kind, blocks of ~2 kb */
+    for (int rep = 0; rep < 20; rep++) {
+        size_t n = 1 + (size_t)(rnd() % 60);
+        char **seqs = calloc(n, sizeof *seqs), **names = calloc(n, sizeof *names);
+        for (size_t i = 0; i < n; i++) {
+            size_t len = rnd() % 5 == 0 ? 0 : (size_t)(rnd() % 900);
+            seqs[i] = malloc(len + 1);
+            for (size_t j = 0; j < len; j++)
+                seqs[i][j] = rnd() % 50 == 0 ? (char)(1 + rnd() % 255) : ALPHA[rnd() % (sizeof ALPHA - 1)];   /* never 0 */
+            seqs[i][len] = 0;
+            names[i] = malloc(16); snprintf(names[i], 16, "r%zu", i);
+        }
+        hz_seqset s; hz_side sd; char err[256];
+        make_set(&s, "rand.fa", (const char *const *)names, (const char *const *)seqs, n);
+        int ok = hz_side_plan(&sd, &s, 1 + rnd() % 3000, NULL, err, sizeof err) == 0;
+        char what[64]; snprintf(what, sizeof what, "random set %d", rep);
+        check(ok && encode_matches(&sd, what), "hz_block_encode == hz_block_codes of the bytes, every thread count: %s (%zu records)", what, n);
+        hz_side_free(&sd); free_set(&s);
+        for (size_t i = 0; i < n; i++) { free(seqs[i]); free(names[i]); }
+        free(seqs); free(names);
+    }
+    /* two records of a and a+d bytes in one block: with 2 threads the range boundary L/2
+     * falls on rec 0's last byte (d = -3), on the separator (d = -1), on rec 1's first byte
+     * (d = +1); blocks past 4 MiB a range */
+    static const int D[] = { -3, -1, 1 };
+    size_t a = (size_t)5 << 20;
+    for (int k = 0; k < 3; k++) {
+        char *s0 = malloc(a + 1), *s1 = malloc(a + 2);
+        for (size_t j = 0; j < a; j++) s0[j] = ALPHA[rnd() % (sizeof ALPHA - 2)];
+        size_t l1 = a + (size_t)D[k];
+        for (size_t j = 0; j < l1; j++) s1[j] = ALPHA[rnd() % (sizeof ALPHA - 2)];
+        s0[a] = 0; s1[l1] = 0;
+        const char *names[2] = { "chrA", "chrB" }, *seqs[2] = { s0, s1 };
+        hz_seqset s; hz_side sd; char err[256];
+        make_set(&s, "big.fa", names, seqs, 2);
+        int ok = hz_side_plan(&sd, &s, (uint64_t)1 << 30, NULL, err, sizeof err) == 0 && sd.n_block == 1;
+        char what[64]; snprintf(what, sizeof what, "records of %zu and %zu bytes", a, l1);
+        check(ok && encode_matches(&sd, what), "hz_block_encode with range ends at a record's edge: %s", what);
+        hz_side_free(&sd); free_set(&s); free(s0); free(s1);
+    }
+}
+
 int main(void)
 {
     char tmpl[512];
@@ -440,6 +520,7 @@ int main(void)
     test_intervals();
     test_find_le();
     test_batches();
+    test_encode();
     rm_dir(dir);
     printf("# %d tests, %d passed, %d failed\n", n_tests, n_tests - n_fail, n_fail);
     return n_fail ? 1 : 0;

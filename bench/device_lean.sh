@@ -1,0 +1,76 @@
+#!/bin/bash
+# device_lean — issue 13 items 3 and the 1 Gbp memory target on the device machine: the
+# target seed table kept on the GPU, query blocks without host seeding text, block encoding
+# on threads.  From the repo root with the carry .dev/ (bin/hspz, bin/hspz-before,
+# bin/fuzz_chunk, bin/simulate_pair, lib.tar.xz, cases/, data/, zy/, ye/).  Log under $OUT.
+#   bench/device_lean.sh check   tests/gpu/device_suite.sh on the tiny golden cases and the
+#                                differential fuzz (odd variants keep the table on the device)
+#   bench/device_lean.sh bench   hspz-before and hspz alternating, REPS runs each (default 3),
+#                                on INPUTS (default "zymo yeast"): wall, peak RSS, the
+#                                manifest's load / plan / seedtable / wall; identical files
+#   bench/device_lean.sh scale   SIZES (Mbp per side, default "300") from bench/simulate_pair
+#                                (seed 1, 10 % divergence), ARMS (default "hspz-before hspz")
+#                                once each: wall, peak RSS, peak device memory; identical files
+set -u
+what=${1:?check|bench|scale}
+. bench/device_env.sh device_lean.$what
+W=/tmp/dl; rm -rf $W; mkdir -p $W
+if [ "$what" = check ]; then
+    CASES='^(apple|tiny|pseudocat)' tests/gpu/device_suite.sh "$OUT" | tail -3
+    echo "== differential fuzz"
+    fuzz_chunk --iters ${FUZZ_ITERS:-80} --seed ${FUZZ_SEED:-2027} | tail -2
+    exit 0
+fi
+run() {   # BIN NAME T Q: one run, one line
+    python3 - "$@" <<'PY'
+import json, os, resource, subprocess, sys, time
+b, name, t, q = sys.argv[1:5]
+o = f"/tmp/dl/{name}.{b}"
+subprocess.call(["rm", "-rf", o])
+s = time.time()
+rc = subprocess.call([f".dev/bin/{b}", "run", "-r", t, "-q", q, "-o", o, "--device", "cuda", "--quiet"])
+w = time.time() - s
+r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1048576
+try:
+    m = json.load(open(f"{o}/manifest.json"))
+    ts, d, f = m["time_s"], m["gpu"]["devices"][0], m["funnel"]
+    extra = (f" | load {ts['load']:.3f} plan {ts['plan']:.3f} seedtable {ts['seedtable']:.3f} s, manifest wall {ts['wall']:.3f} s,"
+             f" gpu busy {d['busy_s']:.2f} s, anchors {f['anchors']:.3e}")
+except Exception as e:
+    extra = f" | (manifest: {e})"
+print(f"{name} {b:11s}: exit {rc}, wall {w:.2f} s, peak RSS {r:.2f} GiB{extra}", flush=True)
+PY
+}
+same() {   # NAME A B
+    diff -r -x manifest.json $W/$1.$2 $W/$1.$3 >/dev/null && echo "$1: $3 == $2 (all files)" || echo "$1: $3 DIFFERENT from $2"
+}
+if [ "$what" = bench ]; then
+    for name in ${INPUTS:-zymo yeast}; do
+        case $name in
+            zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
+            yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
+        esac
+        for i in $(seq 1 ${REPS:-3}); do
+            set -- hspz-before hspz; [ $((i % 2)) = 0 ] && set -- hspz hspz-before
+            for b in "$@"; do run $b $name $T $Q; done
+        done
+        same $name hspz-before hspz
+        rm -rf $W/$name.*
+    done
+    exit 0
+fi
+for mb in ${SIZES:-300}; do
+    s=$EPOCHREALTIME
+    simulate_pair $mb 1 0.1 $W/p$mb || exit 1
+    echo "== $mb Mbp per side: generated in $(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}") s"
+    arms=(${ARMS:-hspz-before hspz})
+    for b in "${arms[@]}"; do
+        ( while :; do nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits; sleep 0.2; done ) > $W/mem &
+        mp=$!
+        run $b p$mb $W/p$mb.a.fa $W/p$mb.b.fa
+        kill $mp 2>/dev/null; wait $mp 2>/dev/null
+        echo "p$mb $b: peak device memory $(sort -n $W/mem | tail -1) MiB"
+    done
+    [ ${#arms[@]} -gt 1 ] && same p$mb ${arms[0]} ${arms[1]}
+    rm -rf $W/p$mb*
+done
