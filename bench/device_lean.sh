@@ -6,14 +6,16 @@
 #   bench/device_lean.sh check   tests/gpu/device_suite.sh on the tiny golden cases and the
 #                                differential fuzz (odd variants keep the table on the device)
 #   bench/device_lean.sh bench   hspz-before and hspz alternating, REPS runs each (default 3),
-#                                on INPUTS (default "zymo yeast"): wall, peak RSS, the
+#                                on INPUTS (default "zymo yeast"; zymoblocks = zymo in 8 Mbp
+#                                blocks, several on each side): wall, peak RSS, the
 #                                manifest's load / plan / seedtable / wall; identical files
+#   bench/device_lean.sh fixed   process start, a tiny pair on the CPU and on the GPU (3 each)
 #   bench/device_lean.sh scale   SIZES (Mbp per side, default "300") from bench/simulate_pair
 #                                (seed 1, 10 % divergence), ARMS (default "hspz-before hspz")
 #                                once each: wall, peak RSS, peak device memory; identical files
 set -u
 what=${1:?check|bench|scale}
-. bench/device_env.sh device_lean.$what
+. bench/device_env.sh device_lean.$what${LOGTAG:-}
 W=/tmp/dl; rm -rf $W; mkdir -p $W
 if [ "$what" = check ]; then
     CASES='^(apple|tiny|pseudocat)' tests/gpu/device_suite.sh "$OUT" | tail -3
@@ -21,14 +23,14 @@ if [ "$what" = check ]; then
     fuzz_chunk --iters ${FUZZ_ITERS:-80} --seed ${FUZZ_SEED:-2027} | tail -2
     exit 0
 fi
-run() {   # BIN NAME T Q: one run, one line
+run() {   # BIN NAME T Q [hspz options]: one run, one line
     python3 - "$@" <<'PY'
 import json, os, resource, subprocess, sys, time
 b, name, t, q = sys.argv[1:5]
 o = f"/tmp/dl/{name}.{b}"
 subprocess.call(["rm", "-rf", o])
 s = time.time()
-rc = subprocess.call([f".dev/bin/{b}", "run", "-r", t, "-q", q, "-o", o, "--device", "cuda", "--quiet"])
+rc = subprocess.call([f".dev/bin/{b}", "run", "-r", t, "-q", q, "-o", o, "--device", "cuda", "--quiet"] + sys.argv[5:])
 w = time.time() - s
 r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1048576
 try:
@@ -46,16 +48,28 @@ same() {   # NAME A B
 }
 if [ "$what" = bench ]; then
     for name in ${INPUTS:-zymo yeast}; do
+        x=()
         case $name in
             zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
+            zymoblocks) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz x=(--seq-block-size 8000000) ;;
             yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
         esac
         for i in $(seq 1 ${REPS:-3}); do
             set -- hspz-before hspz; [ $((i % 2)) = 0 ] && set -- hspz hspz-before
-            for b in "$@"; do run $b $name $T $Q; done
+            for b in "$@"; do run $b $name $T $Q "${x[@]}"; done
         done
         same $name hspz-before hspz
         rm -rf $W/$name.*
+    done
+    exit 0
+fi
+if [ "$what" = fixed ]; then   # where a small run's fixed costs go: start, CUDA, teardown
+    AO=tests/data/apple_orange
+    t() { local s=$EPOCHREALTIME; "$@" >/dev/null 2>&1; local rc=$?; awk "BEGIN{printf \"%.3f s (exit $rc)\", $EPOCHREALTIME - $s}"; }
+    for i in 1 2 3; do
+        echo "version: $(t .dev/bin/hspz version) | apple cpu: $(t .dev/bin/hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o $W/a$i.cpu --device cpu)" \
+             "| apple cuda: $(t .dev/bin/hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o $W/a$i.cuda --device cuda)" \
+             "(manifest wall $(python3 -c "import json; print(json.load(open('$W/a$i.cuda/manifest.json'))['time_s']['wall'])") s)"
     done
     exit 0
 fi

@@ -213,11 +213,12 @@ static void manifest_facts(hz_manifest_info *mi, hz_backend *be, double t_start,
 
 
 
-/* One query block's host arrays: extension codes (forward, reverse complement) and, when the
- * host seeds (the CPU, or HSPZ_DEVICE_SEEDS=0), its bytes and the host reverse complement
- * for seeding (plan.h hz_block_codes); with device seeding the 'U' offsets instead
- * (backend.h set_query_seeding).  The next block's are prepared by a helper thread while
- * the current block's chunks run. */
+/* The current query block's host arrays: extension codes (forward, reverse complement) and,
+ * when the host seeds (the CPU, or HSPZ_DEVICE_SEEDS=0), its bytes and the host reverse
+ * complement for seeding (plan.h hz_block_codes); with device seeding the 'U' offsets
+ * instead (backend.h set_query_seeding).  One block at a time, encoded on all threads when
+ * its first work unit starts (tens of milliseconds for 500 Mbp on 16 threads; a second,
+ * prepared-ahead block would cost 2 bytes a base of host memory). */
 typedef struct {
     const hz_side *side; size_t q; uint32_t L;
     int text, threads;          /* keep the seeding text; encoding threads */
@@ -226,9 +227,10 @@ typedef struct {
     int ok;
 } qprep_t;
 
-static void *qprep_main(void *p)
+/* Encode block a->q into a's arrays (grown when it is longer than any before).  0 or -1 (out
+ * of memory). */
+static int qprep_fill(qprep_t *a)
 {
-    qprep_t *a = p;
     a->L = a->side->block[a->q].len;
     a->ok = 0;
     free(a->u); a->u = NULL; a->nu = 0;
@@ -238,17 +240,17 @@ static void *qprep_main(void *p)
         a->fc = malloc((size_t)a->L + 1); a->rc = malloc((size_t)a->L + 1);
         if (a->text) { a->bytes = malloc((size_t)a->L + 1); a->hrc = malloc((size_t)a->L + 1); }
         a->cap = a->fc && a->rc && (!a->text || (a->bytes && a->hrc)) ? (size_t)a->L + 1 : 0;
-        if (!a->cap) return NULL;
+        if (!a->cap) return -1;
     }
     hz_block_encode(a->side, a->q, a->fc, a->rc, a->text ? a->hrc : NULL, a->threads);
     if (a->text) hz_block_bytes(a->side, a->q, a->bytes);
     else {
         int64_t n = hz_block_find(a->side, a->q, 'U', &a->u);
-        if (n < 0) return NULL;
+        if (n < 0) return -1;
         a->nu = (size_t)n;
     }
     a->ok = 1;
-    return NULL;
+    return 0;
 }
 
 
@@ -289,7 +291,7 @@ typedef struct {
     hz_funnel total;
     double t_load, t_plan, t_table, t_output;
     double work_total, work_done;
-    qprep_t qp[2]; int qcur, qth_on, qnext; pthread_t qth;
+    qprep_t qp;                /* the current query block */
     hz_manifest_info mi;
     int funnels_added;
     char *outdir_own, *tar_own;
@@ -487,11 +489,11 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
     return rc;
 }
 
-/* The query block J->qp[J->qcur] holds (block q) against target block r: its chunks on the
+/* The query block J->qp holds (block q) against target block r: its chunks on the
  * worker threads, then its intervals in order. */
 static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q)
 {
-    qprep_t *P = &J->qp[J->qcur];
+    qprep_t *P = &J->qp;
     uint32_t L = P->L, W = (uint32_t)R->sh.span, E = L > W ? L - W : 0;
     if (L < W && !R->o->quiet)
         fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
@@ -560,26 +562,17 @@ static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q
     return rc;
 }
 
-/* Make J's query block q current: it was prepared in the other slot during the last block. */
-static int query_block_next(run_t *R, qjob_t *J, size_t r, size_t q)
+/* Make query block q J's current one (encoded now unless it already is). */
+static int query_block_set(run_t *R, qjob_t *J, size_t q)
 {
-    if (J->qnext) {
-        if (J->qth_on) pthread_join(J->qth, NULL);
-        J->qth_on = J->qnext = 0;
-        J->qcur ^= 1;
-    }
-    qprep_t *P = &J->qp[J->qcur];
-    if (!P->ok || P->q != q) return FAIL(R, "out of memory for query block %zu", q);
-    /* prepare the block that comes next (q+1, or block 0 again for the next target block) */
-    size_t Q = J->qside.n_block;
-    if (Q > 1 && (q + 1 < Q || r + 1 < R->tside.n_block)) {
-        J->qp[J->qcur ^ 1].q = q + 1 < Q ? q + 1 : 0;
-        J->qp[J->qcur ^ 1].threads = R->nthreads > 1 ? R->nthreads / 2 : 1;   /* beside the workers */
-        J->qth_on = pthread_create(&J->qth, NULL, qprep_main, &J->qp[J->qcur ^ 1]) == 0;
-        if (!J->qth_on) qprep_main(&J->qp[J->qcur ^ 1]);
-        J->qnext = 1;
-    }
-    return 0;
+    qprep_t *P = &J->qp;
+    if (P->ok && P->q == q) return 0;
+    double t0 = hz_now();
+    P->q = q;
+    P->threads = R->nthreads;
+    int rc = qprep_fill(P);
+    J->t_table += hz_now() - t0;
+    return rc ? FAIL(R, "out of memory for query block %zu (%u bytes)", q, J->qside.block[q].len) : 0;
 }
 
 /* Execute J's work units: target blocks outermost, query blocks inside (spec §2.7). */
@@ -587,17 +580,15 @@ static int job_execute(run_t *R, qjob_t *J)
 {
     const hz_opts *o = R->o;
     for (size_t q = 0; q < J->qside.n_block; q++) J->work_total += (double)J->qside.block[q].len * (double)R->tside.n_block;
-    J->qp[0].side = J->qp[1].side = &J->qside;
-    J->qp[0].text = J->qp[1].text = !(R->be && R->be->chunk_range);   /* the host seeds */
-    if (J->qside.n_block) { J->qp[0].q = 0; J->qp[0].threads = R->nthreads; qprep_main(&J->qp[0]); }
+    J->qp.side = &J->qside;
+    J->qp.text = !(R->be && R->be->chunk_range);   /* the host seeds */
     for (size_t r = 0; r < R->tside.n_block; r++) {
         if (o->units && !hz_unitsel_target(o->units, r)) continue;   /* hspz run --plan --unit */
         hz_tblock *tb;
         if (target_block(R, J, r, &tb)) return -1;
         int rc = 0;
         for (size_t q = 0; q < J->qside.n_block && !rc; q++) {
-            rc = query_block_next(R, J, r, q);
-            if (!rc && (!o->units || hz_unitsel_pair(o->units, r, q))) rc = pair_run(R, J, r, tb, q);
+            if (!o->units || hz_unitsel_pair(o->units, r, q)) rc = query_block_set(R, J, q) || pair_run(R, J, r, tb, q);
         }
         if (!R->keep_blocks && !tb->mapped) hz_tblock_free(tb);
         if (rc) return -1;
@@ -608,8 +599,7 @@ static int job_execute(run_t *R, qjob_t *J)
 
 static void job_free(qjob_t *J)
 {
-    if (J->qth_on) pthread_join(J->qth, NULL);
-    for (int k = 0; k < 2; k++) { free(J->qp[k].bytes); free(J->qp[k].hrc); free(J->qp[k].fc); free(J->qp[k].rc); free(J->qp[k].u); }
+    free(J->qp.bytes); free(J->qp.hrc); free(J->qp.fc); free(J->qp.rc); free(J->qp.u);
     for (size_t i = 0; i < J->ncmd; i++) free(J->cmds[i].line);
     free(J->cmds);
     free(J->outdir_own); free(J->tar_own);
