@@ -9,6 +9,11 @@
 #                                on INPUTS (default "zymo yeast"; zymoblocks = zymo in 8 Mbp
 #                                blocks, several on each side): wall, peak RSS, the
 #                                manifest's load / plan / seedtable / wall; identical files
+#   bench/device_lean.sh faults  HSPZ_FAULT for allocations 1..FAULT_MAX (30) and launches
+#                                1, 2, 7, default and 64-anchor tiles: a clean stop or the
+#                                files of a run without faults; compute-sanitizer memcheck,
+#                                initcheck, racecheck on apple x orange and memcheck,
+#                                initcheck on 3 fuzz cases
 #   bench/device_lean.sh fixed   process start, a tiny pair on the CPU and on the GPU (3 each)
 #   bench/device_lean.sh scale   SIZES (Mbp per side, default "300") from bench/simulate_pair
 #                                (seed 1, 10 % divergence), ARMS (default "hspz-before hspz")
@@ -60,6 +65,45 @@ if [ "$what" = bench ]; then
         done
         same $name hspz-before hspz
         rm -rf $W/$name.*
+    done
+    exit 0
+fi
+if [ "$what" = faults ]; then   # failure paths and compute-sanitizer on the new device code
+    AO=tests/data/apple_orange
+    one() {   # NAME: run apple x orange with the environment given, classify
+        local o=$W/f; rm -rf $o $o.*
+        "$@" .dev/bin/hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o $o --tarball --device cuda --threads 4 2>$W/err; local rc=$?
+        local nerr=$(grep -vc '^hspz: note:' $W/err) left=$(ls -d $o $o.tmp-* $o.tar.gz* 2>/dev/null | wc -l)
+        if [ $rc = 1 ] && [ "$nerr" = 1 ] && [ "$left" = 0 ]; then echo "stop"
+        elif [ $rc = 0 ] && [ "$left" = 2 ] && diff -r -x manifest.json $W/ref $o >/dev/null; then
+            grep -q 'deduplicated on the host instead' $W/err && echo "same files, batch moved to the host" || echo "same files"
+        else echo "FAIL rc=$rc nerr=$nerr left=$left"; fi
+        grep -v '^hspz: funnel\|^hspz: time\|^hspz: gpu\|^hspz: note' $W/err | head -c 200 | tr '\n' ' '; echo
+    }
+    .dev/bin/hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o $W/ref --tarball --device cuda --threads 4 --quiet || exit 1
+    bad=0 n=0
+    for tile in default 64; do
+        for N in $(seq 1 ${FAULT_MAX:-30}) k1 k2 k7; do
+            f=gpu-alloc:$N; case $N in k*) f=gpu-kernel:${N#k} ;; esac
+            if [ $tile = 64 ]; then r=$(one env HSPZ_GPU_TILE=64 HSPZ_FAULT=$f); else r=$(one env HSPZ_FAULT=$f); fi
+            n=$((n+1)); case $r in FAIL*) bad=$((bad+1)) ;; esac
+            echo "tile $tile $f: $r" | head -2 | tr '\n' ' '; echo
+        done
+    done
+    echo "FAULTS: $((n-bad)) passed, $bad failed"
+    CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    echo "compute-sanitizer: ${CS:-none}"
+    [ -n "$CS" ] || exit 0
+    for tool in memcheck initcheck racecheck; do
+        s=$EPOCHREALTIME; rm -rf $W/cs
+        timeout 170 $CS --tool $tool --error-exitcode 99 .dev/bin/hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz \
+            -o $W/cs --device cuda --threads 2 --quiet >$W/cs.$tool 2>&1; rc=$?
+        echo "hspz $tool: exit $rc ($(awk "BEGIN{printf \"%.0f\", $EPOCHREALTIME - $s}") s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $W/cs.$tool | tail -1)"
+    done
+    for tool in memcheck initcheck; do   # the fuzz's queries hold 'U' (the minus-strand patch)
+        s=$EPOCHREALTIME
+        timeout 170 $CS --tool $tool --error-exitcode 99 .dev/bin/fuzz_chunk --iters 3 --seed 77 >$W/fz.$tool 2>&1; rc=$?
+        echo "fuzz_chunk $tool: exit $rc ($(awk "BEGIN{printf \"%.0f\", $EPOCHREALTIME - $s}") s): $(grep -E 'ERROR SUMMARY' $W/fz.$tool | tail -1) $(grep '^fuzz:' $W/fz.$tool | tail -1)"
     done
     exit 0
 fi
