@@ -23,9 +23,6 @@ extern "C" {
 #include "scoring.h"
 }
 
-extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
-                                       const hz_shape *sh, uint32_t step, char *err, size_t errlen);
-
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "gate_bench: %s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(2); } } while (0)
 
 __global__ void diff_kernel(const uint8_t *a, const uint8_t *b, uint64_t n, unsigned long long *bad)
@@ -73,7 +70,7 @@ int main(int argc, char **argv)
     xp.xdrop = 910; xp.hspthresh = 3000; xp.entropy = 1; xp.gate_min_total = hz_gate_threshold(3000);
     cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
     hz_seedtable tab;
-    if (hz_cuda_seedtable_build(&tab, traw.data(), Lt, &sh, 1, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
+    if (hz_cuda_seedtable_build(&tab, tc.data(), Lt, &sh, 1, NULL, NULL, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
     uint8_t *dR, *dQf, *dQr, *dSf, *dSm; uint32_t *dpos, *dboff;
     size_t nb = ((size_t)1 << (2 * tab.weight)) + 1;
     CK(cudaMalloc(&dR, Lt + HZ_DEV_PAD)); CK(cudaMemset(dR, 0, Lt + HZ_DEV_PAD)); CK(cudaMemcpy(dR, tc.data(), Lt, cudaMemcpyHostToDevice));

@@ -762,10 +762,6 @@ static int be_chunk(hz_backend *be, const hz_target *t, const hz_seed *seeds, si
     return 0;
 }
 
-extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
-                                       const hz_shape *sh, uint32_t step, uint32_t **keep_pos,
-                                       uint32_t **keep_boff, char *err, size_t errlen);
-
 static int be_build_table(hz_backend *be, hz_seedtable *tab, const uint8_t *codes, uint32_t L,
                           const hz_shape *sh, uint32_t step, char *err, size_t errlen)
 {

@@ -66,6 +66,14 @@ int hz_cuda_seed_chunk(const uint8_t *S, uint32_t j0, uint32_t j1, const hz_shap
                        const uint32_t *bucket_off, hz_seed_scratch *sc, uint32_t *ns, uint64_t *nh,
                        cudaStream_t st, char *err, size_t errlen);
 void hz_seed_scratch_free(hz_seed_scratch *sc);
+/* seed.cu: the seed table (spec §3.3) of a block with extension codes T[0..L) (host memory)
+ * on the current device.  keep_pos NULL: into tab on the host.  Else (direct mode only,
+ * weight <= 13) kept on the device: *keep_pos, *keep_boff (cudaFree'd by the caller), tab
+ * gets weight and n_pos.  0 or -1 (err).  One prototype for every caller: it is extern "C",
+ * so a stale copy of it would still link. */
+extern "C" int hz_cuda_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L,
+                                       const hz_shape *sh, uint32_t step, uint32_t **keep_pos,
+                                       uint32_t **keep_boff, char *err, size_t errlen);
 /* S[0..L) = the minus strand's seed codes (0..3, 4 not seedable; spec §3.2) of a query block
  * from its reverse complement's extension codes Qr[0..L) (device): Qr < 4 as is, else 4,
  * but 0 ('A') at L-1-u[k] for the nu forward offsets u[] of 'U' (host memory; delta §1b).
