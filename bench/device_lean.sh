@@ -14,12 +14,14 @@
 #                                files of a run without faults; compute-sanitizer memcheck,
 #                                initcheck, racecheck on apple x orange and memcheck,
 #                                initcheck on 3 fuzz cases
+#   bench/device_lean.sh rss     peak RSS of yeast self and medium Zymoseptoria at --threads
+#                                1, 4, 16 and with HSPZ_DEVICE_DEDUP=0
 #   bench/device_lean.sh fixed   process start, a tiny pair on the CPU and on the GPU (3 each)
 #   bench/device_lean.sh scale   SIZES (Mbp per side, default "300") from bench/simulate_pair
 #                                (seed 1, 10 % divergence), ARMS (default "hspz-before hspz")
 #                                once each: wall, peak RSS, peak device memory; identical files
 set -u
-what=${1:?check|bench|scale}
+what=${1:?check|bench|faults|rss|fixed|scale}
 . bench/device_env.sh device_lean.$what${LOGTAG:-}
 W=/tmp/dl; rm -rf $W; mkdir -p $W
 if [ "$what" = check ]; then
@@ -91,6 +93,7 @@ if [ "$what" = faults ]; then   # failure paths and compute-sanitizer on the new
         done
     done
     echo "FAULTS: $((n-bad)) passed, $bad failed"
+    [ -n "${FAULT_ONLY:-}" ] && exit 0
     CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     echo "compute-sanitizer: ${CS:-none}"
     [ -n "$CS" ] || exit 0
@@ -104,6 +107,18 @@ if [ "$what" = faults ]; then   # failure paths and compute-sanitizer on the new
         s=$EPOCHREALTIME
         timeout 170 $CS --tool $tool --error-exitcode 99 .dev/bin/fuzz_chunk --iters 3 --seed 77 >$W/fz.$tool 2>&1; rc=$?
         echo "fuzz_chunk $tool: exit $rc ($(awk "BEGIN{printf \"%.0f\", $EPOCHREALTIME - $s}") s): $(grep -E 'ERROR SUMMARY' $W/fz.$tool | tail -1) $(grep '^fuzz:' $W/fz.$tool | tail -1)"
+    done
+    exit 0
+fi
+if [ "$what" = rss ]; then   # peak RSS against --threads (which memory terms are per thread)
+    for name in yeast zymo; do
+        case $name in
+            zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
+            yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
+        esac
+        for th in 1 4 16; do run hspz $name.t$th $T $Q --threads $th; done
+        HSPZ_DEVICE_DEDUP=0 run hspz $name.hostdedup $T $Q
+        rm -rf $W/$name.*
     done
     exit 0
 fi

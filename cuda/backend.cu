@@ -779,6 +779,10 @@ static int be_build_table_resident(hz_backend *be, hz_seedtable *tab, const uint
     cuda_be *B = (cuda_be *)be->impl;
     if (!B->be.chunk_range || sh->weight > 13 || B->nd > 1) return 1;
     if (cudaSetDevice(B->d[0].dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice failed"); return -1; }
+    if (fault_hit(&B->fault, 1)) {   /* HSPZ_FAULT: the build's allocations (cuda/seed.cu) as one */
+        snprintf(err, errlen, "out of GPU memory on cuda:%d for the target seed table [injected by HSPZ_FAULT]", B->d[0].dev);
+        return -1;
+    }
     cudaFree(B->res_pos); cudaFree(B->res_boff);
     B->res_pos = B->res_boff = NULL; B->res_tab = NULL;
     memset(tab, 0, sizeof *tab);

@@ -65,7 +65,7 @@ typedef struct { int strand; uint32_t j0, j1, k; } job_t;   /* strand 0 plus, 1 
 typedef struct {
     const hz_target *tgt;
     const hz_shape *sh;
-    const uint8_t *qtext[2];   /* seeding text: forward bytes, host reverse complement */
+    const uint8_t *qtext[2];   /* seeding text: forward bytes, host reverse complement (NULL when the device seeds) */
     const uint8_t *qcode[2];   /* extension codes: forward, reverse complement */
     uint32_t qlen;
     const job_t *jobs; size_t njobs;

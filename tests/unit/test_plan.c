@@ -447,7 +447,7 @@ static int encode_matches(const hz_side *sd, const char *what)
         for (size_t t = 0; t < sizeof TH / sizeof *TH && good; t++) {
             memset(f1, 0xEE, L + 1); memset(r1, 0xEE, L + 1); memset(h1, 0xEE, L + 1);
             hz_block_encode(sd, b, f1, r1, h1, TH[t]);
-            good = !memcmp(f0, f1, L) && !memcmp(r0, r1, L) && !memcmp(h0, h1, L) && f1[L] == 0xEE && r1[L] == 0xEE;
+            good = !memcmp(f0, f1, L) && !memcmp(r0, r1, L) && !memcmp(h0, h1, L) && f1[L] == 0xEE && r1[L] == 0xEE && h1[L] == 0xEE;
             memset(f1, 0xEE, L + 1);
             hz_block_encode(sd, b, f1, NULL, NULL, TH[t]);   /* forward codes only */
             good = good && !memcmp(f0, f1, L);
