@@ -10,9 +10,9 @@
  * gate (cuda/gate.cu) -> stable compaction (CUB) -> materialization of the survivors
  * (cuda/extend.cu); anchors past the gate's work cap: exact scans capped at 4096 columns on
  * the device, and the few longer ones on the host's exact diagonal path (src/extend.c).
- * Kept HSPs stay on the device until the batch ends (collapsed there like hz_batch_tidy);
- * the per-batch dedup then runs on the device (cuda/dedup.cu) and only its survivors come
- * back.  The dedup sorts the batch's HSP multiset — which equals the CPU's — so the bytes
+ * Kept HSPs stay on the device until the batch ends (collapsed there like hz_batch_tidy,
+ * cuda/batch.cu); the per-batch dedup then runs on the device (cuda/dedup.cu) and only its
+ * survivors come back.  The dedup sorts the batch's HSP multiset — which equals the CPU's — so the bytes
  * equal the CPU's for any tile, thread or device count.
  *
  * Kernel choices (environment, recorded in the manifest): HSPZ_GATE=score|full,
@@ -21,103 +21,14 @@
  * side, the rest on the host; or all on the host),
  * HSPZ_DEVICE_DEDUP=1|0 (the batch's HSPs stay on the device and its dedup runs there,
  * cuda/dedup.cu, only survivors coming back; or every kept HSP copied back and deduplicated
- * on the host, src/dedup.c), HSPZ_GPU_TILE=N.  CUDA events time every stage; report() gives
- * them as JSON.
+ * on the host, src/dedup.c), HSPZ_GPU_TILE=N.  CUDA events time every stage; report()
+ * (cuda/report.cu) gives them as JSON.  The state's structs: cuda/backend_impl.cuh.
  */
-#include "cuda_common.cuh"
-#include <pthread.h>
+#include "backend_impl.cuh"
 #include <unistd.h>
-#include <stdlib.h>
-#include <string.h>
-extern "C" {
-#include "backend.h"
-#include "dedup.h"
-}
-
-#define HZ_GATE_CAP_GPU 128u
-#define HZ_PINNED_MAX ((size_t)1 << 18)   /* elements per staging copy (4 MiB of HSPs, 2 MiB of anchors) */
-#define HZ_LONG_CAP_GPU 4096u   /* anchors past the gate cap: on the device up to this many columns a side */
-#define HZ_MAX_GPUS 64
-
-enum { GK_THREAD, GK_WARP, GK_VEC };
-static const char *const GK_NAME[] = { "thread", "warp", "vec", NULL };
-enum { ST_SEED, ST_GATE, ST_COMPACT, ST_MAT, ST_LONGSEL, ST_COPY, ST_DEDUP, ST_N };
-static const char *const ST_NAME[ST_N] = { "seed", "gate", "compact", "materialize", "long_select", "copy", "dedup" };
-
-struct tctx {
-    int ready, dv;                        /* dv: index into cuda_be::d */
-    cudaStream_t st;
-    cudaEvent_t ev[ST_N + 1], es0, es1;
-    uint8_t *d_flags;
-    uint32_t *d_ids, *d_count;            /* d_count: [0] gate survivors, [1] kept HSPs, [2] anchors past
-                                           * the gate cap, [3] of those at the gate threshold on the
-                                           * device, [4] of those left to the host; [6..7] a uint64
-                                           * count of the device dedup */
-    hz_hsp *d_hsp;
-    hz_anchor *d_anc;
-    void *d_temp; size_t temp_bytes;
-    hz_bucket_scratch bs;
-    uint32_t *d_qpos; uint64_t *d_off, *d_bstart; size_t seed_cap;
-    uint32_t *h_qpos; uint64_t *h_off, *h_bstart;
-    hz_hsp *h_hsp; hz_anchor *h_anc; uint32_t *h_count;
-    /* pinned staging of HZ_PINNED_MAX elements, allocated once: cudaMallocHost/cudaFreeHost
-     * synchronise the device, so they must not happen per tile */
-    uint64_t *pref, *bst; size_t pref_cap;
-    hz_hspvec batch;
-    hz_anchor *longa; size_t nlong, long_cap;
-    hz_diagbuf diag;
-    hz_seed_scratch ss;
-    /* HSPZ_DEVICE_DEDUP=1: the batch's kept HSPs stay on the device, bat[0..nbat); alt and
-     * keep are the sort's and the selection's scratch, all of cap records; the collapse runs
-     * once nbat reaches bat_tidy (hz_batch_tidy's rule) */
-    hz_hsp *d_bat, *d_alt; uint8_t *d_keep; void *d_btemp; size_t btemp_bytes;
-    uint64_t nbat, bat_cap, bat_tidy;
-    int spilled, spill_noted;             /* this batch moved to the host (bat_spill); noted once */
-    /* statistics: event milliseconds per stage, busy intervals (ms since the device's ref) */
-    double ms[ST_N]; uint64_t tiles, chunks, anchors, bucketed, long_dev, long_host;
-    float *iv; size_t niv, iv_cap;
-};
-
-/* HSPZ_FAULT (tests only): the at-th device allocation or gate launch of the run fails */
-struct hz_fault { int kind; uint64_t at, count; };   /* kind: 0 none, 1 gpu-alloc, 2 gpu-kernel */
-static int fault_hit(hz_fault *f, int kind)
-{
-    return f && f->kind == kind && __atomic_add_fetch(&f->count, 1, __ATOMIC_SEQ_CST) == f->at;
-}
-
-struct devstate {
-    int dev;
-    hz_fault *fault;
-    cudaDeviceProp p;
-    cudaEvent_t ref;                      /* origin of the busy timeline */
-    uint8_t *d_R; uint32_t Rlen; uint32_t *d_pos;
-    uint8_t *d_Qf, *d_Qr; uint32_t Qlen;
-    uint32_t *d_boff;                     /* bucket offsets (direct tables only), device seeding */
-    uint8_t *d_Smin;                      /* minus-strand seed codes (host rc, 0..3 / 4) */
-};
-
-struct cuda_be {
-    hz_backend be;
-    char name[1024];
-    int nd; devstate d[HZ_MAX_GPUS];
-    hz_xparams xp;
-    int nt; tctx *t;
-    int gate_full, gate_kernel, long_dev, dev_dedup, quiet;
-    int buckets_mode;                     /* 0 off, 1 on, 2 auto (as used: HSPZ_GATE=full has none) */
-    int buckets_setting;                  /* HSPZ_REF_BUCKETS as given (same codes) */
-    int buckets_now; uint32_t win;        /* for the current target block */
-    uint64_t blocks_bucketed, blocks;
-    const char *seeding;
-    uint64_t tile;
-    double t_open;
-    pthread_mutex_t lock;
-    hz_fault fault;
-    /* a table build_table_resident kept on device 0 for the set_target of res_tab */
-    const hz_seedtable *res_tab; uint32_t *res_pos, *res_boff;
-};
 
 /* cudaMalloc with the needed-vs-free message of issue 3 item 9 */
-static int dalloc(void **p, size_t bytes, const devstate *D, const char *what, char *err, size_t errlen)
+int hz_be_dalloc(void **p, size_t bytes, const devstate *D, const char *what, char *err, size_t errlen)
 {
     int injected = fault_hit(D->fault, 1);
     cudaError_t e = injected ? cudaErrorMemoryAllocation : cudaMalloc(p, bytes ? bytes : 1);
@@ -135,7 +46,6 @@ static int dalloc(void **p, size_t bytes, const devstate *D, const char *what, c
     *p = NULL;
     return -1;
 }
-#define DALLOC(ptr, bytes, D, what) dalloc((void **)&(ptr), (bytes), (D), (what), err, errlen)
 
 static int ensure_seeds(tctx *c, const devstate *D, size_t ns, char *err, size_t errlen)
 {
@@ -210,7 +120,7 @@ static void ctx_free(tctx *c)
 }
 
 /* remember [a, b] (events already complete) as a busy interval of the thread's device */
-static void busy(cuda_be *B, tctx *c, cudaEvent_t a, cudaEvent_t b)
+void hz_be_busy(cuda_be *B, tctx *c, cudaEvent_t a, cudaEvent_t b)
 {
     float x = 0, y = 0;
     cudaEvent_t ref = B->d[c->dv].ref;
@@ -227,7 +137,7 @@ static void busy(cuda_be *B, tctx *c, cudaEvent_t a, cudaEvent_t b)
     c->iv[c->niv++] = x; c->iv[c->niv++] = y;
 }
 
-static float ev_ms(cudaEvent_t a, cudaEvent_t b)
+float hz_be_ev_ms(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0;
     if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) { cudaGetLastError(); return 0; }
@@ -341,157 +251,6 @@ static int reserve_long(tctx *c, size_t n)
     return 0;
 }
 
-/* ---- the batch on the device (HSPZ_DEVICE_DEDUP=1) ------------------------------------------ */
-
-/* room for `more` records past bat[nbat]: the buffers grow (doubling) and keep their records;
- * the sort and selection scratch is sized for the capacity */
-static int bat_reserve(const cuda_be *B, tctx *c, uint64_t more, char *err, size_t errlen)
-{
-    if (c->nbat + more <= c->bat_cap) return 0;
-    const devstate *D = &B->d[c->dv];
-    /* first capacity: 64 Ki records, or 64 tiles when tiles are tiny (the tests' HSPZ_GPU_TILE,
-     * so that growth and its failure paths run) */
-    uint64_t cap = c->bat_cap ? c->bat_cap : B->tile < 1024 ? 64 * B->tile : 1 << 16;
-    while (cap < c->nbat + more) cap *= 2;
-    hz_hsp *v = NULL, *alt = NULL;
-    uint8_t *keep = NULL;
-    void *nt = NULL;
-    size_t t1 = 0, t2 = 0, t3 = 0;
-    HZ_CUDA_CHECK(hz_cuda_hsp_sort(NULL, NULL, cap, 0, NULL, &t1, c->st), err, errlen, fail);
-    HZ_CUDA_CHECK(hz_cuda_hsp_drop(NULL, cap, 0, NULL, NULL, NULL, NULL, &t2, c->st), err, errlen, fail);
-    t3 = t1 > t2 ? t1 : t2;
-    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);   /* the old buffers are idle */
-    if (DALLOC(v, cap * sizeof *v, D, "the batch's HSPs") || DALLOC(alt, cap * sizeof *alt, D, "the batch dedup's scratch") ||
-        DALLOC(keep, cap, D, "the batch dedup's flags"))
-        goto fail;
-    if (t3 > c->btemp_bytes && DALLOC(nt, t3, D, "the batch dedup's sort scratch")) goto fail;
-    if (c->nbat) HZ_CUDA_CHECK(cudaMemcpyAsync(v, c->d_bat, c->nbat * sizeof *v, cudaMemcpyDeviceToDevice, c->st), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-    cudaFree(c->d_bat); cudaFree(c->d_alt); cudaFree(c->d_keep);
-    c->d_bat = v; c->d_alt = alt; c->d_keep = keep; c->bat_cap = cap;
-    if (nt) { cudaFree(c->d_btemp); c->d_btemp = nt; c->btemp_bytes = t3; }
-    return 0;
-fail:   /* the old buffers stay as they were */
-    cudaFree(v); cudaFree(alt); cudaFree(keep); cudaFree(nt);
-    return -1;
-}
-
-/* sort bat[0..nbat) by the batch key and drop (identical 1: copies; 0: the batch dedup's
- * contained neighbours) into alt; returns the number kept (alt then holds them), or
- * UINT64_MAX with err */
-static uint64_t bat_sort_drop(tctx *c, int identical, char *err, size_t errlen)
-{
-    uint64_t *d_k = (uint64_t *)(c->d_count + 6), *h_k = (uint64_t *)(c->h_count + 6);
-    size_t tb = c->btemp_bytes;
-    HZ_CUDA_CHECK(hz_cuda_hsp_sort(c->d_bat, c->d_alt, c->nbat, 0, c->d_btemp, &tb, c->st), err, errlen, fail);
-    tb = c->btemp_bytes;
-    HZ_CUDA_CHECK(hz_cuda_hsp_drop(c->d_bat, c->nbat, identical, c->d_keep, c->d_alt, d_k, c->d_btemp, &tb, c->st), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaMemcpyAsync(h_k, d_k, 8, cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
-    HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-    return *h_k;
-fail:
-    return UINT64_MAX;
-}
-
-/* hz_batch_tidy on the device: once bat holds HZ_TIDY_MIN records (fewer with tiles under
- * 16 Ki anchors: 64 tiles' worth, so that the tests' tiny tiles run it) and twice as many as
- * after its last collapse, keep one copy of identical records (exact: dedup.h
- * hz_dedup_collapse) */
-static int bat_tidy(cuda_be *B, tctx *c, char *err, size_t errlen)
-{
-    uint64_t least = B->tile < HZ_TIDY_MIN / 64 ? 64 * B->tile : HZ_TIDY_MIN;
-    if (c->nbat < least || c->nbat < c->bat_tidy) return 0;
-    cudaEventRecord(c->es0, c->st);
-    uint64_t k = bat_sort_drop(c, 1, err, errlen);
-    if (k == UINT64_MAX) return -1;
-    cudaEventRecord(c->es1, c->st);
-    cudaEventSynchronize(c->es1);
-    c->ms[ST_DEDUP] += ev_ms(c->es0, c->es1);
-    busy(B, c, c->es0, c->es1);
-    hz_hsp *t = c->d_bat; c->d_bat = c->d_alt; c->d_alt = t;
-    c->nbat = k;
-    c->bat_tidy = 2 * k;
-    return 0;
-}
-
-/* src[0..n) on the device appended to dst on the host, through pinned staging */
-static int copy_back(tctx *c, const hz_hsp *src, uint64_t n, hz_hspvec *dst, char *err, size_t errlen)
-{
-    if (hz_hspvec_reserve(dst, n)) { snprintf(err, errlen, "out of host memory"); return -1; }
-    for (uint64_t k0 = 0; k0 < n; k0 += HZ_PINNED_MAX) {
-        uint64_t m = n - k0 < HZ_PINNED_MAX ? n - k0 : HZ_PINNED_MAX;
-        HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_hsp, src + k0, m * sizeof(hz_hsp), cudaMemcpyDeviceToHost, c->st), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaStreamSynchronize(c->st), err, errlen, fail);
-        memcpy(dst->v + dst->n, c->h_hsp, m * sizeof(hz_hsp));
-        dst->n += m;
-    }
-    return 0;
-fail:
-    return -1;
-}
-
-/* device memory ran short for the batch: its HSPs so far move to the host (c->batch) and the
- * batch is finished there (hz_dedup_batch, the same bytes); a note says so once per context */
-static int bat_spill(cuda_be *B, tctx *c, const char *why, char *err, size_t errlen)
-{
-    if (!c->spill_noted && !B->quiet) {
-        fprintf(stderr, "hspz: note: %s; this batch is deduplicated on the host instead\n", why);
-        c->spill_noted = 1;
-    }
-    c->spilled = 1;
-    if (copy_back(c, c->d_bat, c->nbat, &c->batch, err, errlen)) return -1;
-    c->nbat = 0;
-    hz_batch_tidy(&c->batch, 0);
-    return 0;
-}
-
-/* the batch's end: the host's HSPs (its diagonal path) join the device's, the batch dedup
- * runs on the device, and only its survivors come back, in the query order, appended to out.
- * Returns 0; 1 after a spill, with the whole batch in c->batch for the host's dedup; -1 with
- * err. */
-static int bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *err, size_t errlen)
-{
-    double td = hz_now();
-    uint64_t k = 0;
-    cudaEventRecord(c->es0, c->st);
-    if (!c->spilled && c->batch.n) {
-        if (bat_reserve(B, c, c->batch.n, err, errlen)) {
-            if (bat_spill(B, c, err, err, errlen)) return -1;
-        } else {
-            HZ_CUDA_CHECK(cudaMemcpyAsync(c->d_bat + c->nbat, c->batch.v, c->batch.n * sizeof(hz_hsp), cudaMemcpyHostToDevice, c->st),
-                          err, errlen, fail);
-            c->nbat += c->batch.n;
-            c->batch.n = 0;
-        }
-    }
-    if (c->spilled) {   /* the host finishes the batch */
-        if (c->nbat && bat_spill(B, c, "", err, errlen)) return -1;
-        c->spilled = 0;
-        return 1;
-    }
-    if (c->nbat) {
-        k = bat_sort_drop(c, 0, err, errlen);
-        if (k == UINT64_MAX) return -1;
-        size_t tb = c->btemp_bytes;
-        HZ_CUDA_CHECK(hz_cuda_hsp_sort(c->d_alt, c->d_bat, k, 1, c->d_btemp, &tb, c->st), err, errlen, fail);
-        cudaEventRecord(c->es1, c->st);
-        cudaEventRecord(c->ev[ST_N - 1], c->st);
-        if (copy_back(c, c->d_alt, k, out, err, errlen)) return -1;
-        cudaEventRecord(c->ev[ST_N], c->st);
-        cudaEventSynchronize(c->ev[ST_N]);
-        c->ms[ST_DEDUP] += ev_ms(c->es0, c->es1);   /* upload and sorts */
-        c->ms[ST_COPY] += ev_ms(c->ev[ST_N - 1], c->ev[ST_N]);
-        busy(B, c, c->es0, c->es1);
-    }
-    c->nbat = 0;
-    f->after_batch += k;
-    f->batches++;
-    f->t_dedup += hz_now() - td;
-    return 0;
-fail:
-    return -1;
-}
-
 /* one physical tile [h0, h0+n) of a batch; kept HSPs appended to c->batch, long anchors to
  * c->longa.  Two host round trips: the three counts, then the data. */
 static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *dQ, const uint8_t *Q,
@@ -505,8 +264,8 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     size_t ncopy;
     /* each anchor keeps at most one HSP; when the device runs short, the batch so far moves to
      * the host (nothing to move: out of GPU memory for one tile, an error) */
-    if (B->dev_dedup && bat_reserve(B, c, n, err, errlen) &&
-        (!c->nbat || bat_spill(B, c, err, err, errlen) || bat_reserve(B, c, n, err, errlen)))
+    if (B->dev_dedup && hz_bat_reserve(B, c, n, err, errlen) &&
+        (!c->nbat || hz_bat_spill(B, c, err, err, errlen) || hz_bat_reserve(B, c, n, err, errlen)))
         return -1;
     hz_hsp *hout = B->dev_dedup ? c->d_bat + c->nbat : c->d_hsp;
     HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 20, c->st), err, errlen, fail);
@@ -591,13 +350,13 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         c->nlong = 0;
     }
     hz_batch_tidy(&c->batch, 0);
-    if (B->dev_dedup && bat_tidy(B, c, err, errlen)) return -1;
-    c->ms[ST_GATE] += ev_ms(ev[0], ev[1]);
-    c->ms[ST_COMPACT] += ev_ms(ev[1], ev[2]);
-    c->ms[ST_MAT] += ev_ms(ev[2], ev[3]);
-    c->ms[ST_LONGSEL] += ev_ms(ev[3], ev[4]);
-    c->ms[ST_COPY] += ev_ms(ev[4], ev[5]);
-    busy(B, c, ev[0], ev[5]);
+    if (B->dev_dedup && hz_bat_tidy(B, c, err, errlen)) return -1;
+    c->ms[ST_GATE] += hz_be_ev_ms(ev[0], ev[1]);
+    c->ms[ST_COMPACT] += hz_be_ev_ms(ev[1], ev[2]);
+    c->ms[ST_MAT] += hz_be_ev_ms(ev[2], ev[3]);
+    c->ms[ST_LONGSEL] += hz_be_ev_ms(ev[3], ev[4]);
+    c->ms[ST_COPY] += hz_be_ev_ms(ev[4], ev[5]);
+    hz_be_busy(B, c, ev[0], ev[5]);
     c->tiles++; c->anchors += n;
     f->anchors += n; f->survivors += nsurv; f->accepted += nkept; f->long_anchors += npast;
     return 0;
@@ -622,7 +381,7 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
     }
     c->nlong = 0;
     if (B->dev_dedup) {
-        int r = bat_finish(B, c, out, f, err, errlen);
+        int r = hz_bat_finish(B, c, out, f, err, errlen);
         if (r <= 0) return r;   /* 1: spilled, the host's dedup below */
     }
     double td = hz_now();
@@ -673,8 +432,8 @@ static int be_chunk_range(hz_backend *be, const hz_target *t, const hz_shape *sh
     if (hz_cuda_seed_chunk(S, j0, j1, sh, D->d_boff, &c->ss, &ns, &nh, c->st, err, sizeof err)) return fail_with(be, err);
     cudaEventRecord(c->es1, c->st);
     cudaEventSynchronize(c->es1);
-    c->ms[ST_SEED] += ev_ms(c->es0, c->es1);
-    busy(B, c, c->es0, c->es1);
+    c->ms[ST_SEED] += hz_be_ev_ms(c->es0, c->es1);
+    hz_be_busy(B, c, c->es0, c->es1);
     c->chunks++;
     f->t_seed += hz_now() - t0;
     if (!ns) return 0;
@@ -790,74 +549,6 @@ static int be_build_table_resident(hz_backend *be, hz_seedtable *tab, const uint
     tab->resident = 1;
     B->res_tab = tab;
     return 0;
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* JSON text (malloc'd): per device the work, the event time per stage and the busy time
- * (union of the tiles' and seeding passes' event intervals); the kernel choices. */
-static char *be_report(hz_backend *be, double wall_s)
-{
-    cuda_be *B = (cuda_be *)be->impl;
-    size_t cap = 8192 + (size_t)B->nd * 1024, n = 0;
-    char *s = (char *)malloc(cap);
-    if (!s) return NULL;
-#define P(...) do { int k_ = snprintf(s + n, cap - n, __VA_ARGS__); if (k_ > 0) n += (size_t)k_ < cap - n ? (size_t)k_ : cap - n - 1; } while (0)
-    const char *rb = B->buckets_setting == 0 ? "off" : B->buckets_setting == 1 ? "on" : "auto";
-    P("{\"gate_kernel\": \"%s\", \"long_anchors_on\": \"%s\", \"batch_dedup_on\": \"%s\", \"ref_buckets_setting\": \"%s\", \"target_blocks\": %llu, \"target_blocks_bucketed\": %llu, "
-      "\"tile_anchors\": %llu, \"wall_s\": %.3f, \"devices\": [",
-      B->gate_full ? "full" : GK_NAME[B->gate_kernel], B->long_dev ? "device+host" : "host", B->dev_dedup ? "device" : "host", rb, (unsigned long long)B->blocks,
-      (unsigned long long)B->blocks_bucketed, (unsigned long long)B->tile, wall_s);
-    double all_gate = 0; uint64_t all_anchors = 0;
-    for (int g = 0; g < B->nd; g++) {
-        double ms[ST_N] = {0}; uint64_t tiles = 0, chunks = 0, anchors = 0, bucketed = 0, ldev = 0, lhost = 0; size_t niv = 0;
-        for (int i = 0; i < B->nt; i++) {
-            tctx *c = &B->t[i];
-            if (!c->ready || c->dv != g) continue;
-            for (int k = 0; k < ST_N; k++) ms[k] += c->ms[k];
-            tiles += c->tiles; chunks += c->chunks; anchors += c->anchors; bucketed += c->bucketed; niv += c->niv / 2;
-            ldev += c->long_dev; lhost += c->long_host;
-        }
-        /* busy time: union of the intervals */
-        double busy_ms = 0;
-        if (niv) {
-            float *iv = (float *)malloc(niv * 2 * sizeof *iv);
-            if (iv) {
-                size_t m = 0;
-                for (int i = 0; i < B->nt; i++) {
-                    tctx *c = &B->t[i];
-                    if (!c->ready || c->dv != g) continue;
-                    memcpy(iv + m, c->iv, c->niv * sizeof *iv); m += c->niv;
-                }
-                qsort(iv, niv, 2 * sizeof *iv, cmp_float);
-                float a = iv[0], b = iv[1];
-                for (size_t i = 1; i < niv; i++) {
-                    if (iv[2 * i] > b) { busy_ms += b - a; a = iv[2 * i]; b = iv[2 * i + 1]; }
-                    else if (iv[2 * i + 1] > b) b = iv[2 * i + 1];
-                }
-                busy_ms += b - a;
-                free(iv);
-            }
-        }
-        const cudaDeviceProp *p = &B->d[g].p;
-        P("%s{\"index\": %d, \"name\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"l2_bytes\": %d, "
-          "\"work_chunks\": %llu, \"tiles\": %llu, \"anchors\": %llu, \"anchors_bucketed\": %llu, \"long_anchors_device\": %llu, "
-          "\"long_anchors_host\": %llu, \"busy_s\": %.3f, \"stage_event_s\": {",
-          g ? ", " : "", B->d[g].dev, p->name, p->major, p->minor, p->multiProcessorCount, p->l2CacheSize,
-          (unsigned long long)chunks, (unsigned long long)tiles, (unsigned long long)anchors,
-          (unsigned long long)bucketed, (unsigned long long)ldev, (unsigned long long)lhost, busy_ms / 1000.0);
-        for (int k = 0; k < ST_N; k++) P("%s\"%s\": %.3f", k ? ", " : "", ST_NAME[k], ms[k] / 1000.0);
-        P("}}");
-        all_gate += ms[ST_GATE]; all_anchors += anchors;
-    }
-    P("], \"gate_event_s\": %.3f, \"gate_rate_anchors_per_s\": %.4g}", all_gate / 1000.0,
-      all_gate > 0 ? (double)all_anchors / (all_gate / 1000.0) : 0.0);
-#undef P
-    return s;
 }
 
 static void be_close(hz_backend *be)
@@ -1022,7 +713,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     B->be.set_query = be_set_query;
     B->be.chunk = be_chunk;
     B->be.close = be_close;
-    B->be.report = be_report;
+    B->be.report = hz_be_report;
     B->be.build_table = devtab ? be_build_table : NULL;
     B->be.build_table_resident = devtab ? be_build_table_resident : NULL;
     B->be.last_error[0] = 0;
