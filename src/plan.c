@@ -138,15 +138,19 @@ static void init_codes(void)
     hostrc_seed['U'] = 'A';
 }
 
+/* src[0..n) are the bytes at block offsets [pos, pos + n) of a block of L bytes: their codes
+ * into each array given (fwd forward, rc and hrc reversed) */
+static void codes_span(const uint8_t *src, uint32_t n, uint32_t pos, uint32_t L, uint8_t *fwd, uint8_t *rc, uint8_t *hrc)
+{
+    if (fwd) for (uint32_t j = 0; j < n; j++) fwd[pos + j] = fwd_code[src[j]];
+    if (rc)  for (uint32_t j = 0; j < n; j++) rc[L - 1 - pos - j] = rc_code[src[j]];
+    if (hrc) for (uint32_t j = 0; j < n; j++) hrc[L - 1 - pos - j] = hostrc_seed[src[j]];
+}
+
 void hz_block_codes(const uint8_t *raw, uint32_t L, uint8_t *fwd, uint8_t *rc, uint8_t *hrc)
 {
     pthread_once(&codes_once, init_codes);
-    for (uint32_t i = 0; i < L; i++) fwd[i] = fwd_code[raw[i]];
-    if (rc && hrc)
-        for (uint32_t i = 0; i < L; i++) {
-            rc[L - 1 - i] = rc_code[raw[i]];
-            hrc[L - 1 - i] = hostrc_seed[raw[i]];
-        }
+    codes_span(raw, L, 0, L, fwd, rc && hrc ? rc : NULL, rc && hrc ? hrc : NULL);
 }
 
 /* ---- encoding straight from the records, on threads ---- */
@@ -169,16 +173,12 @@ static void *enc_main(void *p)
         uint32_t st = (uint32_t)(rs[k] - bl->start), end = st + (uint32_t)s->len[k];
         if (pos < end) {
             uint32_t n = (end < g->e ? end : g->e) - pos;
-            const uint8_t *src = s->data + s->off[k] + (pos - st);
-            if (g->fwd) for (uint32_t j = 0; j < n; j++) g->fwd[pos + j] = fwd_code[src[j]];
-            if (g->rc)  for (uint32_t j = 0; j < n; j++) g->rc[L - 1 - pos - j] = rc_code[src[j]];
-            if (g->hrc) for (uint32_t j = 0; j < n; j++) g->hrc[L - 1 - pos - j] = hostrc_seed[src[j]];
+            codes_span(s->data + s->off[k] + (pos - st), n, pos, L, g->fwd, g->rc, g->hrc);
             pos += n;
         }
         if (pos < g->e && pos == end) {   /* the separator after record k */
-            if (g->fwd) g->fwd[pos] = fwd_code['&'];
-            if (g->rc)  g->rc[L - 1 - pos] = rc_code['&'];
-            if (g->hrc) g->hrc[L - 1 - pos] = hostrc_seed['&'];
+            static const uint8_t sep = '&';
+            codes_span(&sep, 1, pos, L, g->fwd, g->rc, g->hrc);
             pos++;
         }
     }

@@ -50,14 +50,13 @@ static void count_block(count_job *j)
     uint32_t (*iv)[2] = NULL;
     j->niv = hz_intervals(L, W, o->interval_size, &iv);
     j->hits = calloc(j->niv ? j->niv : 1, sizeof *j->hits);
-    uint8_t *bytes = malloc((size_t)L + 1), *fc = malloc((size_t)L + 1), *rc = malloc((size_t)L + 1),
-            *hrc = malloc((size_t)L + 1);
+    uint8_t *bytes = malloc((size_t)L + 1), *hrc = malloc((size_t)L + 1);   /* the two seeding texts */
     hz_seed *seeds = NULL; size_t cap = 0;
-    j->rc = (!j->hits || !bytes || !fc || !rc || !hrc || (j->niv == 0 && L > W)) ? -1 : 0;
+    j->rc = (!j->hits || !bytes || !hrc || (j->niv == 0 && L > W)) ? -1 : 0;
     int plus = strcmp(o->strand, "minus") != 0, minus = strcmp(o->strand, "plus") != 0;
     if (!j->rc && j->niv) {
         hz_block_bytes(j->qs, j->q, bytes);
-        hz_block_codes(bytes, L, fc, rc, hrc);
+        hz_block_encode(j->qs, j->q, NULL, NULL, hrc, 1);   /* one thread: blocks run in parallel */
         uint32_t E = L - W;
         for (size_t k = 0; k < j->niv && !j->rc; k++) {
             uint32_t s = iv[k][0], e = iv[k][1];
@@ -73,7 +72,7 @@ static void count_block(count_job *j)
             }
         }
     }
-    free(iv); free(bytes); free(fc); free(rc); free(hrc); free(seeds);
+    free(iv); free(bytes); free(hrc); free(seeds);
 }
 
 typedef struct { count_job *jobs; size_t n; size_t next; pthread_mutex_t lock; } count_pool;
