@@ -73,19 +73,33 @@ int main(int argc, char **argv)
     if (hz_cuda_seedtable_build(&tab, tc.data(), Lt, &sh, 1, NULL, NULL, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
     uint8_t *dR, *dQf, *dQr, *dSf, *dSm; uint32_t *dpos, *dboff;
     size_t nb = ((size_t)1 << (2 * tab.weight)) + 1;
-    CK(cudaMalloc(&dR, Lt + HZ_DEV_PAD)); CK(cudaMemset(dR, 0, Lt + HZ_DEV_PAD)); CK(cudaMemcpy(dR, tc.data(), Lt, cudaMemcpyHostToDevice));
-    CK(cudaMalloc(&dQf, Lq + HZ_DEV_PAD)); CK(cudaMemset(dQf, 0, Lq + HZ_DEV_PAD)); CK(cudaMemcpy(dQf, qf.data(), Lq, cudaMemcpyHostToDevice));
-    CK(cudaMalloc(&dQr, Lq + HZ_DEV_PAD)); CK(cudaMemset(dQr, 0, Lq + HZ_DEV_PAD)); CK(cudaMemcpy(dQr, qr.data(), Lq, cudaMemcpyHostToDevice));
+    /* HZ_DEV_PAD zero bytes before and after each sequence, as the backend allocates them */
+    CK(cudaMalloc(&dR, Lt + 2 * HZ_DEV_PAD)); CK(cudaMemset(dR, 0, Lt + 2 * HZ_DEV_PAD)); dR += HZ_DEV_PAD;
+    CK(cudaMemcpy(dR, tc.data(), Lt, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&dQf, Lq + 2 * HZ_DEV_PAD)); CK(cudaMemset(dQf, 0, Lq + 2 * HZ_DEV_PAD)); dQf += HZ_DEV_PAD;
+    CK(cudaMemcpy(dQf, qf.data(), Lq, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&dQr, Lq + 2 * HZ_DEV_PAD)); CK(cudaMemset(dQr, 0, Lq + 2 * HZ_DEV_PAD)); dQr += HZ_DEV_PAD;
+    CK(cudaMemcpy(dQr, qr.data(), Lq, cudaMemcpyHostToDevice));
     dSf = dQf;
     CK(cudaMalloc(&dSm, Lq + 1)); CK(cudaMemcpy(dSm, qs.data(), Lq, cudaMemcpyHostToDevice));
     CK(cudaMalloc(&dpos, tab.n_pos * 4 + 4)); CK(cudaMemcpy(dpos, tab.pos, tab.n_pos * 4, cudaMemcpyHostToDevice));
     CK(cudaMalloc(&dboff, nb * 4)); CK(cudaMemcpy(dboff, tab.bucket_off, nb * 4, cudaMemcpyHostToDevice));
     cudaStream_t st; CK(cudaStreamCreate(&st));
-    enum { V_THREAD, V_VEC, V_WARP, V_BUCKETS, V_N };
-    const char *vname[V_N] = { "thread-per-anchor, byte loads (HSPZ_GATE_KERNEL=thread)", "thread-per-anchor, 8 columns per aligned-word step (vec, default)",
-                               "warp-per-32-anchors (warp)", "thread + ref-buckets, 32 windows (HSPZ_REF_BUCKETS=on)" };
-    uint8_t *fl[V_N]; uint32_t *ids, *cnt; unsigned long long *bad;
-    for (int v = 0; v < V_N; v++) CK(cudaMalloc(&fl[v], tile));
+    enum { V_THREAD, V_VEC, V_WARP, V_BUCKETS, V_REFILL, V_REFILL_FROZEN, V_REFILL_DYN, V_NFLAG, V_EXPAND = V_NFLAG, V_LIST, V_N };
+    const char *vname[V_N] = { "thread-per-anchor, byte loads (HSPZ_GATE_KERNEL=thread)", "thread-per-anchor, 8 columns per aligned-word step (vec)",
+                               "warp-per-32-anchors (warp)", "thread + ref-buckets, 32 windows (HSPZ_REF_BUCKETS=on)",
+                               "lane refill, 16 branch-free columns a step, flags (from the anchor list)",
+                               "lane refill, the same with F held per column (FROZEN=1), flags",
+                               "lane refill, runs of 64 anchors taken from a counter (DYN=1), flags",
+                               "anchor list (hz_cuda_expand)", "lane refill, list mode, DYN=1 as hspz runs it (from the anchor list)" };
+    int frozen = hz_xdrop_block16_fits(&xp, 128);
+    if (frozen < 0) { fprintf(stderr, "gate_bench: the refill kernels do not fit these scores\n"); return 2; }
+    uint8_t *fl[V_NFLAG]; uint32_t *ids, *cnt, *lcnt; unsigned long long *bad;
+    hz_anchor *dA, *dL;
+    for (int v = 0; v < V_NFLAG; v++) CK(cudaMalloc(&fl[v], tile));
+    CK(cudaMalloc(&dA, tile * sizeof(hz_anchor))); CK(cudaMalloc(&dL, tile * sizeof(hz_anchor))); CK(cudaMalloc(&lcnt, 32));
+    unsigned long long *lbad; CK(cudaMalloc(&lbad, 8)); CK(cudaMemset(lbad, 0, 8));
+    uint64_t long_anchors = 0;
     CK(cudaMalloc(&ids, tile * 4)); CK(cudaMalloc(&cnt, 8)); CK(cudaMalloc(&bad, 8)); CK(cudaMemset(bad, 0, 8));
     hz_bucket_scratch bs; CK(hz_bucket_scratch_alloc(&bs, tile));
     size_t tb = 0; CK(hz_cuda_select(fl[0], tile, 1, ids, cnt, NULL, &tb, st));
@@ -106,6 +120,7 @@ int main(int argc, char **argv)
             const uint8_t *dQ = strand ? dQr : dQf;
             for (uint64_t h0 = 0; h0 < nh; h0 += tile) {
                 uint64_t n = nh - h0 < tile ? nh - h0 : tile;
+                hz_cuda_expand(db, h0, n, dA, st);   /* the refill variants' input (also timed alone) */
                 for (int r = 0; r < reps; r++)
                     for (int k = 0; k < V_N + 1; k++) {
                         int v = (k + rot) % (V_N + 1);
@@ -114,30 +129,70 @@ int main(int argc, char **argv)
                         else if (v == V_VEC) hz_cuda_gate_vec(dR, Lt, dQ, Lq, db, h0, n, xp, 128, fl[V_VEC], st);
                         else if (v == V_WARP) hz_cuda_gate_warp(dR, Lt, dQ, Lq, db, h0, n, xp, 128, fl[V_WARP], st);
                         else if (v == V_BUCKETS) CK(hz_cuda_gate_buckets(dR, Lt, dQ, Lq, db, h0, n, xp, 128, win, &bs, fl[V_BUCKETS], st));
+                        else if (v == V_REFILL || v == V_REFILL_FROZEN)
+                            hz_cuda_gate_refill(dR, Lt, dQ, Lq, dA, n, xp, 128, v == V_REFILL ? frozen : 1, 0, fl[v], NULL, NULL, NULL, st);
+                        else if (v == V_REFILL_DYN) {
+                            CK(cudaMemsetAsync(lcnt + 6, 0, 4, st));
+                            hz_cuda_gate_refill(dR, Lt, dQ, Lq, dA, n, xp, 128, frozen, 1, fl[v], NULL, NULL, lcnt + 6, st);
+                        }
+                        else if (v == V_EXPAND) hz_cuda_expand(db, h0, n, dA, st);
+                        else if (v == V_LIST) {
+                            CK(cudaMemsetAsync(lcnt, 0, 32, st));
+                            hz_cuda_gate_refill(dR, Lt, dQ, Lq, dA, n, xp, 128, frozen, 1, fl[V_NFLAG - 1] /* overwritten */, dL, lcnt, lcnt + 5, st);
+                        }
                         else { size_t t2 = tb; CK(hz_cuda_select(fl[V_THREAD], n, 1, ids, cnt, temp, &t2, st)); }
+                        CK(cudaGetLastError());
                         CK(cudaEventRecord(e1, st));
                         CK(cudaEventSynchronize(e1));
                         float x; CK(cudaEventElapsedTime(&x, e0, e1));
                         ms[v][r] += x;
                     }
                 rot++;
-                for (int v = 1; v < V_N; v++)
+                for (int v = 1; v < V_NFLAG; v++)
                     diff_kernel<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(fl[0], fl[v], n, bad);
-                uint32_t c; CK(cudaMemcpyAsync(&c, cnt, 4, cudaMemcpyDeviceToHost, st)); CK(cudaStreamSynchronize(st));
-                anchors += n; tiles++; surv += c;
+                /* the list mode's counts (its last run) against the thread kernel's flags */
+                uint32_t c, c2, lc[3];
+                { size_t t2 = tb; CK(hz_cuda_select(fl[V_THREAD], n, 1, ids, cnt, temp, &t2, st)); }   /* this tile's */
+                CK(cudaMemcpyAsync(&c, cnt, 4, cudaMemcpyDeviceToHost, st));
+                CK(cudaMemcpyAsync(lc, lcnt, 12, cudaMemcpyDeviceToHost, st));
+                { size_t t2 = tb; CK(hz_cuda_select(fl[V_THREAD], n, 2, ids, cnt + 1, temp, &t2, st)); }
+                CK(cudaMemcpyAsync(&c2, cnt + 1, 4, cudaMemcpyDeviceToHost, st)); CK(cudaStreamSynchronize(st));
+                int same = lc[0] == c;
+                if (same && c) {   /* the list holds exactly the anchors of flag 1 */
+                    std::vector<hz_anchor> all(n), lst(c);
+                    std::vector<uint8_t> fh(n);
+                    CK(cudaMemcpy(all.data(), dA, n * sizeof(hz_anchor), cudaMemcpyDeviceToHost));
+                    CK(cudaMemcpy(lst.data(), dL, c * sizeof(hz_anchor), cudaMemcpyDeviceToHost));
+                    CK(cudaMemcpy(fh.data(), fl[V_THREAD], n, cudaMemcpyDeviceToHost));
+                    auto key = [](const hz_anchor &a) { return ((uint64_t)a.ar << 32) | a.aq; };
+                    std::vector<uint64_t> want, got;
+                    for (uint64_t k = 0; k < n; k++) if (fh[k] == 1) want.push_back(key(all[k]));
+                    for (uint32_t k = 0; k < c; k++) got.push_back(key(lst[k]));
+                    std::sort(want.begin(), want.end()); std::sort(got.begin(), got.end());
+                    same = want == got;
+                }
+                if (!same) {
+                    fprintf(stderr, "gate_bench: list mode %u survivors, flags %u, or other anchors (tile %llu)\n", lc[0], c, (unsigned long long)tiles);
+                    unsigned long long one = 1; CK(cudaMemcpy(lbad, &one, 8, cudaMemcpyHostToDevice));
+                }
+                anchors += n; tiles++; surv += c; long_anchors += c2;
             }
         }
-    unsigned long long nbad = 0; CK(cudaMemcpy(&nbad, bad, 8, cudaMemcpyDeviceToHost));
+    unsigned long long nbad = 0, nlbad = 0; CK(cudaMemcpy(&nbad, bad, 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&nlbad, lbad, 8, cudaMemcpyDeviceToHost));
     printf("gate_bench: %s (sm_%d%d, %d SMs, L2 %d MiB); target %u bytes, query %u bytes; %llu raw anchors in %llu tiles "
-           "(tile <= %llu), %llu survivors (%.3f%%); %d reps; flag mismatches vs thread kernel: %llu\n",
+           "(tile <= %llu), %llu survivors (%.3f%%), %llu past the cap; %d reps; flag mismatches vs thread kernel: %llu; "
+           "list-mode tiles with other anchors: %llu\n",
            p.name, p.major, p.minor, p.multiProcessorCount, p.l2CacheSize >> 20, Lt, Lq, (unsigned long long)anchors,
-           (unsigned long long)tiles, (unsigned long long)tile, (unsigned long long)surv, anchors ? 100.0 * surv / anchors : 0.0, reps, nbad);
+           (unsigned long long)tiles, (unsigned long long)tile, (unsigned long long)surv, anchors ? 100.0 * surv / anchors : 0.0, (unsigned long long)long_anchors, reps, nbad, nlbad);
     printf("| kernel | event s (median of %d) | anchors/s | ns/anchor |\n|---|---|---|---|\n", reps);
-    const char *names[V_N + 1] = { vname[0], vname[1], vname[2], vname[3], "CUB stable compaction (select flags==1)" };
+    const char *names[V_N + 1];
+    for (int v = 0; v < V_N; v++) names[v] = vname[v];
+    names[V_N] = "CUB stable compaction (select flags==1)";
     for (int v = 0; v < V_N + 1; v++) {
         std::vector<double> x = ms[v]; std::sort(x.begin(), x.end());
         double s = x[reps / 2] / 1000.0;
         printf("| %s | %.4f | %.3g | %.4f |\n", names[v], s, s > 0 ? anchors / s : 0.0, anchors ? s * 1e9 / anchors : 0.0);
     }
-    return nbad ? 1 : 0;
+    return nbad || nlbad ? 1 : 0;
 }

@@ -47,6 +47,29 @@ int hz_be_dalloc(void **p, size_t bytes, const devstate *D, const char *what, ch
     return -1;
 }
 
+/* a device copy of a sequence's codes src[0..L), with HZ_DEV_PAD zero bytes before and after it
+ * (the gates' word loads may pass either end); *p points at its first code */
+static int seq_upload(uint8_t **p, const uint8_t *src, uint32_t L, const devstate *D, const char *what,
+                      char *err, size_t errlen)
+{
+    uint8_t *b = NULL;
+    *p = NULL;
+    if (DALLOC(b, (size_t)L + 2 * HZ_DEV_PAD, D, what)) return -1;
+    *p = b + HZ_DEV_PAD;
+    HZ_CUDA_CHECK(cudaMemset(b, 0, HZ_DEV_PAD), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemcpy(b + HZ_DEV_PAD, src, L, cudaMemcpyHostToDevice), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemset(b + HZ_DEV_PAD + L, 0, HZ_DEV_PAD), err, errlen, fail);
+    return 0;
+fail:
+    return -1;
+}
+
+static void seq_free(uint8_t **p)
+{
+    if (*p) cudaFree(*p - HZ_DEV_PAD);
+    *p = NULL;
+}
+
 static int ensure_seeds(tctx *c, const devstate *D, size_t ns, char *err, size_t errlen)
 {
     if (ns <= c->seed_cap) return 0;
@@ -72,6 +95,7 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
 {
     uint64_t T = B->tile;
     size_t b1 = 0;
+    int refill = B->gate_kernel == GK_REFILL && !B->gate_full;
     c->dv = tid % B->nd;
     const devstate *D = &B->d[c->dv];
     HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
@@ -80,6 +104,8 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
     HZ_CUDA_CHECK(cudaEventCreate(&c->es0), err, errlen, fail);
     HZ_CUDA_CHECK(cudaEventCreate(&c->es1), err, errlen, fail);
     if (DALLOC(c->d_flags, T, D, "gate flags") || DALLOC(c->d_ids, T * 4, D, "survivor ids") ||
+        (refill && (DALLOC(c->d_A, T * sizeof(hz_anchor), D, "the tile's anchors") ||
+                    DALLOC(c->d_L, T * sizeof(hz_anchor), D, "the gate's survivor lists"))) ||
         DALLOC(c->d_count, 32, D, "counters") || DALLOC(c->d_hsp, (B->dev_dedup ? 1 : T) * sizeof(hz_hsp), D, "HSPs") ||
         DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors"))
         return -1;
@@ -102,7 +128,7 @@ fail:
 static void ctx_free(tctx *c)
 {
     if (!c->ready) { free(c->iv); return; }
-    cudaFree(c->d_flags); cudaFree(c->d_ids); cudaFree(c->d_count);
+    cudaFree(c->d_flags); cudaFree(c->d_ids); cudaFree(c->d_count); cudaFree(c->d_A); cudaFree(c->d_L);
     cudaFree(c->d_hsp); cudaFree(c->d_anc); cudaFree(c->d_temp);
     cudaFree(c->d_bat); cudaFree(c->d_alt); cudaFree(c->d_keep); cudaFree(c->d_btemp);
     cudaFree(c->d_qpos); cudaFree(c->d_off); cudaFree(c->d_bstart);
@@ -163,11 +189,9 @@ static int be_set_target(hz_backend *be, const hz_target *t, char *err, size_t e
     for (int g = 0; g < B->nd; g++) {
         devstate *D = &B->d[g];
         HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
-        cudaFree(D->d_R); cudaFree(D->d_pos); cudaFree(D->d_boff);
-        D->d_R = NULL; D->d_pos = NULL; D->d_boff = NULL;
-        if (DALLOC(D->d_R, (size_t)t->Rlen + HZ_DEV_PAD, D, "the target block")) goto fail;
-        HZ_CUDA_CHECK(cudaMemcpy(D->d_R, t->R, t->Rlen, cudaMemcpyHostToDevice), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaMemset(D->d_R + t->Rlen, 0, HZ_DEV_PAD), err, errlen, fail);
+        seq_free(&D->d_R); cudaFree(D->d_pos); cudaFree(D->d_boff);
+        D->d_pos = NULL; D->d_boff = NULL;
+        if (seq_upload(&D->d_R, t->R, t->Rlen, D, "the target block", err, errlen)) goto fail;
         D->Rlen = t->Rlen;
         if (tab->resident) {   /* one device (be_build_table_resident): it takes the table over */
             D->d_pos = B->res_pos; D->d_boff = B->res_boff;
@@ -208,14 +232,10 @@ static int be_set_query(hz_backend *be, const uint8_t *fwd, const uint8_t *rc, u
     for (int g = 0; g < B->nd; g++) {
         devstate *D = &B->d[g];
         HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
-        cudaFree(D->d_Qf); cudaFree(D->d_Qr); D->d_Qf = D->d_Qr = NULL;
-        if (DALLOC(D->d_Qf, (size_t)L + HZ_DEV_PAD, D, "the query block") ||
-            DALLOC(D->d_Qr, (size_t)L + HZ_DEV_PAD, D, "the query block (reverse complement)"))
+        seq_free(&D->d_Qf); seq_free(&D->d_Qr);
+        if (seq_upload(&D->d_Qf, fwd, L, D, "the query block", err, errlen) ||
+            seq_upload(&D->d_Qr, rc, L, D, "the query block (reverse complement)", err, errlen))
             return -1;
-        HZ_CUDA_CHECK(cudaMemcpy(D->d_Qf, fwd, L, cudaMemcpyHostToDevice), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaMemcpy(D->d_Qr, rc, L, cudaMemcpyHostToDevice), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaMemset(D->d_Qf + L, 0, HZ_DEV_PAD), err, errlen, fail);
-        HZ_CUDA_CHECK(cudaMemset(D->d_Qr + L, 0, HZ_DEV_PAD), err, errlen, fail);
         D->Qlen = L;
     }
     return 0;
@@ -268,9 +288,35 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         (!c->nbat || hz_bat_spill(B, c, err, err, errlen) || hz_bat_reserve(B, c, n, err, errlen)))
         return -1;
     hz_hsp *hout = B->dev_dedup ? c->d_bat + c->nbat : c->d_hsp;
-    HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 20, c->st), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 24, c->st), err, errlen, fail);
     HZ_CUDA_CHECK(cudaEventRecord(ev[0], c->st), err, errlen, fail);
-    if (!B->gate_full) {
+    if (!B->gate_full && B->gate_kernel == GK_REFILL && !B->buckets_now) {
+        /* the tile's anchors, then the refill gate: flags, and the survivors as a list for
+         * materialization (no compaction); undecided anchors are compacted in raw order */
+        hz_cuda_expand(db, h0, n, c->d_A, c->st);
+        hz_cuda_gate_refill(D->d_R, D->Rlen, dQ, Qlen, c->d_A, n, B->xp, HZ_GATE_CAP_GPU, B->refill_frozen, 1, c->d_flags,
+                            c->d_L, c->d_count, c->d_count + 5, c->st);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        if (fault_hit(&B->fault, 2)) {
+            snprintf(err, errlen, "CUDA error cudaErrorLaunchFailure in the gate kernel on cuda:%d: unspecified launch failure "
+                     "[injected by HSPZ_FAULT]", B->d[c->dv].dev);
+            return -1;
+        }
+        HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
+        hz_cuda_materialize_list(D->d_R, D->Rlen, dQ, Qlen, c->d_L, NULL, c->d_count, (uint32_t)n, B->xp, hout,
+                                 c->d_count + 1, c->st);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
+        tb = c->temp_bytes;
+        HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 2, c->d_ids, c->d_count + 2, c->d_temp, &tb, c->st), err, errlen, fail);
+        if (B->long_dev)
+            hz_cuda_long_list(D->d_R, D->Rlen, dQ, Qlen, c->d_A, c->d_ids, c->d_count + 2, (uint32_t)n, B->xp, B->long_frozen, HZ_LONG_CAP_GPU,
+                              hout, c->d_count + 1, c->d_count + 3, c->d_anc, c->d_count + 4, c->st);
+        else
+            hz_cuda_anchors_list(c->d_A, c->d_ids, c->d_count + 2, (uint32_t)n, c->d_anc, c->st);
+        HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
+    } else if (!B->gate_full) {
         if (B->buckets_now) {
             HZ_CUDA_CHECK(hz_cuda_gate_buckets(D->d_R, D->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU,
                                                B->win, &c->bs, c->d_flags, c->st), err, errlen, fail);
@@ -562,7 +608,7 @@ static void be_close(hz_backend *be)
     for (int g = 0; g < B->nd; g++) {
         devstate *D = &B->d[g];
         cudaSetDevice(D->dev);
-        cudaFree(D->d_R); cudaFree(D->d_pos); cudaFree(D->d_Qf); cudaFree(D->d_Qr);
+        seq_free(&D->d_R); cudaFree(D->d_pos); seq_free(&D->d_Qf); seq_free(&D->d_Qr);
         cudaFree(D->d_boff); cudaFree(D->d_Smin);
         if (D->ref) cudaEventDestroy(D->ref);
     }
@@ -615,7 +661,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
                               *const SEEDS[] = { "0", "1", NULL }, *const RB[] = { "off", "on", "auto", NULL },
                               *const LONG[] = { "0", "1", NULL }, *const DEDUP[] = { "0", "1", NULL };
     int full = env_choice("HSPZ_GATE", GATE, 0, err, errlen);
-    int warp = full < 0 ? -1 : env_choice("HSPZ_GATE_KERNEL", GK_NAME, GK_VEC, err, errlen);
+    int warp = full < 0 ? -1 : env_choice("HSPZ_GATE_KERNEL", GK_NAME, GK_REFILL, err, errlen);
     int devtab = warp < 0 ? -1 : env_choice("HSPZ_DEVICE_SEEDS", SEEDS, 1, err, errlen);
     int rb = devtab < 0 ? -1 : env_choice("HSPZ_REF_BUCKETS", RB, 2, err, errlen);
     int longdev = rb < 0 ? -1 : env_choice("HSPZ_DEVICE_LONG", LONG, 1, err, errlen);
@@ -662,6 +708,13 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     B->xp = *xp;
     B->gate_full = full;
     B->gate_kernel = warp;
+    B->refill_frozen = hz_xdrop_block16_fits(xp, HZ_GATE_CAP_GPU);
+    B->long_frozen = hz_xdrop_block16_fits(xp, HZ_LONG_CAP_GPU);   /* -1: the scalar long scans */
+    if (warp == GK_REFILL && B->refill_frozen < 0) {   /* partial sums could leave int32 */
+        B->gate_kernel = GK_VEC;
+        if (!o->quiet && getenv("HSPZ_GATE_KERNEL"))
+            fprintf(stderr, "hspz: note: HSPZ_GATE_KERNEL=refill cannot hold these scores in 32 bits; using vec\n");
+    }
     B->long_dev = longdev;
     B->dev_dedup = devdedup;
     B->quiet = o->quiet;
@@ -676,7 +729,8 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     int per_dev = (B->nt + B->nd - 1) / B->nd;
     /* per anchor: flag, id, long anchor, HSP (device dedup: the batch's HSP, its sort's copy
      * and its flag; the batch grows past one tile only with its distinct HSPs) */
-    uint64_t per = 1 + 4 + sizeof(hz_anchor) + (devdedup ? 2 * sizeof(hz_hsp) + 1 : sizeof(hz_hsp)) + (B->buckets_mode ? 2 + 8 + 4 : 0);
+    int refill = !full && B->gate_kernel == GK_REFILL;
+    uint64_t per = (refill ? 2 * sizeof(hz_anchor) : 0) + 1 + 4 + sizeof(hz_anchor) + (devdedup ? 2 * sizeof(hz_hsp) + 1 : sizeof(hz_hsp)) + (B->buckets_mode ? 2 + 8 + 4 : 0);
     uint64_t tile = (uint64_t)(minfree / 2) / per / (uint64_t)per_dev;
     if (tile > (1u << 23)) tile = 1u << 23;
     if (tile < 4096) tile = 4096;
@@ -700,13 +754,14 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         B->seeding = devtab && direct ? "device" : "host";
     }
     const cudaDeviceProp *p = &B->d[0].p;
-    char devs[32] = "cuda:0";
+    char devs[32] = "cuda:0", gname[32];
+    snprintf(gname, sizeof gname, "score/%s", GK_NAME[B->gate_kernel]);
     if (B->nd > 1) snprintf(devs, sizeof devs, "cuda:0-%d %d x", B->nd - 1, B->nd);
     snprintf(B->name, sizeof B->name, "%s %s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d, gate %s, "
              "seed table on %s, seeding on %s, ref-buckets %s, batch dedup on %s, tile %llu)",
              devs, p->name, p->major, p->minor, p->multiProcessorCount,
              (double)p->totalGlobalMem / 1073741824.0, drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10,
-             full ? "full" : warp == GK_WARP ? "score/warp" : warp == GK_VEC ? "score/vec" : "score/thread", devtab ? "device" : "host", B->seeding,
+             full ? "full" : gname, devtab ? "device" : "host", B->seeding,
              B->buckets_mode == 0 ? "off" : B->buckets_mode == 1 ? "on" : "auto", devdedup ? "device" : "host", (unsigned long long)tile);
     B->be.name = B->name;
     B->be.set_target = be_set_target;

@@ -19,8 +19,8 @@ extern "C" {
 #define HZ_LONG_CAP_GPU 4096u   /* anchors past the gate cap: on the device up to this many columns a side */
 #define HZ_MAX_GPUS 64
 
-enum { GK_THREAD, GK_WARP, GK_VEC };
-static const char *const GK_NAME[] = { "thread", "warp", "vec", NULL };
+enum { GK_THREAD, GK_WARP, GK_VEC, GK_REFILL };
+static const char *const GK_NAME[] = { "thread", "warp", "vec", "refill", NULL };
 enum { ST_SEED, ST_GATE, ST_COMPACT, ST_MAT, ST_LONGSEL, ST_COPY, ST_DEDUP, ST_N };
 static const char *const ST_NAME[ST_N] = { "seed", "gate", "compact", "materialize", "long_select", "copy", "dedup" };
 
@@ -29,10 +29,11 @@ struct tctx {
     cudaStream_t st;
     cudaEvent_t ev[ST_N + 1], es0, es1;
     uint8_t *d_flags;
+    hz_anchor *d_A, *d_L;                 /* refill gate: the tile's anchors, and its survivors */
     uint32_t *d_ids, *d_count;            /* d_count: [0] gate survivors, [1] kept HSPs, [2] anchors past
                                            * the gate cap, [3] of those at the gate threshold on the
-                                           * device, [4] of those left to the host; [6..7] a uint64
-                                           * count of the device dedup */
+                                           * device, [4] of those left to the host; [5] the refill gate's
+                                           * run counter; [6..7] a uint64 count of the device dedup */
     hz_hsp *d_hsp;
     hz_anchor *d_anc;
     void *d_temp; size_t temp_bytes;
@@ -83,6 +84,8 @@ struct cuda_be {
     hz_xparams xp;
     int nt; tctx *t;
     int gate_full, gate_kernel, long_dev, dev_dedup, quiet;
+    int refill_frozen, long_frozen;       /* the scan16 variants exact for the scores at the gate's and the
+                                           * long scans' caps (hz_xdrop_block16_fits) */
     int buckets_mode;                     /* 0 off, 1 on, 2 auto (as used: HSPZ_GATE=full has none) */
     int buckets_setting;                  /* HSPZ_REF_BUCKETS as given (same codes) */
     int buckets_now; uint32_t win;        /* for the current target block */

@@ -482,7 +482,7 @@ void hz_cfg_print(const hz_config *c, FILE *fp)
 /* ---- environment ------------------------------------------------------------------------ */
 static hz_envvar ENV[] = {
     { "HSPZ_GATE", "score, full", NULL },
-    { "HSPZ_GATE_KERNEL", "vec, thread, warp", NULL },
+    { "HSPZ_GATE_KERNEL", "refill, vec, thread, warp", NULL },
     { "HSPZ_DEVICE_SEEDS", "0, 1", NULL },
     { "HSPZ_DEVICE_LONG", "1, 0", NULL },
     { "HSPZ_DEVICE_DEDUP", "1, 0", NULL },

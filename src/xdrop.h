@@ -109,6 +109,54 @@ HZ_HD int32_t hz_xdrop_left_capped(const uint8_t *R, const uint8_t *Q, uint32_t 
     return longrun ? -1 : best;
 }
 
+/* Sixteen columns of the capped scans without a branch per column (the refill gate,
+ * cuda/gate_refill.cu).  With F = best - x the scalar rule of hz_xdrop_right_capped,
+ *     S += v; if (S > best) best = S; else if (best - S > x) stop (the side's score: best),
+ * reads F' = max(F, S - x) and "stop when S < F'" (when S > best, F' = S - x and S < F' is
+ * false; else F' = F).  The stop tests are ORed; what F does after the first stop must not
+ * count.  frozen = 1 holds F from the first stop on.  frozen = 0 lets F run inside each half
+ * of 8 columns and keeps the first half's F: after a stop S < best - x, and the at most 7
+ * later columns of that half add at most 7 * max(v), so while 7 * max(v) <= x no later S
+ * passes best and F cannot move.  Both need every partial sum to fit int32 (hz_xdrop_block16_fits).
+ * Returns 1 with *F = F at the first stop (the side's score is *F + x), else 0 with *S and *F
+ * after all 16 columns. */
+HZ_HD int hz_xdrop_block16(const int32_t v[16], int frozen, int32_t x, int32_t *S, int32_t *F)
+{
+    int32_t s = *S, f = *F, f8 = 0;
+    int d = 0, d8 = 0;
+#ifdef __CUDACC__
+#pragma unroll
+#endif
+    for (int k = 0; k < 16; k++) {
+        s += v[k];
+        int32_t fn = s - x > f ? s - x : f;
+        d = d | (s < fn);
+        f = frozen && d ? f : fn;
+        if (k == 7) { d8 = d; f8 = f; }
+    }
+    if (d8) { *F = f8; return 1; }
+    if (d) { *F = f; return 1; }
+    *S = s; *F = f;
+    return 0;
+}
+
+/* Which hz_xdrop_block16 variant is exact for xp's scores with sides capped at cap columns:
+ * 0 (frozen = 0, when 7 * max entry <= xdrop) or 1; -1 when partial sums could leave int32
+ * (a side's S lies in [-x, cap * max(entry, 0)] before its stop, a step adds at most 16
+ * entries, and the gate adds two sides). */
+HZ_HD int hz_xdrop_block16_fits(const hz_xparams *xp, uint32_t cap)
+{
+    int64_t mx = INT32_MIN, amax = 0;
+    for (int k = 0; k < 64; k++) {
+        int64_t v = xp->sub[k], a = v < 0 ? -v : v;
+        if (v > mx) mx = v;
+        if (a > amax) amax = a;
+    }
+    int64_t bound = 2 * (int64_t)cap * (mx > 0 ? mx : 0) + 2 * (int64_t)xp->xdrop + 17 * amax;
+    if (bound >= INT32_MAX) return -1;
+    return 7 * mx <= xp->xdrop ? 0 : 1;
+}
+
 /* Right extension with position: *ext = offset of the first maximum, -1 if nothing taken. */
 HZ_HD int32_t hz_xdrop_right(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                              uint32_t ar, uint32_t aq, const int32_t *sub, int32_t xdrop, int32_t *ext)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # GPU suite, run ON the device machine from the repo root (see tests/gpu/README.md):
 #   every carried golden case: GPU bytes == CPU bytes (same machine) and canonical digest ==
-#   case.json's; on six cases the knob variants (HSPZ_GATE=full, HSPZ_GATE_KERNEL=thread|warp,
+#   case.json's; on six cases the knob variants (HSPZ_GATE=full, HSPZ_GATE_KERNEL=vec|thread|warp,
 #   HSPZ_DEVICE_LONG=0, HSPZ_DEVICE_DEDUP=0, HSPZ_REF_BUCKETS=on, host seeding, tiny physical tiles, --threads 1,
 #   --gpus 2 when two GPUs);
 #   then timings.  Inputs come from .dev/ (carried: bin/hspz, lib/, data/, cases/).
@@ -47,6 +47,7 @@ for cj in .dev/cases/*/case.json; do
         runcase $name $cj gpu_full HSPZ_GATE=full -- --device cuda
         runcase $name $cj gpu_tile1k HSPZ_GPU_TILE=1000 -- --device cuda
         runcase $name $cj gpu_t1 -- --device cuda --threads 1
+        runcase $name $cj gpu_vec HSPZ_GATE_KERNEL=vec -- --device cuda
         runcase $name $cj gpu_thread HSPZ_GATE_KERNEL=thread -- --device cuda
         runcase $name $cj gpu_warp HSPZ_GATE_KERNEL=warp -- --device cuda
         runcase $name $cj gpu_hostlong HSPZ_DEVICE_LONG=0 -- --device cuda

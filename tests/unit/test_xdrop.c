@@ -703,12 +703,124 @@ static void test_random_anchors(void)
     hz_diagbuf_free(&db);
 }
 
+/* ---- hz_xdrop_block16: the refill gate's branch-free 16 columns (src/xdrop.h) ---------- */
+
+/* The refill gate's scan of one side (cuda/gate_refill.cu rf_setup / rf_step, written again
+ * here): steps of 16 columns through hz_xdrop_block16, the scalar rule for the last columns
+ * before an edge, -1 when cap columns passed without a stop.  left: columns ar-1-p. */
+static int32_t block16_side(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, uint32_t ar,
+                            uint32_t aq, const int32_t *sub, int32_t x, uint32_t cap, int left, int frozen)
+{
+    uint32_t n;
+    if (left) n = ar < aq ? ar : aq;
+    else if (ar >= Rlen || aq >= Qlen) n = 0;
+    else { n = Rlen - ar; if (Qlen - aq < n) n = Qlen - aq; }
+    int longrun = n > cap;
+    uint32_t rem = longrun ? cap : n, p = 0;
+    int32_t S = 0, F = -x, v[16];
+    while (rem) {
+        for (uint32_t k = 0; k < 16 && k < rem; k++) {
+            uint32_t r = left ? ar - 1 - p - k : ar + p + k, q = left ? aq - 1 - p - k : aq + p + k;
+            v[k] = sub[R[r] * 8 + Q[q]];
+        }
+        if (rem < 16) {
+            for (uint32_t k = 0; k < rem; k++) {
+                S += v[k];
+                int32_t Fn = S - x > F ? S - x : F;
+                if (S < Fn) return F + x;
+                F = Fn;
+            }
+            break;
+        }
+        if (hz_xdrop_block16(v, frozen, x, &S, &F)) return F + x;
+        rem -= 16; p += 16;
+    }
+    return longrun ? -1 : F + x;
+}
+
+static void test_block16(void)
+{
+    /* the scalar rule on 16 given columns: the step's result and F */
+    {
+        hz_xparams xp;
+        memset(&xp, 0, sizeof xp);
+        memcpy(xp.sub, HOXD, sizeof xp.sub);
+        xp.xdrop = 910;
+        check(hz_xdrop_block16_fits(&xp, 128) == 0, "block16 fits: HOXD70 with x 910 takes the half-window variant (7 * 100 <= 910)");
+        xp.xdrop = 699;
+        check(hz_xdrop_block16_fits(&xp, 128) == 1, "block16 fits: x 699 < 7 * 100 needs the frozen variant");
+        xp.xdrop = 100000000;
+        for (int k = 0; k < 64; k++) if (xp.sub[k] == -9100) xp.sub[k] = -10 * xp.xdrop;   /* the E entries */
+        check(hz_xdrop_block16_fits(&xp, 128) == -1, "block16 fits: E entries of -1e9 (x 1e8) could leave int32: neither");
+    }
+    {   /* a stop, then a rise past the best inside the same half: only the frozen variant is
+         * right when 7 * max > x (x 300, max 100) */
+        int32_t v[16] = { 100, -500, 100, 100, 100, 100, 100, 100, -5000, 0, 0, 0, 0, 0, 0, 0 };
+        int32_t S0 = 0, F0 = -300, S1 = 0, F1 = -300;
+        int r0 = hz_xdrop_block16(v, 0, 300, &S0, &F0), r1 = hz_xdrop_block16(v, 1, 300, &S1, &F1);
+        check(r1 == 1 && F1 + 300 == 100, "block16 frozen: stop after column 1 keeps the best 100 (got %d, %d)", r1, F1 + 300);
+        check(r0 == 1 && F0 + 300 == 200, "block16 half-window without its condition: F moved on to 200 (the case it excludes)");
+    }
+    {   /* a stop in the first half and a rise in the second: both variants keep the first half's F */
+        int32_t v[16] = { 91, 91, -1000, 0, 0, 0, 0, 0, 100, 100, 100, 100, 100, 100, 100, 100 };
+        for (int frozen = 0; frozen < 2; frozen++) {
+            int32_t S = 0, F = -910;
+            int r = hz_xdrop_block16(v, frozen, 910, &S, &F);
+            check(r == 1 && F + 910 == 182, "block16 frozen=%d: stop at column 2, best 182, the second half ignored", frozen);
+        }
+        int32_t w[16] = { 50, 50, 50, 50, 50, 50, 50, 50, -10, -10, -10, -10, -10, -10, -10, -10 };
+        int32_t S = 10, F = 100 - 910;
+        int r = hz_xdrop_block16(w, 0, 910, &S, &F);
+        check(r == 0 && S == 330 && F == 410 - 910, "block16: no stop, S 330 and best 410 carried (got S %d best %d)", S, F + 910);
+    }
+    /* random sides against hz_xdrop_{left,right}_capped: HOXD70 with several x (both variants
+     * where fits allows, the frozen one always), random matrices, codes 0..7 with runs of
+     * matches, edges and the cap */
+    uint32_t bad = 0, total = 0, frozen_runs = 0, half_runs = 0;
+    static uint8_t R[700], Q[700];
+    int32_t sub[64];
+    for (int trial = 0; trial < 6000; trial++) {
+        int32_t x;
+        if (trial % 3) { memcpy(sub, HOXD, sizeof sub); x = 200 + (int32_t)(rnd() % 1800); }
+        else {
+            for (int k = 0; k < 64; k++) sub[k] = (int32_t)(rnd() % 401) - 250;
+            for (int k = 0; k < 4; k++) sub[k * 9] = 50 + (int32_t)(rnd() % 150);
+            x = 50 + (int32_t)(rnd() % 1500);
+        }
+        uint32_t Rlen = 20 + (uint32_t)(rnd() % 680), Qlen = 20 + (uint32_t)(rnd() % 680);
+        int ident = (int)(rnd() % 100);
+        for (uint32_t i = 0; i < Rlen; i++) R[i] = rnd() % 10 < 8 ? rnd() % 4 : rnd() % 8;
+        for (uint32_t i = 0; i < Qlen; i++) Q[i] = i < Rlen && (int)(rnd() % 100) < ident ? R[i] : (rnd() % 10 < 8 ? rnd() % 4 : rnd() % 8);
+        uint32_t cap = trial % 5 == 0 ? 16 * (1 + (uint32_t)(rnd() % 4)) : trial % 5 == 1 ? 4096 : 128;
+        hz_xparams xp;
+        memcpy(xp.sub, sub, sizeof xp.sub);
+        xp.xdrop = x;
+        int fits = hz_xdrop_block16_fits(&xp, cap);
+        for (int a = 0; a < 8; a++) {
+            uint32_t ar = (uint32_t)(rnd() % (Rlen + 1)), aq = (uint32_t)(rnd() % (Qlen + 1));
+            if (rnd() % 2 && ar <= Qlen) aq = ar;   /* the identity diagonal: long sides */
+            int32_t wl = hz_xdrop_left_capped(R, Q, ar, aq, sub, x, cap);
+            int32_t wr = hz_xdrop_right_capped(R, Rlen, Q, Qlen, ar, aq, sub, x, cap);
+            for (int frozen = fits; frozen < 2 && fits >= 0; frozen++) {
+                int32_t gl = block16_side(R, Rlen, Q, Qlen, ar, aq, sub, x, cap, 1, frozen);
+                int32_t gr = block16_side(R, Rlen, Q, Qlen, ar, aq, sub, x, cap, 0, frozen);
+                total += 2;
+                bad += (gl != wl) + (gr != wr);
+                if (frozen) frozen_runs++; else half_runs++;
+            }
+        }
+    }
+    check(bad == 0 && frozen_runs > 10000 && half_runs > 10000,
+          "block16 sides equal hz_xdrop_*_capped: %u of %u differ (%u frozen, %u half-window anchors)", bad, total, frozen_runs, half_runs);
+}
+
 int main(void)
 {
     test_one_sided();
     test_keep();
     test_log();
     test_random_anchors();
+    test_block16();
     printf("# %d tests, %d passed, %d failed\n", n_tests, n_tests - n_fail, n_fail);
     return n_fail ? 1 : 0;
 }

@@ -1,0 +1,61 @@
+#!/bin/bash
+# device_gate — the gate kernels on the device machine (issue 13 items 4 and 5): bench/gate_bench
+# side by side on medium Zymoseptoria, and Nsight Compute on one launch of each gate kernel.
+# From the repo root with the carry .dev/ (bin/gate_bench, lib.tar.xz, zy/).  Log under $OUT.
+#   bench/device_gate.sh bench     gate_bench, REPS (default 3) rotating runs of every variant, on
+#                                  INPUTS (default "zymo"; also yeast = the 2bit self-comparison)
+#   bench/device_gate.sh stages    hspz on INPUTS with each HSPZ_GATE_KERNEL of KERNELS (default
+#                                  "vec refill") at --threads 16 and 1: wall, GPU busy and the
+#                                  manifest's CUDA-event seconds per stage
+#   bench/device_gate.sh ncu       ncu on KERNELS (mangled-name patterns; default the vec
+#                                  gate and the 8-column refill gate in flags mode), one
+#                                  launch each after SKIP (default 40) launches, 8 Mbp blocks
+set -u
+what=${1:?bench|ncu}
+. bench/device_env.sh device_gate.$what${LOGTAG:-}
+T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz
+pair() {   # NAME: T and Q of an input
+    case $1 in
+        zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
+        yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
+    esac
+}
+if [ "$what" = bench ]; then
+    rc=0
+    for name in ${INPUTS:-zymo}; do
+        pair $name; echo "== $name"
+        gate_bench $T $Q --reps ${REPS:-3} || rc=1
+    done
+    exit $rc
+fi
+if [ "$what" = stages ]; then
+    for name in ${INPUTS:-zymo yeast}; do
+        pair $name
+        for th in 16 1; do
+            for k in ${KERNELS:-vec refill}; do
+                o=/tmp/dg.$name.$k; rm -rf $o
+                s=$EPOCHREALTIME
+                HSPZ_GATE_KERNEL=$k hspz run -r $T -q $Q -o $o --device cuda --threads $th --quiet
+                w=$(awk "BEGIN{printf \"%.2f\", $EPOCHREALTIME - $s}")
+                python3 - $o/manifest.json "$name t$th $k wall $w s" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); d = m["gpu"]["devices"][0]
+st = " ".join(f"{k} {v:.3f}" for k, v in d["stage_event_s"].items())
+print(f"{sys.argv[2]}: busy {d['busy_s']:.3f} s, tiles {d['tiles']}, long dev/host {d['long_anchors_device']}/{d['long_anchors_host']} | {st}")
+PY
+            done
+            [ $th = 16 ] && { diff -r -x manifest.json /tmp/dg.$name.vec /tmp/dg.$name.refill >/dev/null && echo "$name: same files" || echo "$name: FILES DIFFER"; }
+        done
+    done
+    exit 0
+fi
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+echo "ncu: ${NCU:-none}"
+[ -n "$NCU" ] || exit 0
+for k in ${KERNELS:-gate_kernelILi1 refill_kernelILi0ELi8}; do
+    echo "== $k"
+    timeout 240 $NCU --clock-control none --launch-skip ${SKIP:-40} --launch-count 1 --kernel-name-base mangled -k regex:$k \
+        --section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
+        --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+        gate_bench $T $Q --reps 1 --block 8000000 2>&1 | grep -v '^==PROF==' | grep -vE '^\s*$' | tail -120
+done
