@@ -5,8 +5,9 @@
 #   bench/device_gate.sh bench     gate_bench, REPS (default 3) rotating runs of every variant, on
 #                                  INPUTS (default "zymo"; also yeast = the 2bit self-comparison)
 #   bench/device_gate.sh stages    hspz on INPUTS with each HSPZ_GATE_KERNEL of KERNELS (default
-#                                  "vec refill") at --threads 16 and 1: wall, GPU busy and the
-#                                  manifest's CUDA-event seconds per stage
+#                                  "vec refill") at THREADS (default "16 1"): wall, GPU busy and
+#                                  the manifest's CUDA-event seconds per stage; pN = the synthetic
+#                                  pair of N Mbp a side (bench/simulate_pair N 1 0.1)
 #   bench/device_gate.sh ncu       ncu on KERNELS (mangled-name patterns; default the vec
 #                                  gate and the 8-column refill gate in flags mode), one
 #                                  launch each after SKIP (default 40) launches, 8 Mbp blocks
@@ -18,6 +19,7 @@ pair() {   # NAME: T and Q of an input
     case $1 in
         zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
         yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
+        p*) [ -f /tmp/$1.a.fa ] || simulate_pair ${1#p} 1 0.1 /tmp/$1 >/dev/null; T=/tmp/$1.a.fa Q=/tmp/$1.b.fa ;;
     esac
 }
 if [ "$what" = bench ]; then
@@ -31,7 +33,7 @@ fi
 if [ "$what" = stages ]; then
     for name in ${INPUTS:-zymo yeast}; do
         pair $name
-        for th in 16 1; do
+        for th in ${THREADS:-16 1}; do
             for k in ${KERNELS:-vec refill}; do
                 o=/tmp/dg.$name.$k; rm -rf $o
                 s=$EPOCHREALTIME

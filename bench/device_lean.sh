@@ -7,7 +7,8 @@
 #                                differential fuzz (odd variants keep the table on the device)
 #   bench/device_lean.sh bench   hspz-before and hspz alternating, REPS runs each (default 3),
 #                                on INPUTS (default "zymo yeast"; zymoblocks = zymo in 8 Mbp
-#                                blocks, several on each side): wall, peak RSS, the
+#                                blocks, several on each side; plasmodium = the AT-rich
+#                                flood, .dev/pf): wall, peak RSS, the
 #                                manifest's load / plan / seedtable / wall; identical files
 #   bench/device_lean.sh faults  HSPZ_FAULT for allocations 1..FAULT_MAX (30) and launches
 #                                1, 2, 7, default and 64-anchor tiles: a clean stop or the
@@ -60,6 +61,7 @@ if [ "$what" = bench ]; then
             zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
             zymoblocks) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz x=(--seq-block-size 8000000) ;;
             yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
+            plasmodium) T=$(ls .dev/pf/*falciparum* | head -1) Q=$(ls .dev/pf/*knowlesi* | head -1) ;;
         esac
         for i in $(seq 1 ${REPS:-3}); do
             set -- hspz-before hspz; [ $((i % 2)) = 0 ] && set -- hspz hspz-before
