@@ -9,7 +9,7 @@
 #                                  the manifest's CUDA-event seconds per stage; pN = the synthetic
 #                                  pair of N Mbp a side (bench/simulate_pair N 1 0.1)
 #   bench/device_gate.sh ncu       ncu on KERNELS (mangled-name patterns; default the vec
-#                                  gate and the 8-column refill gate in flags mode), one
+#                                  gate and the refill gate <LIST 0, FROZEN 0, DYN ...>), one
 #                                  launch each after SKIP (default 40) launches, 8 Mbp blocks
 set -u
 what=${1:?bench|ncu}
@@ -54,7 +54,7 @@ fi
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
 echo "ncu: ${NCU:-none}"
 [ -n "$NCU" ] || exit 0
-for k in ${KERNELS:-gate_kernelILi1 refill_kernelILi0ELi8}; do
+for k in ${KERNELS:-gate_kernelILi1 refill_kernelILi0ELi0}; do
     echo "== $k"
     timeout 240 $NCU --clock-control none --launch-skip ${SKIP:-40} --launch-count 1 --kernel-name-base mangled -k regex:$k \
         --section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \

@@ -16,7 +16,7 @@
  * equal the CPU's for any tile, thread or device count.
  *
  * Kernel choices (environment, recorded in the manifest): HSPZ_GATE=score|full,
- * HSPZ_GATE_KERNEL=vec|thread|warp, HSPZ_REF_BUCKETS=auto|on|off, HSPZ_DEVICE_SEEDS=0|1,
+ * HSPZ_GATE_KERNEL=refill|vec|thread|warp (cuda/gate_refill.cu, cuda/gate.cu, cuda/gate_warp.cu), HSPZ_REF_BUCKETS=auto|on|off, HSPZ_DEVICE_SEEDS=0|1,
  * HSPZ_DEVICE_LONG=1|0 (anchors past the gate cap extended on the device up to 4096 columns a
  * side, the rest on the host; or all on the host),
  * HSPZ_DEVICE_DEDUP=1|0 (the batch's HSPs stay on the device and its dedup runs there,
@@ -95,7 +95,7 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
 {
     uint64_t T = B->tile;
     size_t b1 = 0;
-    int refill = B->gate_kernel == GK_REFILL && !B->gate_full;
+    int refill = B->gate_kernel == GK_REFILL && !B->gate_full && B->buckets_mode != 1;   /* as in the tile size */
     c->dv = tid % B->nd;
     const devstate *D = &B->d[c->dv];
     HZ_CUDA_CHECK(cudaSetDevice(D->dev), err, errlen, fail);
@@ -712,7 +712,7 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     B->long_frozen = hz_xdrop_block16_fits(xp, HZ_LONG_CAP_GPU);   /* -1: the scalar long scans */
     if (warp == GK_REFILL && B->refill_frozen < 0) {   /* partial sums could leave int32 */
         B->gate_kernel = GK_VEC;
-        if (!o->quiet && getenv("HSPZ_GATE_KERNEL"))
+        if (!o->quiet && !full && getenv("HSPZ_GATE_KERNEL"))
             fprintf(stderr, "hspz: note: HSPZ_GATE_KERNEL=refill cannot hold these scores in 32 bits; using vec\n");
     }
     B->long_dev = longdev;
@@ -728,8 +728,9 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
      * (HSPZ_GPU_TILE for tests) */
     int per_dev = (B->nt + B->nd - 1) / B->nd;
     /* per anchor: flag, id, long anchor, HSP (device dedup: the batch's HSP, its sort's copy
-     * and its flag; the batch grows past one tile only with its distinct HSPs) */
-    int refill = !full && B->gate_kernel == GK_REFILL;
+     * and its flag; the batch grows past one tile only with its distinct HSPs), and for the
+     * refill gate the tile's anchors and its survivors (not when every block is bucketed) */
+    int refill = !full && B->gate_kernel == GK_REFILL && B->buckets_mode != 1;
     uint64_t per = (refill ? 2 * sizeof(hz_anchor) : 0) + 1 + 4 + sizeof(hz_anchor) + (devdedup ? 2 * sizeof(hz_hsp) + 1 : sizeof(hz_hsp)) + (B->buckets_mode ? 2 + 8 + 4 : 0);
     uint64_t tile = (uint64_t)(minfree / 2) / per / (uint64_t)per_dev;
     if (tile > (1u << 23)) tile = 1u << 23;

@@ -26,7 +26,8 @@ extern "C" {
     } while (0)
 
 /* Bytes allocated (and zeroed) before and after every sequence on the device, for word loads
- * past either end (hz_dev_seq_alloc). */
+ * past either end (cuda/backend.cu seq_upload; the refill gate's 16-column steps read up to
+ * 16 bytes before a column and 19 from it). */
 #define HZ_DEV_PAD 32
 
 /* The seeds of one semantic batch, on the device. */

@@ -3,15 +3,16 @@
  * The thread-per-anchor kernels (cuda/gate.cu) leave most lanes of a warp idle: a warp runs
  * as long as its longest scan, and on real anchors the longest of 32 left scans plus the
  * longest of 32 right scans is 2.2-2.5x the mean scan (64 columns on medium Zymoseptoria,
- * bench/results/refill-*.md).  Here each warp owns a run of consecutive anchors and a lane
- * that ends a side starts its next side or its next anchor at once, so lanes stay busy until
- * the warp's run is used up.  Left and right scans share one code path (the left one reads
- * its 8 bytes backwards), so lanes on different sides do not split the warp either.
+ * bench/results/refill-2026-12-02.md).  Here a warp takes runs of consecutive anchors (from
+ * a counter, or one fixed run), and a lane that ends a side starts its next side or its next
+ * anchor at once, so lanes stay busy until the runs are used up.  Left and right scans share
+ * one code path (the left one reads its 16 bytes backwards), so lanes on different sides do
+ * not split the warp either.
  *
- * The scans are hz_xdrop_left_capped / hz_xdrop_right_capped (src/xdrop.h; spec §4.2)
- * column for column: the same additions and tests in the same order, 8 columns per step
- * from aligned 32-bit words.  Device sequences carry HZ_DEV_PAD readable bytes before their
- * first and after their last byte (HZ_DEV_FRONT), so the words of a side's last step exist.
+ * The scans give the values of hz_xdrop_left_capped / hz_xdrop_right_capped (src/xdrop.h;
+ * spec §4.2), 16 columns a step without a branch per column (cuda/scan16.cuh,
+ * hz_xdrop_block16).  Device sequences carry HZ_DEV_PAD readable bytes before their first
+ * and after their last byte, so the words of a side's last step exist.
  *
  * Anchors come from hz_cuda_expand: the tile's raw anchors (ar, aq) in raw order, one
  * coalesced pass, so that a refilling lane reads its anchor instead of searching its seed.
