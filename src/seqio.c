@@ -361,12 +361,12 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     for (const char *b = "ACGTURYSWKMBDHVN"; *b; b++) F.cls[(unsigned char)*b] = F.cls[(unsigned char)(*b + 32)] = CL_SEQ;
     F.cls['\r'] = CL_SEQ;
     F.cls['\n'] = CL_NL;
-    uint8_t *buf = malloc(HZ_IO_BLOCK);
     int rc = -1, comp = 0, fed = 0;
     BGZF *fp = NULL;
+    hz_sq_pipe *pipe = NULL;
     hz_infeed feed; /* the file's bytes reach htslib through it, hashed on the way (inread.h) */
-    if (!F.nbuf || !buf) {
-        hz_sq_fail_oom(L, HZ_IO_BLOCK);
+    if (!F.nbuf) {
+        hz_sq_fail_oom(L, F.ncap);
         close(fd);
         goto done;
     }
@@ -395,9 +395,14 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
         if (bgzf_compression(fp) != 0) guess = guess < (UINT64_MAX / 4) ? guess * 4 : guess;
         if (hz_sq_grow_data(L, guess)) goto done;
     }
+    /* decoding overlaps parsing (seqio_pipe.c); the blocks and errors are bgzf_read's */
+    if (hz_sq_pipe_start(&pipe, fp, sfd)) {
+        hz_sq_fail_oom(L, 4 * HZ_IO_BLOCK);
+        goto done;
+    }
     for (;;) {
-        errno = 0;
-        ssize_t r = bgzf_read(fp, buf, HZ_IO_BLOCK);
+        const uint8_t *buf;
+        ssize_t r = hz_sq_pipe_next(pipe, &buf);
         if (r < 0) {
             size_t rec = s->n ? s->n - 1 : HZ_NO_REC;
             const char *nm = (F.st == ST_NAME && s->n) ? (F.nbuf[F.nlen] = '\0', F.nbuf) : NULL;
@@ -425,6 +430,8 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
         if (fa_feed(&F, buf, (size_t)r)) goto done;
     }
     /* htslib read the stream to its end: the rest of the file is hashed (the feeder ends) */
+    hz_sq_pipe_stop(pipe);
+    pipe = NULL;
     comp = bgzf_compression(fp);
     int crc = bgzf_close(fp);
     fp = NULL;
@@ -457,9 +464,9 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     if (fa_finish(&F)) goto done;
     rc = 0;
 done:
+    hz_sq_pipe_stop(pipe);
     if (fp) bgzf_close(fp);
     if (fed) hz_infeed_finish(&feed, 0, NULL, NULL, NULL, NULL);
-    free(buf);
     free(F.nbuf);
     return rc;
 }

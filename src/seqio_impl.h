@@ -6,6 +6,7 @@
 #define HZ_SEQIO_IMPL_H
 #include "seqio.h"
 #include "inread.h"
+#include <htslib/bgzf.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -48,6 +49,17 @@ static inline int is_space_c(unsigned c) /* isspace() in the C locale */
 {
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
+
+/* seqio_pipe.c: bgzf_read of fp on a helper thread, blocks of up to HZ_IO_BLOCK bytes handed
+ * over in order.  hz_sq_pipe_start: 0, or -1 (out of memory, no thread; fp untouched).
+ * hz_sq_pipe_next: what bgzf_read returned for the next block (bytes > 0 with *buf valid until
+ * the next call; 0 at the end; -1 with errno as bgzf_read left it), the end and an error
+ * repeating.  hz_sq_pipe_stop: ends the thread (shutting down sfd, htslib's socket end, when a
+ * read may be blocked) and frees the pipe; fp stays the caller's to close. */
+typedef struct hz_sq_pipe hz_sq_pipe;
+int hz_sq_pipe_start(hz_sq_pipe **p, BGZF *fp, int sfd);
+ssize_t hz_sq_pipe_next(hz_sq_pipe *p, const uint8_t **buf);
+void hz_sq_pipe_stop(hz_sq_pipe *p);
 
 /* The 2bit file on fd (a regular file; magic: its first 4 bytes) into L->s (seqio_2bit.c):
  * read front to back once, hashed on the way (L->s->sha256, file_bytes).  0 or -1 (err set). */
