@@ -51,7 +51,8 @@ static inline int is_space_c(unsigned c) /* isspace() in the C locale */
 }
 
 /* seqio_pipe.c: bgzf_read of fp on a helper thread, blocks of up to HZ_IO_BLOCK bytes handed
- * over in order.  hz_sq_pipe_start: 0, or -1 (out of memory, no thread; fp untouched).
+ * over in order (on the caller's thread when no thread can start).  hz_sq_pipe_start: 0, or -1
+ * (out of memory; fp untouched).
  * hz_sq_pipe_next: what bgzf_read returned for the next block (bytes > 0 with *buf valid until
  * the next call; 0 at the end; -1 with errno as bgzf_read left it), the end and an error
  * repeating.  hz_sq_pipe_stop: ends the thread (shutting down sfd, htslib's socket end, when a

@@ -28,6 +28,7 @@ struct hz_sq_pipe {
     int err[PIPE_SLOTS];                /* its errno */
     uint64_t made, taken;               /* slots filled and handed out so far (ring indices) */
     int stop, done;                     /* stop: the loader gave up; done: the thread ended */
+    int sync;                           /* no thread could start: bgzf_read on the loader's thread */
 };
 
 static void *pipe_main(void *arg)
@@ -70,10 +71,10 @@ int hz_sq_pipe_start(hz_sq_pipe **out, BGZF *fp, int sfd)
         if (!(p->buf[k] = malloc(HZ_IO_BLOCK))) goto fail;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    if (pthread_create(&p->th, NULL, pipe_main, p)) {
+    if (pthread_create(&p->th, NULL, pipe_main, p)) {   /* e.g. a process limit: read in place */
         pthread_mutex_destroy(&p->mu);
         pthread_cond_destroy(&p->cv);
-        goto fail;
+        p->sync = 1;
     }
     *out = p;
     return 0;
@@ -85,6 +86,11 @@ fail:
 
 ssize_t hz_sq_pipe_next(hz_sq_pipe *p, const uint8_t **buf)
 {
+    if (p->sync) {
+        errno = 0;
+        *buf = p->buf[0];
+        return bgzf_read(p->fp, p->buf[0], HZ_IO_BLOCK);
+    }
     pthread_mutex_lock(&p->mu);
     while (p->made == p->taken && !p->done) pthread_cond_wait(&p->cv, &p->mu);
     if (p->made == p->taken) {          /* cannot happen: the thread ends after a slot <= 0 */
@@ -108,6 +114,7 @@ ssize_t hz_sq_pipe_next(hz_sq_pipe *p, const uint8_t **buf)
 void hz_sq_pipe_stop(hz_sq_pipe *p)
 {
     if (!p) return;
+    if (p->sync) goto out;
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
     int done = p->done;
@@ -118,6 +125,7 @@ void hz_sq_pipe_stop(hz_sq_pipe *p)
     pthread_join(p->th, NULL);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
+out:
     for (int k = 0; k < PIPE_SLOTS; k++) free(p->buf[k]);
     free(p);
 }
