@@ -271,6 +271,15 @@ static int reserve_long(tctx *c, size_t n)
     return 0;
 }
 
+/* HSPZ_FAULT gpu-kernel:N (tests only): the N-th gate launch of the run "fails"; 1 with err */
+static int gate_fault(cuda_be *B, const tctx *c, char *err, size_t errlen)
+{
+    if (!fault_hit(&B->fault, 2)) return 0;
+    snprintf(err, errlen, "CUDA error cudaErrorLaunchFailure in the gate kernel on cuda:%d: unspecified launch failure "
+             "[injected by HSPZ_FAULT]", B->d[c->dv].dev);
+    return 1;
+}
+
 /* one physical tile [h0, h0+n) of a batch; kept HSPs appended to c->batch, long anchors to
  * c->longa.  Two host round trips: the three counts, then the data. */
 static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *dQ, const uint8_t *Q,
@@ -297,11 +306,7 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         hz_cuda_gate_refill(D->d_R, D->Rlen, dQ, Qlen, c->d_A, n, B->xp, HZ_GATE_CAP_GPU, B->refill_frozen, 1, c->d_flags,
                             c->d_L, c->d_count, c->d_count + 5, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
-        if (fault_hit(&B->fault, 2)) {
-            snprintf(err, errlen, "CUDA error cudaErrorLaunchFailure in the gate kernel on cuda:%d: unspecified launch failure "
-                     "[injected by HSPZ_FAULT]", B->d[c->dv].dev);
-            return -1;
-        }
+        if (gate_fault(B, c, err, errlen)) return -1;
         HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
         hz_cuda_materialize_list(D->d_R, D->Rlen, dQ, Qlen, c->d_L, NULL, c->d_count, (uint32_t)n, B->xp, hout,
@@ -328,11 +333,7 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         else
             hz_cuda_gate(D->d_R, D->Rlen, dQ, Qlen, db, h0, n, B->xp, HZ_GATE_CAP_GPU, c->d_flags, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
-        if (fault_hit(&B->fault, 2)) {
-            snprintf(err, errlen, "CUDA error cudaErrorLaunchFailure in the gate kernel on cuda:%d: unspecified launch failure "
-                     "[injected by HSPZ_FAULT]", B->d[c->dv].dev);
-            return -1;
-        }
+        if (gate_fault(B, c, err, errlen)) return -1;
         HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
         tb = c->temp_bytes;
         HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 1, c->d_ids, c->d_count, c->d_temp, &tb, c->st), err, errlen, fail);

@@ -105,7 +105,8 @@ cudaError_t hz_cuda_gate_buckets(const uint8_t *R, uint32_t Rlen, const uint8_t 
                                  const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
                                  uint32_t cap, uint32_t win, hz_bucket_scratch *bs, uint8_t *flags,
                                  cudaStream_t st);
-/* gate_refill.cu: A[i] = anchor h0+i of the batch, i < n (raw order) */
+/* gate_refill.cu: A[i] = anchor h0+i of the batch, i < n, in raw order (spec §3.4; the
+ * positions of hz_dev_anchor) */
 void hz_cuda_expand(const hz_dev_batch &b, uint64_t h0, uint64_t n, hz_anchor *A, cudaStream_t st);
 /* gate_refill.cu: the gate of anchors A[0..n) (n < 2^32) with lane refill and 16 columns a
  * step (frozen: hz_xdrop_block16_fits' variant, 0 or 1; dyn 1: warps take runs of anchors from

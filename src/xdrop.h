@@ -110,7 +110,7 @@ HZ_HD int32_t hz_xdrop_left_capped(const uint8_t *R, const uint8_t *Q, uint32_t 
 }
 
 /* Sixteen columns of the capped scans without a branch per column (the refill gate,
- * cuda/gate_refill.cu).  With F = best - x the scalar rule of hz_xdrop_right_capped,
+ * cuda/gate_refill.cu; spec §4.2).  v[0..16): the columns' matrix entries in scan order.  With F = best - x the scalar rule of hz_xdrop_right_capped,
  *     S += v; if (S > best) best = S; else if (best - S > x) stop (the side's score: best),
  * reads F' = max(F, S - x) and "stop when S < F'" (when S > best, F' = S - x and S < F' is
  * false; else F' = F).  The stop tests are ORed; what F does after the first stop must not
@@ -140,7 +140,8 @@ HZ_HD int hz_xdrop_block16(const int32_t v[16], int frozen, int32_t x, int32_t *
     return 0;
 }
 
-/* Which hz_xdrop_block16 variant is exact for xp's scores with sides capped at cap columns:
+/* Which hz_xdrop_block16 variant is exact for xp's scores (spec §4.1, §9.1) with sides capped at
+ * cap columns:
  * 0 (frozen = 0, when 7 * max entry <= xdrop) or 1; -1 when partial sums could leave int32
  * (a side's S lies in [-x, cap * max(entry, 0)] before its stop, a step adds at most 16
  * entries, and the gate adds two sides). */
