@@ -6,7 +6,8 @@
 #                                  INPUTS (default "zymo"; also yeast = the 2bit self-comparison)
 #   bench/device_gate.sh stages    hspz on INPUTS with each HSPZ_GATE_KERNEL of KERNELS (default
 #                                  "vec refill") at THREADS (default "16 1"): wall, GPU busy and
-#                                  the manifest's CUDA-event seconds per stage; pN = the synthetic
+#                                  the manifest's CUDA-event seconds per stage, and the HSPZ_TRACE
+#                                  timeline (plasmodium = .dev/pf); pN = the synthetic
 #                                  pair of N Mbp a side (bench/simulate_pair N 1 0.1)
 #   bench/device_gate.sh ncu       ncu on KERNELS (mangled-name patterns; default the vec
 #                                  gate and the refill gate <LIST 0, FROZEN 0, DYN ...>), one
@@ -19,6 +20,7 @@ pair() {   # NAME: T and Q of an input
     case $1 in
         zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
         yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
+        plasmodium) T=$(ls .dev/pf/*falciparum* | head -1) Q=$(ls .dev/pf/*knowlesi* | head -1) ;;
         p*) [ -f /tmp/$1.a.fa ] || simulate_pair ${1#p} 1 0.1 /tmp/$1 >/dev/null; T=/tmp/$1.a.fa Q=/tmp/$1.b.fa ;;
     esac
 }
@@ -37,8 +39,9 @@ if [ "$what" = stages ]; then
             for k in ${KERNELS:-vec refill}; do
                 o=/tmp/dg.$name.$k; rm -rf $o
                 s=$EPOCHREALTIME
-                HSPZ_GATE_KERNEL=$k hspz run -r $T -q $Q -o $o --device cuda --threads $th --quiet
+                HSPZ_TRACE=1 HSPZ_GATE_KERNEL=$k hspz run -r $T -q $Q -o $o --device cuda --threads $th --quiet 2>/tmp/dg.trace
                 w=$(awk "BEGIN{printf \"%.2f\", $EPOCHREALTIME - $s}")
+                echo "$name t$th $k trace: $(awk '/^hspz: trace/{printf "%s %s | ", $4" "$5" "$6, $3}' /tmp/dg.trace)"
                 python3 - $o/manifest.json "$name t$th $k wall $w s" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1])); d = m["gpu"]["devices"][0]
@@ -46,7 +49,7 @@ st = " ".join(f"{k} {v:.3f}" for k, v in d["stage_event_s"].items())
 print(f"{sys.argv[2]}: busy {d['busy_s']:.3f} s, tiles {d['tiles']}, long dev/host {d['long_anchors_device']}/{d['long_anchors_host']} | {st}")
 PY
             done
-            [ $th = 16 ] && { diff -r -x manifest.json /tmp/dg.$name.vec /tmp/dg.$name.refill >/dev/null && echo "$name: same files" || echo "$name: FILES DIFFER"; }
+            [ $th = 16 ] && [ -d /tmp/dg.$name.vec ] && [ -d /tmp/dg.$name.refill ] && { diff -r -x manifest.json /tmp/dg.$name.vec /tmp/dg.$name.refill >/dev/null && echo "$name: same files" || echo "$name: FILES DIFFER"; }
         done
     done
     exit 0

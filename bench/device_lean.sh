@@ -5,11 +5,12 @@
 # bin/fuzz_chunk, bin/simulate_pair, lib.tar.xz, cases/, data/, zy/, ye/).  Log under $OUT.
 #   bench/device_lean.sh check   tests/gpu/device_suite.sh on the tiny golden cases and the
 #                                differential fuzz (odd variants keep the table on the device)
-#   bench/device_lean.sh bench   hspz-before and hspz alternating, REPS runs each (default 3),
+#   bench/device_lean.sh bench   ARMS (default "hspz-before hspz") rotating, REPS runs each (default 3),
 #                                on INPUTS (default "zymo yeast"; zymoblocks = zymo in 8 Mbp
 #                                blocks, several on each side; plasmodium = the AT-rich
 #                                flood, .dev/pf): wall, peak RSS, the
-#                                manifest's load / plan / seedtable / wall; identical files
+#                                manifest's load / plan / seedtable / wall, the HSPZ_TRACE timeline
+#                                of binaries that know it; identical files
 #   bench/device_lean.sh faults  HSPZ_FAULT for allocations 1..FAULT_MAX (30) and launches
 #                                1, 2, 7, default and 64-anchor tiles: a clean stop or the
 #                                files of a run without faults; compute-sanitizer memcheck,
@@ -31,23 +32,42 @@ if [ "$what" = check ]; then
     fuzz_chunk --iters ${FUZZ_ITERS:-80} --seed ${FUZZ_SEED:-2027} | tail -2
     exit 0
 fi
-run() {   # BIN NAME T Q [hspz options]: one run, one line
+run() {   # BIN NAME T Q [hspz options]: one run, one line (binaries that know HSPZ_TRACE: its timeline too)
     python3 - "$@" <<'PY'
 import json, os, resource, subprocess, sys, time
 b, name, t, q = sys.argv[1:5]
 o = f"/tmp/dl/{name}.{b}"
 subprocess.call(["rm", "-rf", o])
+env = dict(os.environ)
+tr = b"HSPZ_TRACE" in open(f".dev/bin/{b}", "rb").read()
+if tr: env["HSPZ_TRACE"] = "1"
 s = time.time()
-rc = subprocess.call([f".dev/bin/{b}", "run", "-r", t, "-q", q, "-o", o, "--device", "cuda", "--quiet"] + sys.argv[5:])
-w = time.time() - s
+p = subprocess.run([f".dev/bin/{b}", "run", "-r", t, "-q", q, "-o", o, "--device", "cuda", "--quiet"] + sys.argv[5:],
+                   env=env, stderr=subprocess.PIPE, text=True)
+e = time.time()
+rc, w = p.returncode, e - s
 r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1048576
 try:
     m = json.load(open(f"{o}/manifest.json"))
     ts, d, f = m["time_s"], m["gpu"]["devices"][0], m["funnel"]
     extra = (f" | load {ts['load']:.3f} plan {ts['plan']:.3f} seedtable {ts['seedtable']:.3f} s, manifest wall {ts['wall']:.3f} s,"
              f" gpu busy {d['busy_s']:.2f} s, anchors {f['anchors']:.3e}")
-except Exception as e:
-    extra = f" | (manifest: {e})"
+except Exception as x:
+    extra = f" | (manifest: {x})"
+if tr:   # the timeline: start latency, work done, manifest written, freed or quick exit, process end
+    ph = {}
+    for l in p.stderr.splitlines():
+        w_ = l.split()
+        if l.startswith("hspz: trace 0.0000 start"): ph["t0"] = float(w_[4])
+        elif l.startswith("hspz: trace manifest:"): ph["hash"] = f"hash {w_[5]} digest {w_[10]}"
+        elif l.startswith("hspz: trace"): ph[" ".join(w_[3:])] = float(w_[2])
+    if "t0" in ph:
+        st = ph["t0"] - s
+        last = max(v for k, v in ph.items() if k not in ("t0", "hash"))
+        extra += (f" | trace: start {st:.3f} ready {ph.get('device ready', 0):.3f} work done {ph.get('work done', 0):.3f}"
+                  f" manifest {ph.get('manifest written', 0):.3f} ({ph.get('hash', '')}) last {last:.3f} exit {e - ph['t0'] - last:.3f}")
+else:
+    sys.stderr.write(p.stderr)
 print(f"{name} {b:11s}: exit {rc}, wall {w:.2f} s, peak RSS {r:.2f} GiB{extra}", flush=True)
 PY
 }
@@ -63,11 +83,11 @@ if [ "$what" = bench ]; then
             yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
             plasmodium) T=$(ls .dev/pf/*falciparum* | head -1) Q=$(ls .dev/pf/*knowlesi* | head -1) ;;
         esac
-        for i in $(seq 1 ${REPS:-3}); do
-            set -- hspz-before hspz; [ $((i % 2)) = 0 ] && set -- hspz hspz-before
-            for b in "$@"; do run $b $name $T $Q "${x[@]}"; done
+        arms=(${ARMS:-hspz-before hspz})
+        for i in $(seq 1 ${REPS:-3}); do   # the arms in rotating order
+            for j in $(seq 0 $((${#arms[@]} - 1))); do run ${arms[$(((i + j) % ${#arms[@]}))]} $name $T $Q "${x[@]}"; done
         done
-        same $name hspz-before hspz
+        for a in "${arms[@]:1}"; do same $name ${arms[0]} $a; done
         rm -rf $W/$name.*
     done
     exit 0

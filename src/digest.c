@@ -159,6 +159,56 @@ static int files_list(const char *dir, files_t *f, char *err, size_t errlen)
     return 0;
 }
 
+/* A line with the 8 bytes that follow the lines' common prefix, big-endian, zero past its end:
+ * key order agrees with line_cmp wherever two keys differ; equal keys are ordered by line_cmp. */
+typedef struct { uint64_t key; line_t l; } keyed_t;
+
+/* the length of the common prefix of all n lines */
+static size_t common_prefix(const line_t *L, size_t n)
+{
+    size_t cp = n ? L[0].n : 0;
+    for (size_t i = 1; i < n && cp; i++) {
+        size_t m = L[i].n < cp ? L[i].n : cp, k = 0;
+        while (k < m && L[i].p[k] == L[0].p[k]) k++;
+        cp = k;
+    }
+    return cp;
+}
+
+/* Sort L[0..n) in line_cmp order: an LSD radix sort of the keys (a pass skipped where all
+ * lines share its byte), then each run of equal keys the same way on the next 8 bytes (depth
+ * levels at most; past them, and for short runs, by line_cmp).  Returns 0, -1 out of memory.
+ * The bytes sorted never depend on it: qsort(line_cmp) gives the same order. */
+static int lines_sort_keyed(line_t *L, size_t n, int depth)
+{
+    if (n < 32 || depth >= 6) { qsort(L, n, sizeof *L, line_cmp); return 0; }
+    keyed_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    size_t (*cnt)[256] = calloc(8, sizeof *cnt);
+    if (!a || !b || !cnt) { free(a); free(b); free(cnt); return -1; }
+    size_t cp = common_prefix(L, n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = 0;
+        for (size_t j = 0; j < 8; j++) k = k << 8 | (cp + j < L[i].n ? (unsigned char)L[i].p[cp + j] : 0);
+        a[i].key = k; a[i].l = L[i];
+        for (int d = 0; d < 8; d++) cnt[d][(k >> (8 * d)) & 255]++;
+    }
+    for (int d = 0; d < 8; d++) {
+        if (cnt[d][(a[0].key >> (8 * d)) & 255] == n) continue;   /* one byte value: order kept */
+        size_t off[256], o = 0;
+        for (int v = 0; v < 256; v++) { off[v] = o; o += cnt[d][v]; }
+        for (size_t i = 0; i < n; i++) b[off[(a[i].key >> (8 * d)) & 255]++] = a[i];
+        keyed_t *t = a; a = b; b = t;
+    }
+    for (size_t i = 0; i < n; i++) L[i] = a[i].l;
+    int rc = 0;
+    for (size_t i = 0, j; i < n && !rc; i = j) {
+        for (j = i + 1; j < n && a[j].key == a[i].key; j++) {}
+        if (j - i > 1) rc = lines_sort_keyed(L + i, j - i, depth + 1);
+    }
+    free(a); free(b); free(cnt);
+    return rc;
+}
+
 /* lines of buf[0..len) (each '\n'-terminated) sorted into *L; returns the count or -1 */
 static ssize_t lines_sort(char *buf, size_t len, line_t **L)
 {
@@ -172,7 +222,7 @@ static ssize_t lines_sort(char *buf, size_t len, line_t **L)
         size_t i = (size_t)(p - buf);
         (*L)[k].p = buf + s; (*L)[k].n = i - s; k++; s = i + 1;
     }
-    qsort(*L, nl, sizeof **L, line_cmp);
+    if (lines_sort_keyed(*L, nl, 0)) { free(*L); *L = NULL; return -1; }
     return (ssize_t)nl;
 }
 

@@ -361,10 +361,13 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_t *digest = json_null(), *nseg = json_null();
     if (outdir) {
         int nt = mi->threads > 0 ? mi->threads : 1;
+        double t0 = hz_now();
         if (outputs_json(outdir, nt, outs, err, errlen)) { json_decref(m); json_decref(outs); return -1; }
+        double t1 = hz_now();
         char hex[65];
         uint64_t nl = 0;
         if (hz_canonical_digest(outdir, nt, hex, &nl, err, errlen)) { json_decref(m); json_decref(outs); return -1; }
+        if (mi->trace) fprintf(stderr, "hspz: trace manifest: outputs hashed in %.4f s, canonical digest in %.4f s\n", t1 - t0, hz_now() - t1);
         digest = json_string(hex);
         nseg = json_integer((json_int_t)nl);
     }

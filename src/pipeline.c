@@ -279,6 +279,7 @@ typedef struct {
     int mdump_placed;          /* the same for --dump-manifest */
     double t_tload;            /* target load (or index verification) seconds */
     char *gpu_report;
+    int trace;                 /* HSPZ_TRACE=1: phase times on stderr (bench/) */
 } run_t;
 
 typedef struct {
@@ -610,6 +611,13 @@ static void job_free(qjob_t *J)
     memset(J, 0, sizeof *J);
 }
 
+/* HSPZ_TRACE=1: "hspz: trace <seconds since the run's start> <phase>" on stderr, for the
+ * benchmarks' timelines of what comes before and after the manifest's wall (bench/NOTES.md). */
+static void trace(const run_t *R, const char *phase)
+{
+    if (R->trace) fprintf(stderr, "hspz: trace %.4f %s\n", hz_now() - R->t_start, phase);
+}
+
 /* J's manifest facts (success or failure manifest). */
 static void job_manifest_facts(run_t *R, qjob_t *J)
 {
@@ -620,12 +628,14 @@ static void job_manifest_facts(run_t *R, qjob_t *J)
     J->mi.have_plan = R->tside.block && J->qside.block;
     if (J->mi.have_plan) hz_plan_count(&R->tside, &J->qside, (unsigned)R->sh.span, &J->o, &J->mi.plan);
     manifest_facts(&J->mi, R->be, J->t_start, R->nthreads, J->t_load, J->t_plan, J->t_table, J->t_output, &R->gpu_report);
+    J->mi.trace = R->trace;
 }
 
 /* J's folder complete: lastz commands, packaging, manifest (the last file written). */
 static int job_finish(run_t *R, qjob_t *J)
 {
     double to = hz_now();
+    trace(R, "work done");
     /* lastz commands (RULES.md "lastz commands"): sorted plus before minus, then tmp, block, r */
     if (hz_commands_write(&J->o, J->dir, J->cmds, J->ncmd, R->err, sizeof R->err)) return -1;
     /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
@@ -636,10 +646,13 @@ static int job_finish(run_t *R, qjob_t *J)
         if (rename(tt, J->tar_own)) return FAIL(R, "%s: cannot rename %s to it: %s", J->tar_own, tt, strerror(errno));
     }   /* a single run's tarball stays OUTDIR.tar.gz.tmp-<pid> until hz_publish places it */
     J->t_output += hz_now() - to;
+    trace(R, "packaged");
     job_manifest_facts(R, J);
+    trace(R, "manifest facts");
     char mp[4200];
     snprintf(mp, sizeof mp, "%s/manifest.json", J->dir);
     if (hz_manifest_write(&J->mi, mp, J->dir, R->err, sizeof R->err)) return -1;
+    trace(R, "manifest written");
     /* --report: report.html + .png (report.h), from the finished folder and its manifest */
     return J->o.report && hz_report_dir(J->dir, R->err, sizeof R->err) ? -1 : 0;
 }
@@ -796,18 +809,27 @@ int hz_run(const hz_opts *o)
     R->o = o;
     hz_sigwatch_start(&R->sigw);   /* before any thread starts, so that all inherit the blocked set */
     R->t_start = hz_now();
+    R->trace = getenv("HSPZ_TRACE") && !strcmp(getenv("HSPZ_TRACE"), "1");
+    if (R->trace) {   /* the wall clock too, so that a caller can see how long the start took */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(stderr, "hspz: trace 0.0000 start %lld.%06ld\n", (long long)ts.tv_sec, ts.tv_nsec / 1000);
+    }
     int status = 1, jinit = 0;
     if (job_init(R, J, 0)) goto done;
     jinit = 1;
     if (run_setup(R)) goto done;
     hz_backend_prewarm(o, &R->prewarm);   /* CUDA contexts start while the inputs are read */
     if (job_load(R, J, 1)) goto done;
+    trace(R, "inputs loaded");
     double t0 = hz_now();
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
     if (hz_check_outdir(o, R->err, sizeof R->err)) goto done;
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
     hz_backend_prewarm_join(&R->prewarm);
+    trace(R, "device ready");
     if (hz_backend_open(o, &R->xp, &R->be, R->err, sizeof R->err)) goto done;
+    trace(R, "backend open");
     {
         hz_opts to = *o;
         if (o->query_list) to.tarball = NULL;   /* the tarballs lie inside the folder */
@@ -829,6 +851,7 @@ int hz_run(const hz_opts *o)
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
     if (hz_publish(o, R->tmpdir, &R->sigw, R->err, sizeof R->err)) goto done;
     free(R->tmpdir); R->tmpdir = NULL;
+    trace(R, "published");
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
         char *fm = hz_failed_manifest_path(o->outdir);
         if (fm) unlink(fm);
@@ -842,8 +865,14 @@ done:
     hz_backend_prewarm_join(&R->prewarm);
     if (status) run_fail(R, jinit ? J : NULL);
     hz_sigwatch_stop(&R->sigw);
+#ifdef HZ_QUICK_EXIT_EXPERIMENT   /* bench only: no teardown at all after a success */
+    if (!status) { if (R->trace) fprintf(stderr, "hspz: trace %.4f quick exit\n", hz_now() - R->t_start); fflush(NULL); _exit(0); }
+#endif
     job_free(J);
+    int tr = R->trace;
+    double ts = R->t_start;
     run_free(R);
+    if (tr) fprintf(stderr, "hspz: trace %.4f freed\n", hz_now() - ts);
     free(J); free(R);
     return status;
 }

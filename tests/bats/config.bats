@@ -15,7 +15,7 @@ setup() {
     T="$BATS_TEST_TMPDIR"
     OUT="$T/out"
     # a clean HSPZ_* environment (the harness's own variables are allowed)
-    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_DEVICE_DEDUP HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_FAULT
+    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_DEVICE_DEDUP HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_FAULT HSPZ_TRACE
 }
 
 # value KEY — the value printed by the last `hspz config` for KEY (comment stripped).

@@ -168,11 +168,12 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == 0, "valid values accepted: %s", err);
     int n;
     const hz_envvar *v = hz_env_vars(&n);
-    check(n == 8 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
+    check(n == 9 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
           !strcmp(v[1].name, "HSPZ_GATE_KERNEL") && v[1].value == NULL && v[2].value == NULL &&
           !strcmp(v[4].name, "HSPZ_DEVICE_DEDUP") && v[4].value == NULL &&
           !strcmp(v[6].name, "HSPZ_GPU_TILE") && !strcmp(v[6].value, "1073741824") &&
-          !strcmp(v[7].name, "HSPZ_FAULT") && v[7].value == NULL, "values recorded");
+          !strcmp(v[7].name, "HSPZ_FAULT") && v[7].value == NULL &&
+          !strcmp(v[8].name, "HSPZ_TRACE") && v[8].value == NULL, "values recorded");
     setenv("HSPZ_FAULT", "gpu-kernel:3", 1);
     check(hz_env_check(err, sizeof err) == 0 && (v = hz_env_vars(&n)) && !strcmp(v[7].value, "gpu-kernel:3"),
           "HSPZ_FAULT=gpu-kernel:3 accepted and recorded");
@@ -287,6 +288,34 @@ static void test_digest(void)
         if (pp) { if (!fgets(want3, sizeof want3, pp)) want3[0] = 0; pclose(pp); }
         check(r1 == 0 && r2 == 0 && n1 == 202000 && n2 == 202000 && !strcmp(h1, h2) && !strncmp(h1, want3, 64),
               "202,000 lines, 200,000 of them equal: in memory == 4 KiB buckets == sort | sha256sum (%.12s)", h2);
+    }
+    {   /* the keyed sort's edges: long common prefixes (past its 6 levels of 8 bytes), lines that
+         * are prefixes of others, bytes 0x01 and 0xff, runs of equal keys: == LC_ALL=C sort */
+        char d4[700];
+        snprintf(d4, sizeof d4, "%s/o4", dir);
+        mkdir(d4, 0777);
+        snprintf(p, sizeof p, "%s/f.segments", d4);
+        fp = fopen(p, "wb");
+        uint64_t x = 0x9e3779b97f4a7c15ULL;
+        const char al[] = "\t01\x01\xff";
+        for (int i = 0; i < 60000; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            int pre = (int)(x % 4) == 0 ? 0 : (int)(x % 3) * 30;   /* 0, 30 or 60 shared bytes */
+            for (int k = 0; k < pre; k++) fputc('A' + k % 7, fp);
+            int len = (int)((x >> 8) % 12);
+            for (int k = 0; k < len; k++) fputc(al[(x >> (16 + 3 * k % 40)) % 5], fp);
+            fputc('\n', fp);
+        }
+        fclose(fp);
+        char h1[65], h2[65], want4[80] = ""; uint64_t n1 = 0, n2 = 0;
+        int r1 = hz_canonical_digest_buckets(d4, (size_t)1 << 30, 1, h1, &n1, err, sizeof err);
+        int r2 = hz_canonical_digest_buckets(d4, 8192, 3, h2, &n2, err, sizeof err);
+        char cmd[1600];
+        snprintf(cmd, sizeof cmd, "LC_ALL=C sort '%s/f.segments' | sha256sum", d4);
+        FILE *pp = popen(cmd, "r");
+        if (pp) { if (!fgets(want4, sizeof want4, pp)) want4[0] = 0; pclose(pp); }
+        check(r1 == 0 && r2 == 0 && n1 == 60000 && n2 == 60000 && !strcmp(h1, h2) && !strncmp(h1, want4, 64),
+              "60,000 lines with long shared prefixes, prefixes of each other, bytes 0x01/0xff: in memory == 8 KiB buckets == sort | sha256sum (%.12s)", want4);
     }
     snprintf(p, sizeof p, "%s/empty", dir);
     fp = fopen(p, "wb"); fclose(fp);
