@@ -59,7 +59,7 @@ if tr:   # the timeline: start latency, work done, manifest written, freed or qu
     for l in p.stderr.splitlines():
         w_ = l.split()
         if l.startswith("hspz: trace 0.0000 start"): ph["t0"] = float(w_[4])
-        elif l.startswith("hspz: trace manifest:"): ph["hash"] = f"hash {w_[5]} digest {w_[10]}"
+        elif l.startswith("hspz: trace manifest:"): ph["hash"] = f"hash {w_[6]} digest {w_[11]}"
         elif l.startswith("hspz: trace"): ph[" ".join(w_[3:])] = float(w_[2])
     if "t0" in ph:
         st = ph["t0"] - s
