@@ -7,11 +7,13 @@
 #   bench/device_pack.sh data PAIR...    .dev/data/data/PAIR (tiny/small pairs; case paths
 #                                        ../shared/ map to .dev/data/)
 #   bench/device_pack.sh put DIR PAIR... ../shared/data/PAIR into .dev/DIR/PAIR
+#   bench/device_pack.sh pack            .dev/bin/* into .dev/bin.tar.xz (a quarter of the size;
+#                                        device_env.sh unpacks it), .dev/bin emptied
 # On the device: tar xJf .dev/lib.tar.xz -C .dev/lib; export LD_LIBRARY_PATH=$PWD/.dev/lib
 set -eu
 S=${HSPZ_SHARED:-../shared}
 BUILD=${BUILD_DIR:-build}
-cmd=${1:?base|data|put}; shift
+cmd=${1:?base|data|put|pack}; shift
 case $cmd in
 base)
     rm -rf .dev/bin .dev/libtmp .dev/lib.tar.xz .dev/cases; mkdir -p .dev/bin .dev/libtmp .dev/cases
@@ -29,6 +31,8 @@ data)
     for g in $S/golden/kegalign/*/inputs; do    # the synthetic tiny pairs' inputs
         mkdir -p .dev/data/golden/kegalign/$(basename $(dirname $g)); cp -r $g .dev/data/golden/kegalign/$(basename $(dirname $g))/
     done ;;
+pack)
+    tar cJf .dev/bin.tar.xz -C .dev/bin . && rm -f .dev/bin/* ;;
 put)
     d=$1; shift
     for p in "$@"; do mkdir -p .dev/$d/$p; cp $S/data/$p/* .dev/$d/$p/; done ;;
