@@ -82,6 +82,7 @@ if [ "$what" = bench ]; then
             zymoblocks) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz x=(--seq-block-size 8000000) ;;
             yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
             plasmodium) T=$(ls .dev/pf/*falciparum* | head -1) Q=$(ls .dev/pf/*knowlesi* | head -1) ;;
+            large) T=/tmp/lg/large_target.fa.gz Q=/tmp/lg/large_query.fa.gz ;;   # bench/device_large.sh stages it
         esac
         arms=(${ARMS:-hspz-before hspz})
         for i in $(seq 1 ${REPS:-3}); do   # the arms in rotating order
