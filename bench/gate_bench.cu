@@ -95,9 +95,9 @@ int main(int argc, char **argv)
     int frozen = hz_xdrop_block16_fits(&xp, 128);
     if (frozen < 0) { fprintf(stderr, "gate_bench: the refill kernels do not fit these scores\n"); return 2; }
     uint8_t *fl[V_NFLAG]; uint32_t *ids, *cnt, *lcnt; unsigned long long *bad;
-    hz_anchor *dA, *dL;
+    hz_anchor *dA; hz_survivor *dL;
     for (int v = 0; v < V_NFLAG; v++) CK(cudaMalloc(&fl[v], tile));
-    CK(cudaMalloc(&dA, tile * sizeof(hz_anchor))); CK(cudaMalloc(&dL, tile * sizeof(hz_anchor))); CK(cudaMalloc(&lcnt, 32));
+    CK(cudaMalloc(&dA, tile * sizeof(hz_anchor))); CK(cudaMalloc(&dL, tile * sizeof(hz_survivor))); CK(cudaMalloc(&lcnt, 32));
     unsigned long long *lbad; CK(cudaMalloc(&lbad, 8)); CK(cudaMemset(lbad, 0, 8));
     uint64_t long_anchors = 0;
     CK(cudaMalloc(&ids, tile * 4)); CK(cudaMalloc(&cnt, 8)); CK(cudaMalloc(&bad, 8)); CK(cudaMemset(bad, 0, 8));
@@ -159,15 +159,23 @@ int main(int argc, char **argv)
                 CK(cudaMemcpyAsync(&c2, cnt + 1, 4, cudaMemcpyDeviceToHost, st)); CK(cudaStreamSynchronize(st));
                 int same = lc[0] == c;
                 if (same && c) {   /* the list holds exactly the anchors of flag 1 */
-                    std::vector<hz_anchor> all(n), lst(c);
+                    std::vector<hz_anchor> all(n);
+                    std::vector<hz_survivor> lst(c);
                     std::vector<uint8_t> fh(n);
                     CK(cudaMemcpy(all.data(), dA, n * sizeof(hz_anchor), cudaMemcpyDeviceToHost));
-                    CK(cudaMemcpy(lst.data(), dL, c * sizeof(hz_anchor), cudaMemcpyDeviceToHost));
+                    CK(cudaMemcpy(lst.data(), dL, c * sizeof(hz_survivor), cudaMemcpyDeviceToHost));
                     CK(cudaMemcpy(fh.data(), fl[V_THREAD], n, cudaMemcpyDeviceToHost));
                     auto key = [](const hz_anchor &a) { return ((uint64_t)a.ar << 32) | a.aq; };
                     std::vector<uint64_t> want, got;
                     for (uint64_t k = 0; k < n; k++) if (fh[k] == 1) want.push_back(key(all[k]));
-                    for (uint32_t k = 0; k < c; k++) got.push_back(key(lst[k]));
+                    for (uint32_t k = 0; k < c; k++) {   /* each with its two exact side scores */
+                        hz_anchor a = { lst[k].ar, lst[k].aq };
+                        int32_t le, re;
+                        const uint8_t *hq = strand ? qr.data() : qf.data();
+                        int ok = hz_xdrop_left(tc.data(), hq, a.ar, a.aq, xp.sub, xp.xdrop, &le) == lst[k].lsc &&
+                                 hz_xdrop_right(tc.data(), Lt, hq, Lq, a.ar, a.aq, xp.sub, xp.xdrop, &re) == lst[k].rsc;
+                        got.push_back(ok ? key(a) : ~0ULL);
+                    }
                     std::sort(want.begin(), want.end()); std::sort(got.begin(), got.end());
                     same = want == got;
                 }

@@ -105,7 +105,7 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
     HZ_CUDA_CHECK(cudaEventCreate(&c->es1), err, errlen, fail);
     if (DALLOC(c->d_flags, T, D, "gate flags") || DALLOC(c->d_ids, T * 4, D, "survivor ids") ||
         (refill && (DALLOC(c->d_A, T * sizeof(hz_anchor), D, "the tile's anchors") ||
-                    DALLOC(c->d_L, T * sizeof(hz_anchor), D, "the gate's survivor lists"))) ||
+                    DALLOC(c->d_L, T * sizeof(hz_survivor), D, "the gate's survivor lists"))) ||
         DALLOC(c->d_count, 32, D, "counters") || DALLOC(c->d_hsp, (B->dev_dedup ? 1 : T) * sizeof(hz_hsp), D, "HSPs") ||
         DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors"))
         return -1;
@@ -309,8 +309,8 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         if (gate_fault(B, c, err, errlen)) return -1;
         HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
-        hz_cuda_materialize_list(D->d_R, D->Rlen, dQ, Qlen, c->d_L, NULL, c->d_count, (uint32_t)n, B->xp, hout,
-                                 c->d_count + 1, c->st);
+        hz_cuda_materialize_survivors(D->d_R, D->Rlen, dQ, Qlen, c->d_L, c->d_count, (uint32_t)n, B->xp, hout,
+                                      c->d_count + 1, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
         tb = c->temp_bytes;

@@ -29,7 +29,8 @@ struct tctx {
     cudaStream_t st;
     cudaEvent_t ev[ST_N + 1], es0, es1;
     uint8_t *d_flags;
-    hz_anchor *d_A, *d_L;                 /* refill gate: the tile's anchors, and its survivors */
+    hz_anchor *d_A;                       /* refill gate: the tile's anchors */
+    hz_survivor *d_L;                     /* and its survivors with their side scores */
     uint32_t *d_ids, *d_count;            /* d_count: [0] gate survivors, [1] kept HSPs, [2] anchors past
                                            * the gate cap, [3] of those at the gate threshold on the
                                            * device, [4] of those left to the host; [5] the refill gate's

@@ -105,17 +105,22 @@ cudaError_t hz_cuda_gate_buckets(const uint8_t *R, uint32_t Rlen, const uint8_t 
                                  const hz_dev_batch &b, uint64_t h0, uint64_t n, const hz_xparams &xp,
                                  uint32_t cap, uint32_t win, hz_bucket_scratch *bs, uint8_t *flags,
                                  cudaStream_t st);
+/* A gate survivor of the refill gate's list: the anchor and its two exact side scores (both
+ * sides ended within the gate's cap), so that materialization scans each side only up to its
+ * first maximum (hz_materialize_known) */
+struct hz_survivor { uint32_t ar, aq; int32_t lsc, rsc; };
 /* gate_refill.cu: A[i] = anchor h0+i of the batch, i < n, in raw order (spec §3.4; the
  * positions of hz_dev_anchor) */
 void hz_cuda_expand(const hz_dev_batch &b, uint64_t h0, uint64_t n, hz_anchor *A, cudaStream_t st);
 /* gate_refill.cu: the gate of anchors A[0..n) (n < 2^32) with lane refill and 16 columns a
  * step (frozen: hz_xdrop_block16_fits' variant, 0 or 1; dyn 1: warps take runs of anchors from
  * the counter *d_next, which must be 0, instead of fixed runs): flags[i] as hz_cuda_gate, and
- * when out is given the survivors (flag 1) also at out[atomicAdd(d_count[0])] (n slots; order
- * free).  Sequences need HZ_DEV_PAD readable bytes before and after them. */
+ * when out is given the survivors (flag 1) with their side scores also at
+ * out[atomicAdd(d_count[0])] (n slots; order free).  Sequences need HZ_DEV_PAD readable bytes
+ * before and after them. */
 void hz_cuda_gate_refill(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, const hz_anchor *A,
                          uint64_t n, const hz_xparams &xp, uint32_t cap, int frozen, int dyn, uint8_t *flags,
-                         hz_anchor *out, uint32_t *d_count, uint32_t *d_next, cudaStream_t st);
+                         hz_survivor *out, uint32_t *d_count, uint32_t *d_next, cudaStream_t st);
 /* select the indices i < n with flags[i] == v, ascending (stable), into ids; count into *d_count */
 cudaError_t hz_cuda_select(const uint8_t *flags, uint64_t n, uint8_t v, uint32_t *ids,
                            uint32_t *d_count, void *temp, size_t *temp_bytes, cudaStream_t st);
@@ -134,12 +139,15 @@ void hz_cuda_long(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Ql
                   uint64_t h0, const uint32_t *ids, const uint32_t *d_n, uint32_t nmax, const hz_xparams &xp,
                   uint32_t cap2, hz_hsp *out, uint32_t *d_kept, uint32_t *d_pass, hz_anchor *host,
                   uint32_t *d_host, cudaStream_t st);
-/* the same two from the tile's anchor list A (hz_cuda_expand): anchors A[i] (ids NULL) or
- * A[ids[i]], i < *d_n; the long scans with cuda/scan16.cuh's steps (frozen: the
+/* extend.cu: materialize the refill gate's survivors L[i], i < *d_n <= nmax, from their known
+ * side scores (hz_materialize_known: the bytes of hz_materialize); kept HSPs appended at
+ * out[atomicAdd(d_kept)] */
+void hz_cuda_materialize_survivors(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                                   const hz_survivor *L, const uint32_t *d_n, uint32_t nmax,
+                                   const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, cudaStream_t st);
+/* the long scans from the tile's anchor list A (hz_cuda_expand): anchors A[i] (ids NULL) or
+ * A[ids[i]], i < *d_n, as hz_cuda_long, with cuda/scan16.cuh's steps (frozen: the
  * hz_xdrop_block16_fits variant) or, frozen -1, the scalar ones */
-void hz_cuda_materialize_list(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                              const hz_anchor *A, const uint32_t *ids, const uint32_t *d_n, uint32_t nmax,
-                              const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, cudaStream_t st);
 void hz_cuda_long_list(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, const hz_anchor *A,
                        const uint32_t *ids, const uint32_t *d_n, uint32_t nmax, const hz_xparams &xp, int frozen, uint32_t cap2,
                        hz_hsp *out, uint32_t *d_kept, uint32_t *d_pass, hz_anchor *host, uint32_t *d_host,

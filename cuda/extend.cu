@@ -54,13 +54,29 @@ void hz_cuda_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
     materialize_kernel<<<grid_for(nmax), MAT_BLOCK, 0, st>>>(R, Rlen, Q, Qlen, src, d_n, nmax, xp, out, d_kept);
 }
 
-void hz_cuda_materialize_list(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                              const hz_anchor *A, const uint32_t *ids, const uint32_t *d_n, uint32_t nmax,
-                              const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, cudaStream_t st)
+/* The refill gate's survivors: each side scanned only up to its first maximum, since the gate
+ * already gave its score (src/xdrop.h hz_materialize_known; the same HSPs as hz_materialize). */
+__global__ void __launch_bounds__(MAT_BLOCK)
+survivors_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__restrict__ Q, uint32_t Qlen,
+                 const hz_survivor *__restrict__ L, const uint32_t *d_n, hz_xparams xp, hz_hsp *out, uint32_t *d_kept)
+{
+    __shared__ hz_xparams sx;
+    if (threadIdx.x == 0) sx = xp;
+    __syncthreads();
+    uint32_t n = *d_n;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        hz_survivor a = L[i];
+        hz_hsp h;
+        if (hz_materialize_known(R, Rlen, Q, Qlen, a.ar, a.aq, a.lsc, a.rsc, &sx, &h)) out[atomicAdd(d_kept, 1u)] = h;
+    }
+}
+
+void hz_cuda_materialize_survivors(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                                   const hz_survivor *L, const uint32_t *d_n, uint32_t nmax,
+                                   const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, cudaStream_t st)
 {
     if (!nmax) return;
-    src_list src = { A, ids };
-    materialize_kernel<<<grid_for(nmax), MAT_BLOCK, 0, st>>>(R, Rlen, Q, Qlen, src, d_n, nmax, xp, out, d_kept);
+    survivors_kernel<<<grid_for(nmax), MAT_BLOCK, 0, st>>>(R, Rlen, Q, Qlen, L, d_n, xp, out, d_kept);
 }
 
 /* Anchors past the gate's work cap (flag 2): exact capped scans with the larger cap2; when

@@ -17,8 +17,9 @@
  * Anchors come from hz_cuda_expand: the tile's raw anchors (ar, aq) in raw order, one
  * coalesced pass, so that a refilling lane reads its anchor instead of searching its seed.
  * Every decision goes to flags (0, 1, 2 as hz_gate_cpu_capped); in list mode the survivors
- * are also appended to a list (order free: the batch dedup sorts by a total key, spec §5.3),
- * so materialization needs no compaction.  Undecided anchors are compacted from the flags:
+ * are also appended to a list with their two side scores (order free: the batch dedup sorts
+ * by a total key, spec §5.3), so materialization needs no compaction and scans each side only
+ * up to its first maximum (hz_materialize_known).  Undecided anchors are compacted from the flags:
  * their long scans are far apart in length, and in raw order a warp's anchors are alike.
  */
 #include "cuda_common.cuh"
@@ -99,7 +100,7 @@ template <int LIST, int FROZEN, int DYN>
 __global__ void __launch_bounds__(RF_BLOCK)
 refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__restrict__ Q, uint32_t Qlen,
               const hz_anchor *__restrict__ A, uint32_t n, hz_xparams xp, uint32_t cap, uint8_t *flags,
-              hz_anchor *out, uint32_t *d_count, uint32_t *d_next)
+              hz_survivor *out, uint32_t *d_count, uint32_t *d_next)
 {
     __shared__ int32_t sub[64];
     if (threadIdx.x < 64) sub[threadIdx.x] = xp.sub[threadIdx.x];
@@ -115,7 +116,7 @@ refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__res
     }
     uint32_t i = 0, ar = 0, aq = 0;
     int st = RF_IDLE;
-    int32_t lsc = 0;
+    int32_t lsc = 0, rsc = 0;   /* the anchor's side scores (exact once its side ended) */
     rf_side s;
     for (;;) {
         int flag = -1;
@@ -142,7 +143,7 @@ refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__res
                     ar = a.ar; aq = a.aq;
                     rf_setup(s, 1, R, Rlen, Q, Qlen, ar, aq, cap, x);
                     st = RF_LEFT;
-                    lsc = 0;
+                    lsc = rsc = 0;
                     if (!s.rem) { rf_setup(s, 0, R, Rlen, Q, Qlen, ar, aq, cap, x); st = RF_RIGHT; }
                     if (!s.rem) { flag = lsc >= xp.gate_min_total; st = RF_IDLE; }
                 } else st = RF_OUT;
@@ -159,6 +160,7 @@ refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__res
                     if (!s.rem) { flag = lsc >= xp.gate_min_total; st = RF_IDLE; }
                 } else {
                     flag = v < 0 ? 2 : (int)(lsc + v >= xp.gate_min_total);
+                    rsc = v;
                     st = RF_IDLE;
                 }
             }
@@ -166,7 +168,7 @@ refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__res
         if (flag >= 0) flags[i] = (uint8_t)flag;
         if (LIST) {
             uint32_t ms = __ballot_sync(RF_FULL, flag == 1);
-            hz_anchor a; a.ar = ar; a.aq = aq;
+            hz_survivor a; a.ar = ar; a.aq = aq; a.lsc = lsc; a.rsc = rsc;
             if (flag == 1) out[rf_append(ms, d_count)] = a;
         }
     }
@@ -174,7 +176,7 @@ refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__res
 
 void hz_cuda_gate_refill(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, const hz_anchor *A,
                          uint64_t n, const hz_xparams &xp, uint32_t cap, int frozen, int dyn, uint8_t *flags,
-                         hz_anchor *out, uint32_t *d_count, uint32_t *d_next, cudaStream_t st)
+                         hz_survivor *out, uint32_t *d_count, uint32_t *d_next, cudaStream_t st)
 {
     if (!n) return;
     uint64_t warps = dyn ? (n + 2 * RF_GRAB - 1) / (2 * RF_GRAB) : (n + RF_PER_WARP - 1) / RF_PER_WARP;

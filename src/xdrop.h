@@ -281,6 +281,58 @@ HZ_HD int hz_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
     return hz_keep_hsp(R, Q, ar, aq, rs + ls, lext, rext, xp, out);
 }
 
+/* A side's first maximum when its score is known (spec §4.2): the *ext of hz_xdrop_right /
+ * hz_xdrop_left from a scan that stops at the first column reaching best, instead of running
+ * on to the X-drop stop.  Those scans raise their maximum for the last time exactly where the
+ * running score first equals it, so the extents agree whenever best is the side's score (the
+ * gate's side score of a scan that ended within its cap).  Returns the extent (right: -1 for
+ * best 0; left: 0 for best 0), or INT32_MIN when the scan passes best or stops (X-drop, edge)
+ * before reaching it: best was not the side's score.  A best below the side's score that some
+ * column reaches is not detected. */
+HZ_HD int32_t hz_xdrop_right_at(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                                uint32_t ar, uint32_t aq, const int32_t *sub, int32_t xdrop, int32_t best)
+{
+    if (best <= 0) return best == 0 ? -1 : INT32_MIN;
+    if (ar >= Rlen || aq >= Qlen) return INT32_MIN;
+    uint32_t n = Rlen - ar, nq = Qlen - aq;
+    if (nq < n) n = nq;
+    int32_t S = 0, m = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        S += sub[(R[ar + p] << 3) | Q[aq + p]];
+        if (S >= best) return S == best ? (int32_t)p : INT32_MIN;
+        if (S > m) m = S;
+        else if (m - S > xdrop) break;
+    }
+    return INT32_MIN;
+}
+
+HZ_HD int32_t hz_xdrop_left_at(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq,
+                               const int32_t *sub, int32_t xdrop, int32_t best)
+{
+    if (best <= 0) return best == 0 ? 0 : INT32_MIN;
+    uint32_t n = ar < aq ? ar : aq;
+    int32_t S = 0, m = 0;
+    for (uint32_t p = 1; p <= n; p++) {
+        S += sub[(R[ar - p] << 3) | Q[aq - p]];
+        if (S >= best) return S == best ? (int32_t)p : INT32_MIN;
+        if (S > m) m = S;
+        else if (m - S > xdrop) break;
+    }
+    return INT32_MIN;
+}
+
+/* hz_materialize for an anchor whose side scores lsc (left) and rsc (right) are known, e.g.
+ * from the gate: the same result, with each side scanned only up to its first maximum
+ * (hz_xdrop_*_at).  Scores found wrong there fall back to hz_materialize. */
+HZ_HD int hz_materialize_known(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
+                               uint32_t ar, uint32_t aq, int32_t lsc, int32_t rsc, const hz_xparams *xp, hz_hsp *out)
+{
+    int32_t lext = hz_xdrop_left_at(R, Q, ar, aq, xp->sub, xp->xdrop, lsc);
+    int32_t rext = hz_xdrop_right_at(R, Rlen, Q, Qlen, ar, aq, xp->sub, xp->xdrop, rsc);
+    if (lext == INT32_MIN || rext == INT32_MIN) return hz_materialize(R, Rlen, Q, Qlen, ar, aq, xp, out);
+    return hz_keep_hsp(R, Q, ar, aq, lsc + rsc, lext, rext, xp, out);
+}
+
 /* The least total t for which the keep test can pass: (int)(double)(float)t >= K.  Since the
  * entropy factor is < 1 whenever it applies, total >= this value is necessary for keeping;
  * the score gate rejects every anchor below it (spec §4.5 last paragraph). */

@@ -604,9 +604,9 @@ static void test_random_anchors(void)
             hz_xparams xp;
             memcpy(xp.sub, HOXD, sizeof xp.sub);
             xp.xdrop = 910; xp.hspthresh = Ks[ki]; xp.entropy = ent; xp.gate_min_total = hz_gate_threshold(Ks[ki]);
-            size_t badm = 0, badf = 0, kept = 0;
+            size_t badm = 0, badf = 0, badk = 0, kept = 0;
             for (size_t i = 0; i < n; i++) {
-                hz_hsp want, got, got2;
+                hz_hsp want, got, got2, got3, got4;
                 int kw = ref_materialize(SR, RL, SQ, QL, a[i].ar, a[i].aq, HOXD, 910, Ks[ki], ent, &want);
                 int kg = hz_materialize(SR, RL, SQ, QL, a[i].ar, a[i].aq, &xp, &got);
                 hz_ext e = {rr[i].best, rr[i].bp, ll[i].best, ll[i].bp};
@@ -614,10 +614,43 @@ static void test_random_anchors(void)
                 kept += kw;
                 if (kw != kg || (kw && memcmp(&want, &got, sizeof want) != 0)) badm++;
                 if (kw != kf || (kw && memcmp(&want, &got2, sizeof want) != 0)) badf++;
+                /* from the known side scores, and (fallback) from a score no column reaches */
+                int kk = hz_materialize_known(SR, RL, SQ, QL, a[i].ar, a[i].aq, ll[i].best, rr[i].best, &xp, &got3);
+                int kb = hz_materialize_known(SR, RL, SQ, QL, a[i].ar, a[i].aq, ll[i].best, rr[i].best + 1, &xp, &got4);
+                if (kw != kk || (kw && memcmp(&want, &got3, sizeof want) != 0)) badk++;
+                if (kw != kb || (kw && memcmp(&want, &got4, sizeof want) != 0)) badk++;
             }
-            check(badm == 0 && badf == 0, "hz_materialize / hz_finish_hsp == keep model, K %d entropy %d (%zu of %zu kept)",
+            check(badm == 0 && badf == 0 && badk == 0,
+                  "hz_materialize / hz_finish_hsp / hz_materialize_known == keep model, K %d entropy %d (%zu of %zu kept)",
                   Ks[ki], ent, kept, n);
         }
+
+    /* hz_materialize_known == hz_materialize under random matrices (zero and positive
+     * mismatch entries, ties of the running score with its maximum) and x from 1 to 2000 */
+    {
+        size_t bad = 0, kept = 0, tried = 0;
+        for (int m = 0; m < 40; m++) {
+            hz_xparams xp;
+            for (int k = 0; k < 64; k++) xp.sub[k] = (int32_t)(rnd() % 301) - 150;
+            for (int b = 0; b < 4; b++) xp.sub[(b << 3) | b] = 20 + (int32_t)(rnd() % 100);
+            xp.xdrop = 1 + (int32_t)(rnd() % 2000); xp.hspthresh = 1 + (int32_t)(rnd() % 3000);
+            xp.entropy = (int)(rnd() % 2); xp.gate_min_total = hz_gate_threshold(xp.hspthresh);
+            for (size_t i = 0; i < n; i += 3) {
+                int32_t le, re;
+                int32_t ls = hz_xdrop_left(SR, SQ, a[i].ar, a[i].aq, xp.sub, xp.xdrop, &le);
+                int32_t rs = hz_xdrop_right(SR, RL, SQ, QL, a[i].ar, a[i].aq, xp.sub, xp.xdrop, &re);
+                hz_hsp want, got;
+                int kw = hz_materialize(SR, RL, SQ, QL, a[i].ar, a[i].aq, &xp, &want);
+                int kg = hz_materialize_known(SR, RL, SQ, QL, a[i].ar, a[i].aq, ls, rs, &xp, &got);
+                int32_t le2 = hz_xdrop_left_at(SR, SQ, a[i].ar, a[i].aq, xp.sub, xp.xdrop, ls);
+                int32_t re2 = hz_xdrop_right_at(SR, RL, SQ, QL, a[i].ar, a[i].aq, xp.sub, xp.xdrop, rs);
+                tried++; kept += kw;
+                if (kw != kg || (kw && memcmp(&want, &got, sizeof want) != 0) || le2 != le || re2 != re) bad++;
+            }
+        }
+        check(bad == 0 && kept > 0, "hz_xdrop_*_at extents and hz_materialize_known == hz_materialize: 40 random matrices, %zu anchors (%zu kept)",
+              tried, kept);
+    }
 
     /* gate: flags vs brute-force total >= gate_min_total */
     uint8_t *fl = malloc(n), *fc = malloc(n);
