@@ -242,32 +242,52 @@ HZ_HD double hz_entropy(const int32_t c[4], int32_t extent, int *reject)
     return -e / HZ_LN4_FLOAT;
 }
 
+/* Whether spec §4.5's entropy adjustment applies to a total score: entropy on and
+ * K <= total <= 3K. */
+HZ_HD int hz_entropy_applies(const hz_xparams *xp, int32_t total)
+{
+    return xp->entropy && total >= xp->hspthresh && (int64_t)total <= 3 * (int64_t)xp->hspthresh;
+}
+
+/* KegAlign's keep test and record (spec §4.2-4.5) from the identical A/C/G/T column counts
+ * c[4] of the HSP's columns (RULES.md "entropy counting"; read only where
+ * hz_entropy_applies): anchor (ar, aq), total score, left extent lext >= 0, right extent
+ * rext >= -1.  Returns 1 and fills *out when the HSP is kept, else 0. */
+HZ_HD int hz_keep_counted(uint32_t ar, uint32_t aq, int32_t total, int32_t lext, int32_t rext,
+                          const int32_t c[4], const hz_xparams *xp, hz_hsp *out)
+{
+    int32_t extent = rext + lext;
+    double ent = 1.0;
+    int32_t K = xp->hspthresh;
+    if (hz_entropy_applies(xp, total)) {
+        int reject;
+        ent = hz_entropy(c, extent, &reject);
+        if (reject) return 0;
+    }
+    if ((int32_t)((double)(float)total * ent) < K) return 0;
+    out->rs = ar - (uint32_t)lext;
+    out->qs = aq - (uint32_t)lext;
+    out->len = (uint32_t)extent;
+    out->score = ent > 0 ? (int32_t)((double)total * ent) : 0;
+    return 1;
+}
+
 /* KegAlign's keep test and record for an anchor (ar, aq) whose two one-sided extensions are
  * known: total score, left extent lext >= 0, right extent rext >= -1 (spec §4.2-4.5; counts
  * per RULES.md "entropy counting").  Returns 1 and fills *out when the HSP is kept, else 0. */
 HZ_HD int hz_keep_hsp(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq, int32_t total,
                       int32_t lext, int32_t rext, const hz_xparams *xp, hz_hsp *out)
 {
-    int32_t extent = rext + lext;
-    double ent = 1.0;
-    int32_t K = xp->hspthresh;
-    uint32_t r0 = ar - (uint32_t)lext, q0 = aq - (uint32_t)lext;
-    if (xp->entropy && total >= K && (int64_t)total <= 3 * (int64_t)K) {
-        int32_t c[4] = {0, 0, 0, 0};
+    int32_t c[4] = {0, 0, 0, 0};
+    if (hz_entropy_applies(xp, total)) {
+        int32_t extent = rext + lext;
+        uint32_t r0 = ar - (uint32_t)lext, q0 = aq - (uint32_t)lext;
         for (int32_t p = 0; p <= extent; p++) {
             uint8_t a = R[r0 + p];
             if (a < 4 && a == Q[q0 + p]) c[a]++;
         }
-        int reject;
-        ent = hz_entropy(c, extent, &reject);
-        if (reject) return 0;
     }
-    if ((int32_t)((double)(float)total * ent) < K) return 0;
-    out->rs = r0;
-    out->qs = q0;
-    out->len = (uint32_t)extent;
-    out->score = ent > 0 ? (int32_t)((double)total * ent) : 0;
-    return 1;
+    return hz_keep_counted(ar, aq, total, lext, rext, c, xp, out);
 }
 
 /* Full extension of one anchor into an HSP with KegAlign's keep test (spec §4.2-4.5).
@@ -288,18 +308,29 @@ HZ_HD int hz_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
  * gate's side score of a scan that ended within its cap).  Returns the extent (right: -1 for
  * best 0; left: 0 for best 0), or INT32_MIN when the scan passes best or stops (X-drop, edge)
  * before reaching it: best was not the side's score.  A best below the side's score that some
- * column reaches is not detected. */
+ * column reaches is not detected.  When cnt is given, cnt[0] += the identical A and C columns
+ * the side takes (A in the low, C in the high 32 bits), cnt[1] the same for G and T: the
+ * columns RULES.md "entropy counting" counts, the two sides together making the HSP's. */
 HZ_HD int32_t hz_xdrop_right_at(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
-                                uint32_t ar, uint32_t aq, const int32_t *sub, int32_t xdrop, int32_t best)
+                                uint32_t ar, uint32_t aq, const int32_t *sub, int32_t xdrop, int32_t best,
+                                uint64_t *cnt)
 {
     if (best <= 0) return best == 0 ? -1 : INT32_MIN;
     if (ar >= Rlen || aq >= Qlen) return INT32_MIN;
     uint32_t n = Rlen - ar, nq = Qlen - aq;
     if (nq < n) n = nq;
     int32_t S = 0, m = 0;
+    uint64_t c0 = 0, c1 = 0;
     for (uint32_t p = 0; p < n; p++) {
-        S += sub[(R[ar + p] << 3) | Q[aq + p]];
-        if (S >= best) return S == best ? (int32_t)p : INT32_MIN;
+        uint32_t a = R[ar + p], b = Q[aq + p];
+        uint64_t one = (uint64_t)(a < 4 && a == b) << ((a & 1) * 32);
+        if (a & 2) c1 += one; else c0 += one;
+        S += sub[(a << 3) | b];
+        if (S >= best) {
+            if (S != best) return INT32_MIN;
+            if (cnt) { cnt[0] += c0; cnt[1] += c1; }
+            return (int32_t)p;
+        }
         if (S > m) m = S;
         else if (m - S > xdrop) break;
     }
@@ -307,14 +338,22 @@ HZ_HD int32_t hz_xdrop_right_at(const uint8_t *R, uint32_t Rlen, const uint8_t *
 }
 
 HZ_HD int32_t hz_xdrop_left_at(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq,
-                               const int32_t *sub, int32_t xdrop, int32_t best)
+                               const int32_t *sub, int32_t xdrop, int32_t best, uint64_t *cnt)
 {
     if (best <= 0) return best == 0 ? 0 : INT32_MIN;
     uint32_t n = ar < aq ? ar : aq;
     int32_t S = 0, m = 0;
+    uint64_t c0 = 0, c1 = 0;
     for (uint32_t p = 1; p <= n; p++) {
-        S += sub[(R[ar - p] << 3) | Q[aq - p]];
-        if (S >= best) return S == best ? (int32_t)p : INT32_MIN;
+        uint32_t a = R[ar - p], b = Q[aq - p];
+        uint64_t one = (uint64_t)(a < 4 && a == b) << ((a & 1) * 32);
+        if (a & 2) c1 += one; else c0 += one;
+        S += sub[(a << 3) | b];
+        if (S >= best) {
+            if (S != best) return INT32_MIN;
+            if (cnt) { cnt[0] += c0; cnt[1] += c1; }
+            return (int32_t)p;
+        }
         if (S > m) m = S;
         else if (m - S > xdrop) break;
     }
@@ -322,15 +361,19 @@ HZ_HD int32_t hz_xdrop_left_at(const uint8_t *R, const uint8_t *Q, uint32_t ar, 
 }
 
 /* hz_materialize for an anchor whose side scores lsc (left) and rsc (right) are known, e.g.
- * from the gate: the same result, with each side scanned only up to its first maximum
- * (hz_xdrop_*_at).  Scores found wrong there fall back to hz_materialize. */
+ * from the gate: the same result from one pass over the HSP's columns, each side scanned only
+ * up to its first maximum (hz_xdrop_*_at) and counted on the way when the entropy test
+ * applies.  Scores found wrong there fall back to hz_materialize. */
 HZ_HD int hz_materialize_known(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                                uint32_t ar, uint32_t aq, int32_t lsc, int32_t rsc, const hz_xparams *xp, hz_hsp *out)
 {
-    int32_t lext = hz_xdrop_left_at(R, Q, ar, aq, xp->sub, xp->xdrop, lsc);
-    int32_t rext = hz_xdrop_right_at(R, Rlen, Q, Qlen, ar, aq, xp->sub, xp->xdrop, rsc);
+    uint64_t cnt[2] = {0, 0};
+    int counted = hz_entropy_applies(xp, lsc + rsc);
+    int32_t lext = hz_xdrop_left_at(R, Q, ar, aq, xp->sub, xp->xdrop, lsc, counted ? cnt : NULL);
+    int32_t rext = hz_xdrop_right_at(R, Rlen, Q, Qlen, ar, aq, xp->sub, xp->xdrop, rsc, counted ? cnt : NULL);
     if (lext == INT32_MIN || rext == INT32_MIN) return hz_materialize(R, Rlen, Q, Qlen, ar, aq, xp, out);
-    return hz_keep_hsp(R, Q, ar, aq, lsc + rsc, lext, rext, xp, out);
+    int32_t c[4] = { (int32_t)(uint32_t)cnt[0], (int32_t)(cnt[0] >> 32), (int32_t)(uint32_t)cnt[1], (int32_t)(cnt[1] >> 32) };
+    return hz_keep_counted(ar, aq, lsc + rsc, lext, rext, c, xp, out);
 }
 
 /* The least total t for which the keep test can pass: (int)(double)(float)t >= K.  Since the

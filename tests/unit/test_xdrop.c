@@ -642,8 +642,8 @@ static void test_random_anchors(void)
                 hz_hsp want, got;
                 int kw = hz_materialize(SR, RL, SQ, QL, a[i].ar, a[i].aq, &xp, &want);
                 int kg = hz_materialize_known(SR, RL, SQ, QL, a[i].ar, a[i].aq, ls, rs, &xp, &got);
-                int32_t le2 = hz_xdrop_left_at(SR, SQ, a[i].ar, a[i].aq, xp.sub, xp.xdrop, ls);
-                int32_t re2 = hz_xdrop_right_at(SR, RL, SQ, QL, a[i].ar, a[i].aq, xp.sub, xp.xdrop, rs);
+                int32_t le2 = hz_xdrop_left_at(SR, SQ, a[i].ar, a[i].aq, xp.sub, xp.xdrop, ls, NULL);
+                int32_t re2 = hz_xdrop_right_at(SR, RL, SQ, QL, a[i].ar, a[i].aq, xp.sub, xp.xdrop, rs, NULL);
                 tried++; kept += kw;
                 if (kw != kg || (kw && memcmp(&want, &got, sizeof want) != 0) || le2 != le || re2 != re) bad++;
             }
