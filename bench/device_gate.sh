@@ -42,7 +42,8 @@ if [ "$what" = stages ]; then
                 s=$EPOCHREALTIME
                 HSPZ_TRACE=1 HSPZ_GATE_KERNEL=$k hspz run -r $T -q $Q -o $o --device cuda --threads $th --quiet 2>/tmp/dg.trace
                 w=$(awk "BEGIN{printf \"%.2f\", $EPOCHREALTIME - $s}")
-                echo "$name t$th $k trace: $(awk '/^hspz: trace/{printf "%s %s | ", $4" "$5" "$6, $3}' /tmp/dg.trace)"
+                grep -v '^hspz: trace' /tmp/dg.trace   # errors and notes
+                echo "$name t$th $k trace: $(awk '/^hspz: trace [0-9]/{printf "%s %s | ", $4" "$5, $3} /^hspz: trace manifest:/{sub(/^hspz: trace /, ""); printf "%s | ", $0}' /tmp/dg.trace)"
                 python3 - $o/manifest.json "$name t$th $k wall $w s" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1])); d = m["gpu"]["devices"][0]

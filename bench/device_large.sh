@@ -9,9 +9,10 @@
 # LG=DIR: the files come from DIR instead of .dev/lg (a second carry folder, such as .dev2/lg).
 # Afterwards INPUTS=large works in bench/device_lean.sh and bench/device_gate.sh.
 set -eu
+case ${1:-} in stage|finish) ;; *) echo "usage: bench/device_large.sh stage|finish" >&2; exit 2 ;; esac
 mkdir -p /tmp/lg
 cp ${LG:-.dev/lg}/* /tmp/lg/
-if [ "${1:?stage|finish}" = finish ]; then
+if [ "$1" = finish ]; then
     cd /tmp/lg
     for f in ztritici_IPO323 ztritici_A26b ztritici_A48b zpseudotritici_221 zpseudotritici_3111 zpseudotritici_431 zpseudotritici_53; do
         [ -f $f.fa.gz ] || { echo "device_large: /tmp/lg/$f.fa.gz missing (was the machine released between the calls?)"; exit 1; }

@@ -67,6 +67,7 @@ if tr:   # the timeline: start latency, work done, manifest written, freed or qu
         last = max(v for k, v in ph.items() if k not in ("t0", "hash"))
         extra += (f" | trace: start {st:.3f} ready {ph.get('device ready', 0):.3f} work done {ph.get('work done', 0):.3f}"
                   f" manifest {ph.get('manifest written', 0):.3f} ({ph.get('hash', '')}) last {last:.3f} exit {e - ph['t0'] - last:.3f}")
+    sys.stderr.write("".join(l + "\n" for l in p.stderr.splitlines() if not l.startswith("hspz: trace")))
 else:
     sys.stderr.write(p.stderr)
 print(f"{name} {b:11s}: exit {rc}, wall {w:.2f} s, peak RSS {r:.2f} GiB{extra}", flush=True)

@@ -16,7 +16,7 @@ BUILD=${BUILD_DIR:-build}
 cmd=${1:?base|data|put|pack}; shift
 case $cmd in
 base)
-    rm -rf .dev/bin .dev/libtmp .dev/lib.tar.xz .dev/cases; mkdir -p .dev/bin .dev/libtmp .dev/cases
+    rm -rf .dev/bin .dev/bin.tar.xz .dev/libtmp .dev/lib.tar.xz .dev/cases; mkdir -p .dev/bin .dev/libtmp .dev/cases
     cp $BUILD/hspz $BUILD/tests/gpu/fuzz_chunk $BUILD/gate_bench .dev/bin/
     ldd $BUILD/hspz $BUILD/gate_bench | awk '/=> \//{print $3}' | sort -u | grep -vE '/(libc|libm|ld-linux|libpthread|libdl|librt)[.-]' |
         while read -r l; do cp -L "$l" .dev/libtmp/; done

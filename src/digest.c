@@ -15,7 +15,8 @@
  * that came out larger than 4 x bucket_bytes (outputs past the bucket count x bucket_bytes, or
  * a skewed sample) is bucket-sorted again from its file, so memory stays bounded: about
  * threads x BUF_ALL for the distribution, then (threads + 2) buckets in flight at about
- * 2.5 x bucket_bytes each (the bytes, 16 bytes per line, the sorted copy).  The buckets of one
+ * 2.5 x bucket_bytes each (the bytes, 16 bytes per line, the sorted copy) plus the keyed
+ * sort's 56 bytes a line while it sorts a level (lines_sort_keyed).  The buckets of one
  * level are capped by the open-file limit (a quarter of it, so that nested levels fit).
  */
 #include "manifest.h"
@@ -176,16 +177,23 @@ static size_t common_prefix(const line_t *L, size_t n)
 }
 
 /* Sort L[0..n) in line_cmp order: an LSD radix sort of the keys (a pass skipped where all
- * lines share its byte), then each run of equal keys the same way on the next 8 bytes (depth
- * levels at most; past them, and for short runs, by line_cmp).  Returns 0, -1 out of memory.
+ * lines share its byte), then each run of equal keys the same way on the bytes after its own
+ * common prefix (depth levels at most; past them, for short runs, and for runs whose common
+ * prefix did not grow, by line_cmp).  Lines all equal are left as they are.  Memory: 8 bytes
+ * a line kept per level (the keys), 48 more while a level sorts.  Returns 0, -1 out of memory.
  * The bytes sorted never depend on it: qsort(line_cmp) gives the same order. */
-static int lines_sort_keyed(line_t *L, size_t n, int depth)
+static int lines_sort_keyed(line_t *L, size_t n, size_t above, int depth)
 {
-    if (n < 32 || depth >= 6) { qsort(L, n, sizeof *L, line_cmp); return 0; }
+    if (n < 2) return 0;
+    size_t cp = common_prefix(L, n);
+    int same = 1;   /* every line is the common prefix: all equal */
+    for (size_t i = 0; i < n && same; i++) same = L[i].n == cp;
+    if (same) return 0;
+    if (n < 32 || depth >= 6 || (depth > 0 && cp <= above)) { qsort(L, n, sizeof *L, line_cmp); return 0; }
     keyed_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     size_t (*cnt)[256] = calloc(8, sizeof *cnt);
+    uint64_t *key = NULL;
     if (!a || !b || !cnt) { free(a); free(b); free(cnt); return -1; }
-    size_t cp = common_prefix(L, n);
     for (size_t i = 0; i < n; i++) {
         uint64_t k = 0;
         for (size_t j = 0; j < 8; j++) k = k << 8 | (cp + j < L[i].n ? (unsigned char)L[i].p[cp + j] : 0);
@@ -199,13 +207,17 @@ static int lines_sort_keyed(line_t *L, size_t n, int depth)
         for (size_t i = 0; i < n; i++) b[off[(a[i].key >> (8 * d)) & 255]++] = a[i];
         keyed_t *t = a; a = b; b = t;
     }
-    for (size_t i = 0; i < n; i++) L[i] = a[i].l;
+    free(b); free(cnt);
+    key = malloc(n * sizeof *key);
+    if (!key) { free(a); return -1; }
+    for (size_t i = 0; i < n; i++) { L[i] = a[i].l; key[i] = a[i].key; }
+    free(a);
     int rc = 0;
     for (size_t i = 0, j; i < n && !rc; i = j) {
-        for (j = i + 1; j < n && a[j].key == a[i].key; j++) {}
-        if (j - i > 1) rc = lines_sort_keyed(L + i, j - i, depth + 1);
+        for (j = i + 1; j < n && key[j] == key[i]; j++) {}
+        if (j - i > 1) rc = lines_sort_keyed(L + i, j - i, cp, depth + 1);
     }
-    free(a); free(b); free(cnt);
+    free(key);
     return rc;
 }
 
@@ -222,7 +234,7 @@ static ssize_t lines_sort(char *buf, size_t len, line_t **L)
         size_t i = (size_t)(p - buf);
         (*L)[k].p = buf + s; (*L)[k].n = i - s; k++; s = i + 1;
     }
-    if (lines_sort_keyed(*L, nl, 0)) { free(*L); *L = NULL; return -1; }
+    if (lines_sort_keyed(*L, nl, 0, 0)) { free(*L); *L = NULL; return -1; }
     return (ssize_t)nl;
 }
 

@@ -612,7 +612,8 @@ static void job_free(qjob_t *J)
 }
 
 /* HSPZ_TRACE=1: "hspz: trace <seconds since the run's start> <phase>" on stderr, for the
- * benchmarks' timelines of what comes before and after the manifest's wall (bench/NOTES.md). */
+ * benchmarks' timelines of what comes before and after the manifest's wall (docs/manifest.md
+ * lists the phases; bench/device_lean.sh bench prints them). */
 static void trace(const run_t *R, const char *phase)
 {
     if (R->trace) fprintf(stderr, "hspz: trace %.4f %s\n", hz_now() - R->t_start, phase);
@@ -865,9 +866,6 @@ done:
     hz_backend_prewarm_join(&R->prewarm);
     if (status) run_fail(R, jinit ? J : NULL);
     hz_sigwatch_stop(&R->sigw);
-#ifdef HZ_QUICK_EXIT_EXPERIMENT   /* bench only: no teardown at all after a success */
-    if (!status) { if (R->trace) fprintf(stderr, "hspz: trace %.4f quick exit\n", hz_now() - R->t_start); fflush(NULL); _exit(0); }
-#endif
     job_free(J);
     int tr = R->trace;
     double ts = R->t_start;
