@@ -10,6 +10,7 @@
  */
 #ifndef HZ_XDROP_H
 #define HZ_XDROP_H
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
@@ -301,6 +302,31 @@ HZ_HD int hz_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
     return hz_keep_hsp(R, Q, ar, aq, rs + ls, lext, rext, xp, out);
 }
 
+/* The walk of hz_xdrop_right_at and hz_xdrop_left_at below: columns r[k * step], q[k * step]
+ * for k = 0 .. n-1 (step +1 or -1); returns the first k whose running score equals best (> 0),
+ * or INT32_MIN when the running score passes best or stops (X-drop, n columns) first; cnt as
+ * there. */
+HZ_HD int32_t hz_xdrop_walk_at(const uint8_t *r, const uint8_t *q, int step, uint32_t n, const int32_t *sub,
+                               int32_t xdrop, int32_t best, uint64_t *cnt)
+{
+    int32_t S = 0, m = 0;
+    uint64_t c0 = 0, c1 = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t a = r[(ptrdiff_t)k * step], b = q[(ptrdiff_t)k * step];
+        uint64_t one = (uint64_t)(a < 4 && a == b) << ((a & 1) * 32);
+        if (a & 2) c1 += one; else c0 += one;
+        S += sub[(a << 3) | b];
+        if (S >= best) {
+            if (S != best) return INT32_MIN;
+            if (cnt) { cnt[0] += c0; cnt[1] += c1; }
+            return (int32_t)k;
+        }
+        if (S > m) m = S;
+        else if (m - S > xdrop) break;
+    }
+    return INT32_MIN;
+}
+
 /* A side's first maximum when its score is known (spec §4.2): the *ext of hz_xdrop_right /
  * hz_xdrop_left from a scan that stops at the first column reaching best, instead of running
  * on to the X-drop stop.  Those scans raise their maximum for the last time exactly where the
@@ -318,46 +344,16 @@ HZ_HD int32_t hz_xdrop_right_at(const uint8_t *R, uint32_t Rlen, const uint8_t *
     if (best <= 0) return best == 0 ? -1 : INT32_MIN;
     if (ar >= Rlen || aq >= Qlen) return INT32_MIN;
     uint32_t n = Rlen - ar, nq = Qlen - aq;
-    if (nq < n) n = nq;
-    int32_t S = 0, m = 0;
-    uint64_t c0 = 0, c1 = 0;
-    for (uint32_t p = 0; p < n; p++) {
-        uint32_t a = R[ar + p], b = Q[aq + p];
-        uint64_t one = (uint64_t)(a < 4 && a == b) << ((a & 1) * 32);
-        if (a & 2) c1 += one; else c0 += one;
-        S += sub[(a << 3) | b];
-        if (S >= best) {
-            if (S != best) return INT32_MIN;
-            if (cnt) { cnt[0] += c0; cnt[1] += c1; }
-            return (int32_t)p;
-        }
-        if (S > m) m = S;
-        else if (m - S > xdrop) break;
-    }
-    return INT32_MIN;
+    return hz_xdrop_walk_at(R + ar, Q + aq, 1, nq < n ? nq : n, sub, xdrop, best, cnt);
 }
 
 HZ_HD int32_t hz_xdrop_left_at(const uint8_t *R, const uint8_t *Q, uint32_t ar, uint32_t aq,
                                const int32_t *sub, int32_t xdrop, int32_t best, uint64_t *cnt)
 {
     if (best <= 0) return best == 0 ? 0 : INT32_MIN;
-    uint32_t n = ar < aq ? ar : aq;
-    int32_t S = 0, m = 0;
-    uint64_t c0 = 0, c1 = 0;
-    for (uint32_t p = 1; p <= n; p++) {
-        uint32_t a = R[ar - p], b = Q[aq - p];
-        uint64_t one = (uint64_t)(a < 4 && a == b) << ((a & 1) * 32);
-        if (a & 2) c1 += one; else c0 += one;
-        S += sub[(a << 3) | b];
-        if (S >= best) {
-            if (S != best) return INT32_MIN;
-            if (cnt) { cnt[0] += c0; cnt[1] += c1; }
-            return (int32_t)p;
-        }
-        if (S > m) m = S;
-        else if (m - S > xdrop) break;
-    }
-    return INT32_MIN;
+    if (!ar || !aq) return INT32_MIN;   /* no column to the left */
+    int32_t k = hz_xdrop_walk_at(R + ar - 1, Q + aq - 1, -1, ar < aq ? ar : aq, sub, xdrop, best, cnt);
+    return k == INT32_MIN ? k : k + 1;   /* the left side's offsets count from 1 */
 }
 
 /* hz_materialize for an anchor whose side scores lsc (left) and rsc (right) are known, e.g.
