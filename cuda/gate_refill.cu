@@ -19,8 +19,8 @@
  * Every decision goes to flags (0, 1, 2 as hz_gate_cpu_capped); in list mode the survivors
  * are also appended to a list with their two side scores (order free: the batch dedup sorts
  * by a total key, spec §5.3), so materialization needs no compaction and scans each side only
- * up to its first maximum (hz_materialize_known).  Undecided anchors are compacted from the flags:
- * their long scans are far apart in length, and in raw order a warp's anchors are alike.
+ * up to its first maximum (hz_materialize_known).  Undecided anchors are compacted from the
+ * flags: their long scans are far apart in length, and in raw order a warp's anchors are alike.
  */
 #include "cuda_common.cuh"
 #include "scan16.cuh"
