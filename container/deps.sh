@@ -33,6 +33,7 @@ HZ_BUILD_PACKAGES=(
     libarchive-dev
     libssl-dev
     libcairo2-dev
+    libisal-dev
 )
 HZ_RUNTIME_PACKAGES=(
     "libhts3t64|libhts3"
@@ -42,6 +43,7 @@ HZ_RUNTIME_PACKAGES=(
     "libssl3t64|libssl3"
     "zlib1g"
     "libcairo2"
+    "libisal2"
     fonts-dejavu-core
     lastz=1.04.22-2
     bash

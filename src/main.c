@@ -676,8 +676,8 @@ int main(int argc, char **argv)
             usage_error("version: unexpected argument '%s'%s", argv[2 + verbose], "");
         puts(HSPZ_VERSION);
         if (verbose) {
-            printf("commit %s\nbuild %s\nc_flags %s\ncuda %s\n", HSPZ_GIT_COMMIT, HSPZ_BUILD_TYPE,
-                   HSPZ_C_FLAGS, HSPZ_HAVE_CUDA ? "yes" : "no");
+            printf("commit %s\nbuild %s\nc_flags %s\ncuda %s\ngzip %s\n", HSPZ_GIT_COMMIT, HSPZ_BUILD_TYPE,
+                   HSPZ_C_FLAGS, HSPZ_HAVE_CUDA ? "yes" : "no", HSPZ_GZIP);
         }
         return 0;
     }

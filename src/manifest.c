@@ -241,6 +241,7 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_object_set_new(build, "c_flags", json_string(HSPZ_C_FLAGS));
     json_object_set_new(build, "compiler", json_string(__VERSION__));
     json_object_set_new(build, "cuda", json_boolean(HSPZ_HAVE_CUDA));
+    json_object_set_new(build, "gzip", json_string(HSPZ_GZIP));
     json_object_set_new(tool, "build", build);
     json_object_set_new(m, "tool", tool);
 

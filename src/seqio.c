@@ -348,6 +348,44 @@ static int fa_finish(fa_state *F)
     return 0;
 }
 
+/* The decompressing reader of the stream on sfd: igzip for plain gzip (when built with
+ * ISA-L; seqio_gzip.c), else htslib's BGZF reader (BGZF, plain gzip without ISA-L, bytes as
+ * they are).  0 with *fp or *gz set, or -1 (err set; sfd closed). */
+static int open_stream(loader *L, int sfd, BGZF **fp, hz_sq_gz **gz)
+{
+    hFILE *h = hdopen(sfd, "r");
+    if (!h) {
+        hz_sq_fail(L, HZ_NO_REC, NULL, HZ_NO_OFF, "cannot open for reading: %s", strerror(errno ? errno : EIO));
+        close(sfd);
+        return -1;
+    }
+#if HSPZ_HAVE_ISAL
+    uint8_t hdr[18];
+    if (hpeek(h, hdr, sizeof hdr) == (ssize_t)sizeof hdr && hz_sq_gz_plain(hdr, sizeof hdr)) {
+        if (hz_sq_gz_open(gz, h) == 0) return 0;
+        hclose_abruptly(h);
+        return hz_sq_fail_oom(L, 1 << 18);
+    }
+#endif
+    if (!(*fp = bgzf_hopen(h, "r"))) {
+        hz_sq_fail(L, HZ_NO_REC, NULL, HZ_NO_OFF, "cannot open for reading: %s", strerror(errno ? errno : EIO));
+        hclose_abruptly(h);
+        return -1;
+    }
+    return 0;
+}
+
+/* close what open_stream opened (either may be NULL): 0, or < 0 as bgzf_close / hclose */
+static int close_stream(BGZF *fp, hz_sq_gz *gz)
+{
+#if HSPZ_HAVE_ISAL
+    if (gz) return hz_sq_gz_close(gz);
+#else
+    (void)gz;
+#endif
+    return fp ? bgzf_close(fp) : 0;
+}
+
 static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
 {
     hz_seqset *s = L->s;
@@ -363,6 +401,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     F.cls['\n'] = CL_NL;
     int rc = -1, comp = 0, fed = 0;
     BGZF *fp = NULL;
+    hz_sq_gz *gz = NULL;   /* plain gzip with ISA-L (seqio_gzip.c): the reader instead of fp */
     hz_sq_pipe *pipe = NULL;
     hz_infeed feed; /* the file's bytes reach htslib through it, hashed on the way (inread.h) */
     if (!F.nbuf) {
@@ -376,15 +415,10 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
         goto done;
     }
     fed = 1;
-    fp = bgzf_dopen(sfd, "r");
-    if (!fp) {
-        hz_sq_fail(L, HZ_NO_REC, NULL, HZ_NO_OFF, "cannot open for reading: %s",
-             strerror(errno ? errno : EIO));
-        close(sfd);
-        goto done;
-    }
-    s->kind = bgzf_compression(fp) == 0 ? "fasta" : "fasta.gz";
-    if (gz_magic && bgzf_compression(fp) == 0) { /* htslib did not recognise the header */
+    if (open_stream(L, sfd, &fp, &gz)) goto done;
+    comp = gz ? 1 : bgzf_compression(fp);
+    s->kind = comp == 0 ? "fasta" : "fasta.gz";
+    if (gz_magic && comp == 0) { /* htslib did not recognise the header */
         s->kind = "fasta.gz";
         hz_sq_fail(L, HZ_NO_REC, NULL, 0, "truncated or corrupt gzip header");
         goto done;
@@ -392,11 +426,11 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     /* first guess for the data buffer: the file size (exact upper bound when uncompressed) */
     if (is_regular && s->file_bytes > 0) {
         uint64_t guess = s->file_bytes;
-        if (bgzf_compression(fp) != 0) guess = guess < (UINT64_MAX / 4) ? guess * 4 : guess;
+        if (comp != 0) guess = guess < (UINT64_MAX / 4) ? guess * 4 : guess;
         if (hz_sq_grow_data(L, guess)) goto done;
     }
     /* decoding overlaps parsing (seqio_pipe.c); the blocks and errors are bgzf_read's */
-    if (hz_sq_pipe_start(&pipe, fp, sfd)) {
+    if (hz_sq_pipe_start(&pipe, fp, gz, sfd)) {
         hz_sq_fail_oom(L, 4 * HZ_IO_BLOCK);
         goto done;
     }
@@ -406,7 +440,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
         if (r < 0) {
             size_t rec = s->n ? s->n - 1 : HZ_NO_REC;
             const char *nm = (F.st == ST_NAME && s->n) ? (F.nbuf[F.nlen] = '\0', F.nbuf) : NULL;
-            if (bgzf_compression(fp) == 0)
+            if (comp == 0)
                 hz_sq_fail(L, rec, nm, F.pos, "read error: %s", strerror(errno ? errno : EIO));
             else
                 hz_sq_fail(L, rec, nm, F.pos, "truncated or corrupt gzip data");
@@ -432,9 +466,9 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     /* htslib read the stream to its end: the rest of the file is hashed (the feeder ends) */
     hz_sq_pipe_stop(pipe);
     pipe = NULL;
-    comp = bgzf_compression(fp);
-    int crc = bgzf_close(fp);
+    int crc = close_stream(fp, gz);
     fp = NULL;
+    gz = NULL;
     uint8_t tail[28];
     size_t ntail = 0;
     fed = 0;
@@ -465,7 +499,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     rc = 0;
 done:
     hz_sq_pipe_stop(pipe);
-    if (fp) bgzf_close(fp);
+    close_stream(fp, gz);
     if (fed) hz_infeed_finish(&feed, 0, NULL, NULL, NULL, NULL);
     free(F.nbuf);
     return rc;

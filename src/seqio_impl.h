@@ -7,6 +7,7 @@
 #include "seqio.h"
 #include "inread.h"
 #include <htslib/bgzf.h>
+#include <htslib/hfile.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -50,15 +51,32 @@ static inline int is_space_c(unsigned c) /* isspace() in the C locale */
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* seqio_pipe.c: bgzf_read of fp on a helper thread, blocks of up to HZ_IO_BLOCK bytes handed
- * over in order (on the caller's thread when no thread can start).  hz_sq_pipe_start: 0, or -1
- * (out of memory; fp untouched).
- * hz_sq_pipe_next: what bgzf_read returned for the next block (bytes > 0 with *buf valid until
- * the next call; 0 at the end; -1 with errno as bgzf_read left it), the end and an error
- * repeating.  hz_sq_pipe_stop: ends the thread (shutting down sfd, htslib's socket end, when a
- * read may be blocked) and frees the pipe; fp stays the caller's to close. */
+/* seqio_gzip.c (built with ISA-L, HSPZ_HAVE_ISAL): a plain-gzip stream inflated by igzip.
+ * hz_sq_gz_plain: 1 when the stream's first n bytes (n >= 18 needed) are a gzip member header
+ * that htslib would inflate as plain gzip (not BGZF), else 0.  hz_sq_gz_open: a reader of h
+ * (positioned at the header); 0, or -1 (out of memory; h untouched).  hz_sq_gz_read: up to n
+ * bytes of the decompressed stream (members concatenated) into buf, as bgzf_read: the count
+ * (< n only at the end), 0 at the end, -1 with errno for truncated or corrupt data or a read
+ * error, after the bytes decoded before it; the end and an error repeat.  hz_sq_gz_close:
+ * closes h (hclose's result) and frees the reader. */
+typedef struct hz_sq_gz hz_sq_gz;
+#if HSPZ_HAVE_ISAL
+int hz_sq_gz_plain(const uint8_t *h, size_t n);
+int hz_sq_gz_open(hz_sq_gz **g, hFILE *h);
+ssize_t hz_sq_gz_read(hz_sq_gz *g, void *buf, size_t n);
+int hz_sq_gz_close(hz_sq_gz *g);
+#endif
+
+/* seqio_pipe.c: the stream's reader (hz_sq_gz_read of gz, or bgzf_read of fp when gz is NULL)
+ * on a helper thread, blocks of up to HZ_IO_BLOCK bytes handed over in order (on the caller's
+ * thread when no thread can start).  hz_sq_pipe_start: 0, or -1 (out of memory; fp and gz
+ * untouched).
+ * hz_sq_pipe_next: what the reader returned for the next block (bytes > 0 with *buf valid
+ * until the next call; 0 at the end; -1 with errno as the reader left it), the end and an
+ * error repeating.  hz_sq_pipe_stop: ends the thread (shutting down sfd, the stream's socket
+ * end, when a read may be blocked) and frees the pipe; fp and gz stay the caller's to close. */
 typedef struct hz_sq_pipe hz_sq_pipe;
-int hz_sq_pipe_start(hz_sq_pipe **p, BGZF *fp, int sfd);
+int hz_sq_pipe_start(hz_sq_pipe **p, BGZF *fp, hz_sq_gz *gz, int sfd);
 ssize_t hz_sq_pipe_next(hz_sq_pipe *p, const uint8_t **buf);
 void hz_sq_pipe_stop(hz_sq_pipe *p);
 
