@@ -364,7 +364,7 @@ static int open_stream(loader *L, int sfd, BGZF **fp, hz_sq_gz **gz)
     if (hpeek(h, hdr, sizeof hdr) == (ssize_t)sizeof hdr && hz_sq_gz_plain(hdr, sizeof hdr)) {
         if (hz_sq_gz_open(gz, h) == 0) return 0;
         hclose_abruptly(h);
-        return hz_sq_fail_oom(L, 1 << 18);
+        return hz_sq_fail_oom(L, (uint64_t)2 << 16);   /* its two 64 KiB buffers */
     }
 #endif
     if (!(*fp = bgzf_hopen(h, "r"))) {
