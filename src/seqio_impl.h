@@ -53,13 +53,13 @@ static inline int is_space_c(unsigned c) /* isspace() in the C locale */
 
 /* seqio_gzip.c (built with ISA-L, HSPZ_HAVE_ISAL): a plain-gzip stream inflated by igzip.
  * hz_sq_gz_plain: 1 when the stream's first n bytes (n >= 18 needed) are a gzip member header
- * that htslib would inflate as plain gzip (not BGZF), else 0.  hz_sq_gz_open: a reader of h
- * (positioned at the header); 0, or -1 (out of memory; h untouched).  hz_sq_gz_read: up to n
- * (< 2^32) bytes of the decompressed stream (members concatenated) into buf, as bgzf_read: the
- * count (< n only at the end), 0 at the end, -1 with errno when a 64 KiB block this call
- * needs holds truncated or corrupt data or met a read error (the call's bytes dropped, as
- * bgzf_read drops them); the end and an error repeat.  hz_sq_gz_close: closes h (hclose's
- * result) and frees the reader. */
+ * that htslib's bgzf_compression calls plain gzip (1, not BGZF), else 0.  hz_sq_gz_open: a
+ * reader of h (positioned at the header); 0, or -1 (out of memory; h untouched).
+ * hz_sq_gz_read: up to n bytes of the decompressed stream (members concatenated) into buf,
+ * as bgzf_read: the count (< n only at the end), 0 at the end, -1 with errno when a 64 KiB
+ * block this call needs holds truncated or corrupt data or met a read error (the call's
+ * bytes dropped, as bgzf_read drops them); the end and an error repeat.  hz_sq_gz_close:
+ * closes h (hclose's result) and frees the reader. */
 typedef struct hz_sq_gz hz_sq_gz;
 #if HSPZ_HAVE_ISAL
 int hz_sq_gz_plain(const uint8_t *h, size_t n);
