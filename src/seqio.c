@@ -403,7 +403,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     BGZF *fp = NULL;
     hz_sq_gz *gz = NULL;   /* plain gzip with ISA-L (seqio_gzip.c): the reader instead of fp */
     hz_sq_pipe *pipe = NULL;
-    hz_infeed feed; /* the file's bytes reach htslib through it, hashed on the way (inread.h) */
+    hz_infeed feed; /* the file's bytes reach the reader through it, hashed on the way (inread.h) */
     if (!F.nbuf) {
         hz_sq_fail_oom(L, F.ncap);
         close(fd);

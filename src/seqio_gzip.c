@@ -12,9 +12,10 @@
  * byte must start another member), decoded in blocks of 64 KiB as htslib decodes them, and -1
  * for a call that needs a block in which truncated or corrupt data was found, with that block
  * and the call's bytes dropped as bgzf_read drops them (so the garbage of a corrupt stream
- * does not reach the parser before the error, and the error's offset is htslib's).  Member headers are parsed here, as
- * zlib parses them (reserved flag bits refused, FHCRC checked), since igzip needs a whole
- * header within one call; igzip checks each trailer's CRC-32 and length.  One difference is
+ * does not reach the parser before the error, and the error's offset is htslib's).  Member
+ * headers are parsed here, as zlib parses them (reserved flag bits refused, FHCRC checked),
+ * since igzip needs a whole header within one call; igzip checks each trailer's CRC-32 and
+ * length.  One difference is
  * known: igzip decodes a deflate block whose Huffman code is incomplete, which zlib refuses;
  * the member's CRC-32 and length must still match.  tests/unit/test_gzip.c holds the two
  * readers to the same bytes and verdicts.  Internal to the seqio module (seqio_impl.h).

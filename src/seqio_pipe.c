@@ -20,16 +20,16 @@
 struct hz_sq_pipe {
     BGZF *fp;
     hz_sq_gz *gz;                       /* the reader when not NULL, else bgzf_read of fp */
-    int sfd;                            /* htslib's socket end, shut down to stop a blocked read */
+    int sfd;                            /* the reader's socket end, shut down to stop a blocked read */
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint8_t *buf[PIPE_SLOTS];
-    ssize_t n[PIPE_SLOTS];              /* bgzf_read's result for the slot */
+    ssize_t n[PIPE_SLOTS];              /* the reader's result for the slot */
     int err[PIPE_SLOTS];                /* its errno */
     uint64_t made, taken;               /* slots filled and handed out so far (ring indices) */
     int stop, done;                     /* stop: the loader gave up; done: the thread ended */
-    int sync;                           /* no thread could start: bgzf_read on the loader's thread */
+    int sync;                           /* no thread could start: the reader on the loader's thread */
 };
 
 static ssize_t pipe_read(hz_sq_pipe *p, uint8_t *buf)

@@ -230,19 +230,21 @@ static void test_headers(void)
         free(m.b);
     }
     name_len = 0;
-    /* fixed Huffman: BFINAL, BTYPE 01, then length code 257 (length 3, 7 bits 0000001) with
-     * distance code 0 (distance 1, 5 bits) before any literal: a lookback past the start */
+    /* fixed Huffman: BFINAL 1, BTYPE 01, then the 7-bit code 0001000 (length code 264, a match
+     * of 10) and distance code 0 (distance 1), before any byte: zlib says "invalid distance
+     * too far back" */
     buf l = {0};
     unsigned char hd[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
     put(&l, hd, 10);
-    put1(&l, 0x03 | (0x40 << 0));   /* bits: 1, 01, then code 0000001 reversed = 1000000 */
+    put1(&l, 0x43);   /* bits from the lowest: 1, 1 0, then the code's first 5 bits 0 0 0 1 0 */
     put1(&l, 0x00); put1(&l, 0x00); put1(&l, 0x00);
     put32(&l, 0); put32(&l, 3);
     compare(l.b, l.n, "lookback before the start", 0, &t);
     free(l.b);
-    check(ok_long && t.same == t.total && t.total == 14,
-          "headers across reads (a 300 kB FNAME with FHCRC; 12 second members across the 64 KiB read) and a "
-          "lookback before the start: %d of %d the same%s%s", t.same, t.total, t.first[0] ? "; " : "", t.first);
+    check(ok_long && t.same == t.total && t.total == 14 && t.ok == 13 && t.bad == 1,
+          "headers across reads (a 300 kB FNAME with FHCRC; 12 second members across the 64 KiB read) read to the "
+          "end, a lookback before the start an error: %d of %d the same (%d to the end, %d errors)%s%s",
+          t.same, t.total, t.ok, t.bad, t.first[0] ? "; " : "", t.first);
 }
 
 /* a 3 Mbp FASTA deflated by zlib (htslib's "wg"), one member and two concatenated */
