@@ -106,13 +106,22 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
     if (DALLOC(c->d_flags, T, D, "gate flags") || DALLOC(c->d_ids, T * 4, D, "survivor ids") ||
         (refill && (DALLOC(c->d_A, T * sizeof(hz_anchor), D, "the tile's anchors") ||
                     DALLOC(c->d_L, T * sizeof(hz_survivor), D, "the gate's survivor lists"))) ||
-        DALLOC(c->d_count, 32, D, "counters") || DALLOC(c->d_hsp, (B->dev_dedup ? 1 : T) * sizeof(hz_hsp), D, "HSPs") ||
-        DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors"))
+        DALLOC(c->d_count, 48, D, "counters") || DALLOC(c->d_hsp, (B->dev_dedup ? 1 : T) * sizeof(hz_hsp), D, "HSPs") ||
+        DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors") ||
+        (B->long_dev == LONG_DIAG && (DALLOC(c->d_lanc, T * sizeof(hz_anchor), D, "the diagonal path's anchors") ||
+                                      DALLOC(c->d_lkey, T * 8, D, "the diagonal path's keys") ||
+                                      DALLOC(c->d_lp, T * sizeof(hz_side_part_t), D, "the diagonal path's parts") ||
+                                      DALLOC(c->d_lp2, T * sizeof(hz_side_part_t), D, "the diagonal path's joined parts"))))
         return -1;
-    HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 32), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 48), err, errlen, fail);
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_hsp, HZ_PINNED_MAX * sizeof(hz_hsp)), err, errlen, fail);
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_anc, HZ_PINNED_MAX * sizeof(hz_anchor)), err, errlen, fail);
     HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, T, 1, c->d_ids, c->d_count, NULL, &b1, c->st), err, errlen, fail);
+    if (B->long_dev == LONG_DIAG) {
+        size_t b2 = 0;
+        if (hz_long_scratch(T, &b2, err, errlen)) return -1;
+        if (b2 > b1) b1 = b2;
+    }
     c->temp_bytes = b1;
     if (DALLOC(c->d_temp, c->temp_bytes, D, "compaction scratch")) return -1;
     if (B->buckets_mode) {
@@ -129,7 +138,7 @@ static void ctx_free(tctx *c)
 {
     if (!c->ready) { free(c->iv); return; }
     cudaFree(c->d_flags); cudaFree(c->d_ids); cudaFree(c->d_count); cudaFree(c->d_A); cudaFree(c->d_L);
-    cudaFree(c->d_hsp); cudaFree(c->d_anc); cudaFree(c->d_temp);
+    cudaFree(c->d_hsp); cudaFree(c->d_anc); cudaFree(c->d_temp); cudaFree(c->d_lanc); cudaFree(c->d_lkey); cudaFree(c->d_lp); cudaFree(c->d_lp2);
     cudaFree(c->d_bat); cudaFree(c->d_alt); cudaFree(c->d_keep); cudaFree(c->d_btemp);
     cudaFree(c->d_qpos); cudaFree(c->d_off); cudaFree(c->d_bstart);
     cudaFreeHost(c->h_qpos); cudaFreeHost(c->h_off); cudaFreeHost(c->h_bstart);
@@ -286,11 +295,15 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
                     uint32_t Qlen, const hz_target *t, uint64_t h0, uint64_t n, hz_funnel *f, char *err, size_t errlen)
 {
     const devstate *D = &B->d[c->dv];
+    /* the device diagonal path's keys hold a diagonal and a column in 32 bits each */
+    const int diag = B->long_dev == LONG_DIAG && (uint64_t)D->Rlen + Qlen < ((uint64_t)1 << 32);
     uint32_t nsurv = (uint32_t)n, nkept = 0, nlong = 0, npast = 0;
     size_t tb;
     cudaEvent_t *ev = c->ev;
     double t0 = hz_now(), t1;
     size_t ncopy;
+    /* the long anchors gathered so far, when this tile's might not fit beside them */
+    if (diag && c->lfill + n > B->tile && hz_long_flush(B, c, dQ, Qlen, f, err, errlen)) return -1;
     /* each anchor keeps at most one HSP; when the device runs short, the batch so far moves to
      * the host (nothing to move: out of GPU memory for one tile, an error) */
     if (B->dev_dedup && hz_bat_reserve(B, c, n, err, errlen) &&
@@ -315,7 +328,9 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
         tb = c->temp_bytes;
         HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 2, c->d_ids, c->d_count + 2, c->d_temp, &tb, c->st), err, errlen, fail);
-        if (B->long_dev)
+        if (diag)
+            hz_cuda_anchors_list(c->d_A, c->d_ids, c->d_count + 2, (uint32_t)n, c->d_lanc + c->lfill, c->st);
+        else if (B->long_dev)
             hz_cuda_long_list(D->d_R, D->Rlen, dQ, Qlen, c->d_A, c->d_ids, c->d_count + 2, (uint32_t)n, B->xp, B->long_frozen, HZ_LONG_CAP_GPU,
                               hout, c->d_count + 1, c->d_count + 3, c->d_anc, c->d_count + 4, c->st);
         else
@@ -344,7 +359,9 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
         tb = c->temp_bytes;
         HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, n, 2, c->d_ids, c->d_count + 2, c->d_temp, &tb, c->st), err, errlen, fail);
-        if (B->long_dev)
+        if (diag)
+            hz_cuda_anchors(db, h0, c->d_ids, c->d_count + 2, (uint32_t)n, c->d_lanc + c->lfill, c->st);
+        else if (B->long_dev)
             hz_cuda_long(D->d_R, D->Rlen, dQ, Qlen, db, h0, c->d_ids, c->d_count + 2, (uint32_t)n, B->xp, HZ_LONG_CAP_GPU,
                          hout, c->d_count + 1, c->d_count + 3, c->d_anc, c->d_count + 4, c->st);
         else
@@ -364,7 +381,8 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     if (!B->gate_full) {
         nsurv = c->h_count[0];
         npast = c->h_count[2];
-        nlong = B->long_dev ? c->h_count[4] : npast;
+        nlong = diag ? 0 : B->long_dev ? c->h_count[4] : npast;
+        if (diag) c->lfill += npast;
         nsurv += B->long_dev ? c->h_count[3] : 0;   /* the host path counts its own */
         c->long_dev += npast - nlong; c->long_host += nlong;
     }
@@ -417,11 +435,12 @@ static int process_batch(cuda_be *B, tctx *c, const hz_dev_batch &db, uint64_t N
                          hz_funnel *f, char *err, size_t errlen)
 {
     c->batch.n = 0; c->batch.tidy = 0;
-    c->nbat = 0; c->bat_tidy = 0; c->spilled = 0;
+    c->nbat = 0; c->bat_tidy = 0; c->spilled = 0; c->lfill = 0;
     for (uint64_t h0 = 0; h0 < N; h0 += B->tile) {
         uint64_t n = N - h0 < B->tile ? N - h0 : B->tile;
         if (run_tile(B, c, db, dQ, Q, Qlen, t, h0, n, f, err, errlen)) return -1;
     }
+    if (hz_long_flush(B, c, dQ, Qlen, f, err, errlen)) return -1;
     if (hz_extend_long(t, Q, Qlen, c->longa, c->nlong, &c->diag, &c->batch, f)) {
         snprintf(err, errlen, "out of host memory");
         return -1;
@@ -660,12 +679,12 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     }
     static const char *const GATE[] = { "score", "full", NULL },
                               *const SEEDS[] = { "0", "1", NULL }, *const RB[] = { "off", "on", "auto", NULL },
-                              *const LONG[] = { "0", "1", NULL }, *const DEDUP[] = { "0", "1", NULL };
+                              *const LONG[] = { "0", "1", "diag", NULL }, *const DEDUP[] = { "0", "1", NULL };
     int full = env_choice("HSPZ_GATE", GATE, 0, err, errlen);
     int warp = full < 0 ? -1 : env_choice("HSPZ_GATE_KERNEL", GK_NAME, GK_REFILL, err, errlen);
     int devtab = warp < 0 ? -1 : env_choice("HSPZ_DEVICE_SEEDS", SEEDS, 1, err, errlen);
     int rb = devtab < 0 ? -1 : env_choice("HSPZ_REF_BUCKETS", RB, 2, err, errlen);
-    int longdev = rb < 0 ? -1 : env_choice("HSPZ_DEVICE_LONG", LONG, 1, err, errlen);
+    int longdev = rb < 0 ? -1 : env_choice("HSPZ_DEVICE_LONG", LONG, LONG_DIAG, err, errlen);
     int devdedup = longdev < 0 ? -1 : env_choice("HSPZ_DEVICE_DEDUP", DEDUP, 1, err, errlen);
     if (devdedup < 0) return -1;
     int want = o->gpus > 0 ? o->gpus : n;
@@ -730,9 +749,10 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
     int per_dev = (B->nt + B->nd - 1) / B->nd;
     /* per anchor: flag, id, long anchor, HSP (device dedup: the batch's HSP, its sort's copy
      * and its flag; the batch grows past one tile only with its distinct HSPs), and for the
-     * refill gate the tile's anchors and its survivors (not when every block is bucketed) */
+     * refill gate the tile's anchors and its survivors (not when every block is bucketed), and
+     * for the device diagonal path the anchors it gathers, their sort keys and two sides' parts */
     int refill = !full && B->gate_kernel == GK_REFILL && B->buckets_mode != 1;
-    uint64_t per = (refill ? 2 * sizeof(hz_anchor) : 0) + 1 + 4 + sizeof(hz_anchor) + (devdedup ? 2 * sizeof(hz_hsp) + 1 : sizeof(hz_hsp)) + (B->buckets_mode ? 2 + 8 + 4 : 0);
+    uint64_t per = (refill ? 2 * sizeof(hz_anchor) : 0) + 1 + 4 + sizeof(hz_anchor) + (longdev == LONG_DIAG ? 16 + 2 * sizeof(hz_side_part_t) : 0) + (devdedup ? 2 * sizeof(hz_hsp) + 1 : sizeof(hz_hsp)) + (B->buckets_mode ? 2 + 8 + 4 : 0);
     uint64_t tile = (uint64_t)(minfree / 2) / per / (uint64_t)per_dev;
     if (tile > (1u << 23)) tile = 1u << 23;
     if (tile < 4096) tile = 4096;

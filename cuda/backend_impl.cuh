@@ -12,14 +12,17 @@
 extern "C" {
 #include "backend.h"
 #include "dedup.h"
+#include "xdrop_diag.h"
 }
 
 #define HZ_GATE_CAP_GPU 128u
 #define HZ_PINNED_MAX ((size_t)1 << 18)   /* elements per staging copy (4 MiB of HSPs, 2 MiB of anchors) */
-#define HZ_LONG_CAP_GPU 4096u   /* anchors past the gate cap: on the device up to this many columns a side */
+#define HZ_LONG_CAP_GPU 4096u   /* anchors past the gate cap: on the device up to this many columns a side
+                                 * (a diagonal-path part: columns read), the rest on the host */
 #define HZ_MAX_GPUS 64
 
 enum { GK_THREAD, GK_WARP, GK_VEC, GK_REFILL };
+enum { LONG_HOST, LONG_SCAN, LONG_DIAG };   /* HSPZ_DEVICE_LONG = 0, 1, diag */
 static const char *const GK_NAME[] = { "thread", "warp", "vec", "refill", NULL };
 enum { ST_SEED, ST_GATE, ST_COMPACT, ST_MAT, ST_LONGSEL, ST_COPY, ST_DEDUP, ST_N };
 static const char *const ST_NAME[ST_N] = { "seed", "gate", "compact", "materialize", "long_select", "copy", "dedup" };
@@ -34,7 +37,8 @@ struct tctx {
     uint32_t *d_ids, *d_count;            /* d_count: [0] gate survivors, [1] kept HSPs, [2] anchors past
                                            * the gate cap, [3] of those at the gate threshold on the
                                            * device, [4] of those left to the host; [5] the refill gate's
-                                           * run counter; [6..7] a uint64 count of the device dedup */
+                                           * run counter; [6..7] a uint64 count of the device dedup;
+                                           * [8..11] the device diagonal path's (hz_long_flush) */
     hz_hsp *d_hsp;
     hz_anchor *d_anc;
     void *d_temp; size_t temp_bytes;
@@ -47,6 +51,10 @@ struct tctx {
     uint64_t *pref, *bst; size_t pref_cap;
     hz_hspvec batch;
     hz_anchor *longa; size_t nlong, long_cap;
+    /* HSPZ_DEVICE_LONG=diag: the batch's anchors past the gate cap gathered on the device,
+     * d_lanc[0..lfill) (tile capacity), the sort's keys, the sides' parts and their scan */
+    hz_anchor *d_lanc; uint64_t *d_lkey; uint64_t lfill;
+    hz_side_part_t *d_lp, *d_lp2;
     hz_diagbuf diag;
     hz_seed_scratch ss;
     /* HSPZ_DEVICE_DEDUP=1: the batch's kept HSPs stay on the device, bat[0..nbat); alt and
@@ -124,6 +132,15 @@ int hz_bat_tidy(cuda_be *B, tctx *c, char *err, size_t errlen);
 int hz_bat_copy_back(tctx *c, const hz_hsp *src, uint64_t n, hz_hspvec *dst, char *err, size_t errlen);
 int hz_bat_spill(cuda_be *B, tctx *c, const char *why, char *err, size_t errlen);
 int hz_bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *err, size_t errlen);
+
+/* cuda/extend_diag.cu — the device diagonal path (HSPZ_DEVICE_LONG=diag).  hz_long_scratch:
+ * *temp_bytes of CUB scratch for sorting n keys.  hz_long_flush: the c->lfill anchors
+ * gathered in c->d_lanc (the current batch's target block on c's device, query dQ of Qlen
+ * codes, Rlen + Qlen < 2^32) extended exactly (src/xdrop_diag.h), threshold and keep test as
+ * src/chunk.c long_visit; kept HSPs join the batch (on the device with HSPZ_DEVICE_DEDUP=1,
+ * else c->batch); f counts survivors and accepted; lfill becomes 0.  Both: 0, or -1 with err. */
+int hz_long_scratch(uint64_t n, size_t *temp_bytes, char *err, size_t errlen);
+int hz_long_flush(cuda_be *B, tctx *c, const uint8_t *dQ, uint32_t Qlen, hz_funnel *f, char *err, size_t errlen);
 
 /* cuda/report.cu: backend.h report() — JSON text (malloc'd; NULL when out of memory) */
 char *hz_be_report(hz_backend *be, double wall_s);

@@ -484,7 +484,7 @@ static hz_envvar ENV[] = {
     { "HSPZ_GATE", "score, full", NULL },
     { "HSPZ_GATE_KERNEL", "refill, vec, thread, warp", NULL },
     { "HSPZ_DEVICE_SEEDS", "0, 1", NULL },
-    { "HSPZ_DEVICE_LONG", "1, 0", NULL },
+    { "HSPZ_DEVICE_LONG", "diag, 1, 0", NULL },
     { "HSPZ_DEVICE_DEDUP", "1, 0", NULL },
     { "HSPZ_REF_BUCKETS", "auto, on, off", NULL },
     { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },

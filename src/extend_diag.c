@@ -1,6 +1,7 @@
 /* extend_diag — the diagonal path: exact long extensions with a per-diagonal cache (spec §4.2;
  * extend.h says how and why). */
 #include "extend.h"
+#include "xdrop_diag.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,72 +54,10 @@ int hz_diagcache_covers(const hz_diagcache *c, const hz_anchor *a)
     return e && e->llive && s > e->ls;
 }
 
-/* One side's scan: columns read (the drop column included), best score, its first 0-based
- * offset (-1: none), whether it ended at the sequence edge. */
-typedef struct { int64_t m, v, arg; int edge; } side_t;
-
-/* The scan of one side from column c0 in direction dir (columns c0 + dir*p, p < navail).
- * With prev: the same side of another anchor, whose scan starts p0 columns further along
- * (column c0 + dir*p0), gave *prev; this scan reads the p0 fresh columns, then follows
- * prev's columns until its maximum meets prev's running maximum shifted by the fresh sum:
- * from there on both see the same maxima and the same drop, so prev's result is taken over.
- * (Before the meeting this scan drops no later than prev would, so "prev dropped first" never
- * happens; at prev's edge this one is at the edge too.) */
-static void side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int32_t *sub, int32_t X,
-                      int64_t c0, int dir, int64_t navail, const side_t *prev, int64_t p0,
-                      side_t *out, int64_t *fsum)
-{
-    int64_t T = 0, B = 0, bp = -1, p = 0, m = -1;
-    int edge = 1;
-    if (prev) {
-        for (; p < p0; p++) {
-            T += W(c0 + dir * p);
-            { int up = T > B; B = up ? T : B; bp = up ? p : bp; }   /* branch-free: maxima come at random */
-            if (B - T > X) { p++; edge = 0; m = p; break; }
-        }
-       
-        if (fsum) {   /* the sum of all p0 fresh columns, also past an early drop */
-            int64_t F = T;
-            for (int64_t q = p; q < p0; q++) F += W(c0 + dir * q);
-            *fsum = F;
-        }
-        if (m < 0) {
-            const int64_t T0 = T;
-            int64_t Tp = 0, bestp = 0, j = 0;
-            for (;;) {
-                if (T0 + bestp == B) {
-                    if (prev->v > bestp) { B = T0 + prev->v; bp = p0 + prev->arg; }
-                    m = p0 + prev->m; edge = prev->edge;
-                    break;
-                }
-                if (j >= prev->m) break;
-                int64_t w = W(c0 + dir * p);
-                T += w;
-                { int up = T > B; B = up ? T : B; bp = up ? p : bp; }   /* branch-free: maxima come at random */
-                p++; j++;
-                if (B - T > X) { edge = 0; m = p; break; }
-                Tp += w; bestp = Tp > bestp ? Tp : bestp;
-            }
-            if (m < 0 && prev->edge) m = p;
-           
-        }
-    }
-    if (m < 0) {   /* no previous scan to follow: scan on to the drop or the edge */
-        edge = 1;
-        for (; p < navail; p++) {
-            T += W(c0 + dir * p);
-            { int up = T > B; B = up ? T : B; bp = up ? p : bp; }   /* branch-free: maxima come at random */
-            if (B - T > X) { p++; edge = 0; break; }
-        }
-        m = p;
-    }
-    out->m = m; out->v = B; out->arg = bp; out->edge = edge;
-}
-
 /* The right side of the anchor at column s from the entry's leader (an earlier, further-left
  * right scan on this diagonal), when s lies in it.  Returns 1 with *out, or 0. */
 static int right_from_leader(const uint8_t *R, const uint8_t *Q, int64_t d, const int32_t *sub, int32_t X,
-                             hz_diagent *e, int64_t s, const int64_t *known_base, side_t *out)
+                             hz_diagent *e, int64_t s, const int64_t *known_base, hz_side *out)
 {
     if (!e->rlive || s <= e->rs || s - e->rs >= e->rm) return 0;
     const int64_t o = s - e->rs, rs = e->rs;
@@ -193,7 +132,7 @@ static void diagonal_group(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, ui
 {
     const int64_t d = (int64_t)g[0].ar - (int64_t)g[0].aq;
     hz_diagent *e = entry_for(c, d);
-    side_t nb, cur;
+    hz_side nb, cur;
     /* left sides first, left to right; their fresh column sums give the sum from the last
      * group's rightmost anchor (the right leader, when it is the left state's anchor) */
     int have = e->llive && e->ls < (int64_t)g[0].ar;
@@ -204,8 +143,8 @@ static void diagonal_group(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, ui
     for (size_t k = 0; k < n; k++) {
         const int64_t s = g[k].ar;
         int64_t nl = g[k].ar < g[k].aq ? g[k].ar : g[k].aq;
-        if (have) { side_scan(R, Q, d, sub, X, s - 1, -1, nl, &nb, s - prev_s, &cur, chained ? &fs : NULL); base += fs; }
-        else side_scan(R, Q, d, sub, X, s - 1, -1, nl, NULL, 0, &cur, NULL);
+        if (have) { hz_side_scan(R, Q, d, sub, X, s - 1, -1, nl, &nb, s - prev_s, &cur, chained ? &fs : NULL); base += fs; }
+        else hz_side_scan(R, Q, d, sub, X, s - 1, -1, nl, NULL, 0, &cur, NULL);
         res[k].left_score = (int32_t)cur.v; res[k].left_ext = cur.arg >= 0 ? (int32_t)cur.arg + 1 : 0;
         nb = cur; prev_s = s; have = 1;
     }
@@ -215,10 +154,10 @@ static void diagonal_group(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, ui
         const int64_t s = g[k].ar;
         if (k == n - 1) {
             if (!right_from_leader(R, Q, d, sub, X, e, s, chained ? &base : NULL, &cur))
-                side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), NULL, 0, &cur, NULL);
+                hz_side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), NULL, 0, &cur, NULL);
             e->rlive = 1; e->rs = s; e->rm = cur.m; e->redge = cur.edge; e->rv = cur.v; e->rarg = cur.arg;
         } else {
-            side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), &nb, g[k + 1].ar - s, &cur, NULL);
+            hz_side_scan(R, Q, d, sub, X, s, +1, navail_right(&g[k], Rlen, Qlen), &nb, g[k + 1].ar - s, &cur, NULL);
         }
         res[k].right_score = (int32_t)cur.v; res[k].right_ext = (int32_t)cur.arg;
         nb = cur;

@@ -287,7 +287,7 @@ EOF
 
 @test "env: bad values are errors on the CPU path too, naming the allowed values" {
     local spec
-    for spec in "HSPZ_GATE=fast|score, full" "HSPZ_GATE_KERNEL=block|refill, vec, thread, warp" "HSPZ_DEVICE_SEEDS=yes|0, 1" "HSPZ_DEVICE_LONG=2|1, 0" "HSPZ_DEVICE_DEDUP=on|1, 0" \
+    for spec in "HSPZ_GATE=fast|score, full" "HSPZ_GATE_KERNEL=block|refill, vec, thread, warp" "HSPZ_DEVICE_SEEDS=yes|0, 1" "HSPZ_DEVICE_LONG=2|diag, 1, 0" "HSPZ_DEVICE_DEDUP=on|1, 0" \
                 "HSPZ_REF_BUCKETS=maybe|auto, on, off" "HSPZ_GPU_TILE=0|an integer 1..1073741824" \
                 "HSPZ_GPU_TILE=12x|an integer 1..1073741824" \
                 "HSPZ_FAULT=gpu-alloc|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)" \

@@ -2,7 +2,7 @@
 # GPU suite, run ON the device machine from the repo root (see tests/gpu/README.md):
 #   every carried golden case: GPU bytes == CPU bytes (same machine) and canonical digest ==
 #   case.json's; on six cases the knob variants (HSPZ_GATE=full, HSPZ_GATE_KERNEL=vec|thread|warp,
-#   HSPZ_DEVICE_LONG=0, HSPZ_DEVICE_DEDUP=0, HSPZ_REF_BUCKETS=on, host seeding, tiny physical tiles, --threads 1,
+#   HSPZ_DEVICE_LONG=0|1, HSPZ_DEVICE_DEDUP=0, HSPZ_REF_BUCKETS=on, host seeding, tiny physical tiles, --threads 1,
 #   --gpus 2 when two GPUs);
 #   then timings.  Inputs come from .dev/ (carried: bin/hspz, lib/, data/, cases/).
 # Usage: tests/gpu/device_suite.sh OUTDIR   (CASES=REGEX limits the cases by name)
@@ -51,6 +51,8 @@ for cj in .dev/cases/*/case.json; do
         runcase $name $cj gpu_thread HSPZ_GATE_KERNEL=thread -- --device cuda
         runcase $name $cj gpu_warp HSPZ_GATE_KERNEL=warp -- --device cuda
         runcase $name $cj gpu_hostlong HSPZ_DEVICE_LONG=0 -- --device cuda
+        runcase $name $cj gpu_longscan HSPZ_DEVICE_LONG=1 -- --device cuda
+        runcase $name $cj gpu_diag_tile1k_hostdedup HSPZ_DEVICE_LONG=diag HSPZ_GPU_TILE=1000 HSPZ_DEVICE_DEDUP=0 -- --device cuda
         runcase $name $cj gpu_hostdedup HSPZ_DEVICE_DEDUP=0 -- --device cuda
         runcase $name $cj gpu_buckets HSPZ_REF_BUCKETS=on -- --device cuda
         runcase $name $cj gpu_buckets_tile1k HSPZ_REF_BUCKETS=on HSPZ_GPU_TILE=1000 -- --device cuda

@@ -377,25 +377,26 @@ typedef struct {
  * physical capacity; tiny tiles also make the device collapse run, cuda/backend.cu bat_tidy)
  * x HSPZ_DEVICE_LONG x HSPZ_DEVICE_DEDUP; host seeds (be->chunk) and device seeds
  * (be->chunk_range) both run */
-#define NVAR 18
+#define NVAR 20
 static const char *var_gate[NVAR] = { "score", "score", "score", "score", "full", "full", "full", "full",
                                       "score", "score", "score", "score", "score", "score", "full",
-                                      "score", "score", "score" };
+                                      "score", "score", "score", "score", "score" };
 static const char *var_kernel[NVAR] = { "refill", "refill", "refill", "refill", "refill", "refill", "refill", "refill",
                                         "warp", "warp", "thread", "thread", "vec", "vec", "vec",
-                                        "vec", "refill", "refill" };
+                                        "vec", "refill", "refill", "refill", "refill" };
 static const char *var_buckets[NVAR] = { "off", "off", "off", "off", "off", "off", "off", "off",
                                          "off", "on", "on", "auto", "off", "off", "off",
-                                         "off", "on", "off" };
-static const char *var_long[NVAR] = { "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "0", "1", "1",
-                                      "1", "1", "0" };
+                                         "off", "on", "off", "off", "off" };
+/* diag: the device's diagonal path (default); 1: one thread an anchor, capped, rest on the host */
+static const char *var_long[NVAR] = { "diag", "diag", "diag", "diag", "diag", "diag", "diag", "diag", "1", "diag", "1",
+                                      "diag", "0", "diag", "1", "diag", "1", "0", "diag", "1" };
 static const char *var_dedup[NVAR] = { "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "0", "0",
-                                       "1", "1", "0" };
+                                       "1", "1", "0", "0", "1" };
 static const char *var_tile[NVAR] = { NULL, "1", "7", "1000", NULL, "1", "7", "1000", NULL, "7", "1000", NULL, "7", NULL, "7",
-                                      "1000", "7", "33" };
+                                      "1000", "7", "33", "7", "1000" };
 static const uint64_t var_max_anchors[NVAR] = { UINT64_MAX, 4000, 30000, UINT64_MAX, UINT64_MAX, 4000, 30000, UINT64_MAX,
                                                 UINT64_MAX, 30000, UINT64_MAX, UINT64_MAX, 30000, UINT64_MAX, 30000,
-                                                UINT64_MAX, 30000, UINT64_MAX };
+                                                UINT64_MAX, 30000, UINT64_MAX, 30000, UINT64_MAX };
 static uint64_t g_skipped;
 
 static int tab_equal(const hz_seedtable *a, const hz_seedtable *b)

@@ -9,6 +9,7 @@
 #include "xdrop.h"
 #include "gate.h"
 #include "extend.h"
+#include "xdrop_diag.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -847,12 +848,96 @@ static void test_block16(void)
           "block16 sides equal hz_xdrop_*_capped: %u of %u differ (%u frozen, %u half-window anchors)", bad, total, frozen_runs, half_runs);
 }
 
+/* ---- the diagonal path's parallel parts (src/xdrop_diag.h, cuda/extend_diag.cu) ----------- */
+
+static int cmp_diag_ar(const void *x, const void *y)
+{
+    const hz_anchor *a = x, *b = y;
+    int64_t da = (int64_t)a->ar - a->aq, db = (int64_t)b->ar - b->aq;
+    return da != db ? (da < db ? -1 : 1) : a->ar != b->ar ? (a->ar < b->ar ? -1 : 1) : 0;
+}
+
+/* parts joined two ways: a sequential fold from the far end (the order of hz_side_scan) and a
+ * doubling scan (another association, as a device scan may use); both == the model */
+static void check_parts(const hz_anchor *a, size_t n, const int32_t *sub, int32_t X, int64_t cap, const char *what)
+{
+    hz_side_part_t *P = malloc(n * sizeof *P), *F = malloc(n * sizeof *F), *D = malloc(n * sizeof *D),
+                   *D2 = malloc(n * sizeof *D2);
+    size_t bad = 0, rules = 0, unknown = 0;
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        /* scan order: the far end first (right sides: from the right; left sides: from the left) */
+        for (size_t j = 0; j < n; j++) {
+            size_t k = dir > 0 ? n - 1 - j : j;
+            const hz_anchor *x = &a[k];
+            int64_t d = (int64_t)x->ar - x->aq, s = x->ar;
+            const hz_anchor *nb = dir > 0 ? (k + 1 < n ? &a[k + 1] : NULL) : (k > 0 ? &a[k - 1] : NULL);
+            int has = nb && (int64_t)nb->ar - nb->aq == d;
+            int64_t navail = dir > 0 ? (x->ar >= RL || x->aq >= QL ? 0 : (RL - x->ar < QL - x->aq ? RL - x->ar : QL - x->aq))
+                                     : (x->ar < x->aq ? x->ar : x->aq);
+            int64_t p0 = has ? (dir > 0 ? (int64_t)nb->ar - s : s - (int64_t)nb->ar) : 0;
+            P[j] = hz_side_part(SR, SQ, d, sub, X, dir > 0 ? s : s - 1, dir, navail, has, p0, cap);
+            rules += P[j].b >= 0;
+        }
+        for (size_t j = 0; j < n; j++) F[j] = j ? hz_side_join(P[j], F[j - 1]) : P[j];
+        memcpy(D, P, n * sizeof *D);
+        for (size_t w = 1; w < n; w *= 2) {
+            for (size_t j = 0; j < n; j++) D2[j] = j >= w ? hz_side_join(D[j], D[j - w]) : D[j];
+            memcpy(D, D2, n * sizeof *D);
+        }
+        for (size_t j = 0; j < n; j++) {
+            size_t k = dir > 0 ? n - 1 - j : j;
+            side_t m = dir > 0 ? ref_right(SR, RL, SQ, QL, a[k].ar, a[k].aq, sub, X) : ref_left(SR, SQ, a[k].ar, a[k].aq, sub, X);
+            int32_t ext = dir > 0 ? (int32_t)F[j].a1 - 1 : (int32_t)F[j].a1;
+            if (F[j].b == HZ_SIDE_UNKNOWN && !memcmp(&F[j], &D[j], sizeof F[j])) { unknown++; continue; }
+            if (F[j].b >= 0 || F[j].x != m.best || ext != m.bp || memcmp(&F[j], &D[j], sizeof F[j])) {
+                if (bad < 3) printf("# %s %s anchor (%u,%u): fold %lld/%d (b %lld), doubling %lld, model %d/%d\n", what,
+                                    dir > 0 ? "right" : "left", a[k].ar, a[k].aq, (long long)F[j].x, ext, (long long)F[j].b,
+                                    (long long)D[j].x, m.best, m.bp);
+                bad++;
+            }
+        }
+    }
+    /* no cap: nothing unknown; a small cap (<= 100 columns) must leave some sides unknown */
+    check(bad == 0 && rules > n / 4 && (cap == 0 ? unknown == 0 : cap > 100 || unknown > 0),
+          "diagonal parts joined (fold and doubling) == model, %s: %zu anchors, %zu rules, %zu sides unknown", what, n, rules, unknown);
+    free(P); free(F); free(D); free(D2);
+}
+
+static void test_parts(void)
+{
+    build_sequences();
+    static hz_anchor a[6000];
+    size_t n = make_anchors(a, 5000);
+    qsort(a, n, sizeof *a, cmp_diag_ar);
+    check_parts(a, n, HOXD, 910, 0, "X 910");
+    check_parts(a, n, HOXD, 910, 64, "X 910, cap 64");
+    check_parts(a, n, HOXD, 910, 300, "X 910, cap 300");
+    check_parts(a, n, HOXD, 300, 0, "X 300");
+    check_parts(a, n, HOXD, 20000, 0, "X 20000");
+    /* +1/-1 scores: equal sums everywhere, so every tie rule is exercised */
+    int32_t unit[64];
+    for (int r = 0; r < 8; r++)
+        for (int q = 0; q < 8; q++) unit[r * 8 + q] = r < 4 && q < 4 ? (r == q ? 1 : -1) : -3;
+    check_parts(a, n, unit, 3, 0, "+1/-1, X 3");
+    check_parts(a, n, unit, 3, 40, "+1/-1, X 3, cap 40");
+    check_parts(a, n, unit, 12, 0, "+1/-1, X 12");
+    /* dense anchors: every column of the first 3000 of the long diagonal 0, and a poly-A run */
+    size_t m = 0;
+    for (uint32_t i = 0; i < 3000; i++) a[m++] = (hz_anchor){i, i};
+    for (uint32_t i = 11000; i < 11300; i += 3) a[m++] = (hz_anchor){i, i - 4500};
+    qsort(a, m, sizeof *a, cmp_diag_ar);
+    check_parts(a, m, HOXD, 910, 0, "dense");
+    check_parts(a, m, HOXD, 910, 100, "dense, cap 100");
+    check_parts(a, m, unit, 5, 0, "dense, +1/-1, X 5");
+}
+
 int main(void)
 {
     test_one_sided();
     test_keep();
     test_log();
     test_random_anchors();
+    test_parts();
     test_block16();
     printf("# %d tests, %d passed, %d failed\n", n_tests, n_tests - n_fail, n_fail);
     return n_fail ? 1 : 0;
