@@ -8,8 +8,8 @@
  * Per chunk: seeds (device seeding, cuda/seed.cu, or host seeds) and the MAX_HITS batches of
  * the CPU (src/chunk.c); per batch, anchors in physical tiles of at most `tile` anchors:
  * gate (cuda/gate.cu) -> stable compaction (CUB) -> materialization of the survivors
- * (cuda/extend.cu); anchors past the gate's work cap: exact scans capped at 4096 columns on
- * the device, and the few longer ones on the host's exact diagonal path (src/extend.c).
+ * (cuda/extend.cu); anchors past the gate's work cap: the diagonal path on the device
+ * (cuda/extend_diag.cu), and sides past 4096 columns on the host's (src/extend_diag.c).
  * Kept HSPs stay on the device until the batch ends (collapsed there like hz_batch_tidy,
  * cuda/batch.cu); the per-batch dedup then runs on the device (cuda/dedup.cu) and only its
  * survivors come back.  The dedup sorts the batch's HSP multiset — which equals the CPU's — so the bytes
@@ -17,8 +17,10 @@
  *
  * Kernel choices (environment, recorded in the manifest): HSPZ_GATE=score|full,
  * HSPZ_GATE_KERNEL=refill|vec|thread|warp (cuda/gate_refill.cu, cuda/gate.cu, cuda/gate_warp.cu), HSPZ_REF_BUCKETS=auto|on|off, HSPZ_DEVICE_SEEDS=0|1,
- * HSPZ_DEVICE_LONG=1|0 (anchors past the gate cap extended on the device up to 4096 columns a
- * side, the rest on the host; or all on the host),
+ * HSPZ_DEVICE_LONG=diag|1|0 (anchors past the gate cap on the device's diagonal path, sides
+ * past 4096 columns on the host's; one thread an anchor on the device up to 4096 columns a
+ * side, the rest on the host; or all on the host; diag takes 1's way for a block pair with
+ * Rlen + Qlen >= 2^32, counted in the report),
  * HSPZ_DEVICE_DEDUP=1|0 (the batch's HSPs stay on the device and its dedup runs there,
  * cuda/dedup.cu, only survivors coming back; or every kept HSP copied back and deduplicated
  * on the host, src/dedup.c), HSPZ_GPU_TILE=N.  CUDA events time every stage; report()
@@ -300,10 +302,12 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     uint32_t nsurv = (uint32_t)n, nkept = 0, nlong = 0, npast = 0;
     size_t tb;
     cudaEvent_t *ev = c->ev;
-    double t0 = hz_now(), t1;
+    double t0, t1;
     size_t ncopy;
     /* the long anchors gathered so far, when this tile's might not fit beside them */
     if (diag && c->lfill + n > B->tile && hz_long_flush(B, c, dQ, Qlen, f, err, errlen)) return -1;
+    if (B->long_dev == LONG_DIAG && !diag) c->long_fallback++;
+    t0 = hz_now();
     /* each anchor keeps at most one HSP; when the device runs short, the batch so far moves to
      * the host (nothing to move: out of GPU memory for one tile, an error) */
     if (B->dev_dedup && hz_bat_reserve(B, c, n, err, errlen) &&

@@ -65,6 +65,8 @@ struct tctx {
     int spilled, spill_noted;             /* this batch moved to the host (bat_spill); noted once */
     /* statistics: event milliseconds per stage, busy intervals (ms since the device's ref) */
     double ms[ST_N]; uint64_t tiles, chunks, anchors, bucketed, long_dev, long_host;
+    uint64_t long_fallback;               /* tiles whose long anchors could not take the device's
+                                           * diagonal path (Rlen + Qlen >= 2^32): HSPZ_DEVICE_LONG=1's way */
     float *iv; size_t niv, iv_cap;
 };
 

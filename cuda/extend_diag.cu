@@ -9,8 +9,10 @@
  * and from the left end for left sides, so every anchor gets hz_side_scan's result with a
  * thread per anchor and no thread walking a whole diagonal.  Then the gate threshold and
  * KegAlign's keep test as the host's diagonal path applies them (src/chunk.c long_visit; spec
- * §4.2-4.5).  Unlike the host's path there is no cache from one call to the next: a diagonal
- * cut by a flush only costs the scans of its two new ends.
+ * §4.2-4.5).  A part that reads more than the cap (4096 columns) is unknown, and so is every
+ * part whose chain of neighbours leads to it: those anchors go to the host's diagonal path,
+ * which carries a per-diagonal cache from one call to the next (this path has none).  So a
+ * long HSP cut by a flush's end can send the side of every anchor chained to that end there.
  */
 #include "backend_impl.cuh"
 #include <cub/cub.cuh>
@@ -163,6 +165,7 @@ int hz_long_flush(cuda_be *B, tctx *c, const uint8_t *dQ, uint32_t Qlen, hz_funn
 {
     const uint64_t n = c->lfill;
     if (!n) return 0;
+    const double t0 = hz_now();
     const devstate *D = &B->d[c->dv];
     cudaStream_t st = c->st;
     const unsigned g = grid_for(n);
@@ -219,6 +222,7 @@ int hz_long_flush(cuda_be *B, tctx *c, const uint8_t *dQ, uint32_t Qlen, hz_funn
         }
         c->long_dev -= h[3]; c->long_host += h[3];
     }
+    f->t_extend += hz_now() - t0;
     if (B->dev_dedup) {
         c->nbat += h[0];
         return hz_bat_tidy(B, c, err, errlen);

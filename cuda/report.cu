@@ -21,9 +21,11 @@ char *hz_be_report(hz_backend *be, double wall_s)
     if (!s) return NULL;
 #define P(...) do { int k_ = snprintf(s + n, cap - n, __VA_ARGS__); if (k_ > 0) n += (size_t)k_ < cap - n ? (size_t)k_ : cap - n - 1; } while (0)
     const char *rb = B->buckets_setting == 0 ? "off" : B->buckets_setting == 1 ? "on" : "auto";
+    uint64_t fallback = 0;
+    for (int i = 0; i < B->nt; i++) fallback += B->t[i].long_fallback;
     P("{\"gate_kernel\": \"%s\", \"long_anchors_on\": \"%s\", \"batch_dedup_on\": \"%s\", \"ref_buckets_setting\": \"%s\", \"target_blocks\": %llu, \"target_blocks_bucketed\": %llu, "
       "\"tile_anchors\": %llu, \"wall_s\": %.3f, \"devices\": [",
-      B->gate_full ? "full" : GK_NAME[B->gate_kernel], B->long_dev == LONG_DIAG ? "device" : B->long_dev ? "device+host" : "host", B->dev_dedup ? "device" : "host", rb, (unsigned long long)B->blocks,
+      B->gate_full ? "full" : GK_NAME[B->gate_kernel], B->long_dev == LONG_DIAG ? (fallback ? "diagonal-path+device+host" : "diagonal-path+host") : B->long_dev ? "device+host" : "host", B->dev_dedup ? "device" : "host", rb, (unsigned long long)B->blocks,
       (unsigned long long)B->blocks_bucketed, (unsigned long long)B->tile, wall_s);
     double all_gate = 0; uint64_t all_anchors = 0;
     for (int g = 0; g < B->nd; g++) {

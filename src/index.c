@@ -252,11 +252,13 @@ int hz_index_cmd(const hz_opts *o, const char *path)
     if (!(tmp = malloc(n))) { snprintf(err, sizeof err, "out of memory"); goto done; }
     snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
     unlink(tmp);
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+    pthread_mutex_lock(&sigw.lock);   /* a signal now waits until the file is registered */
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0) hz_sigwatch_paths_locked(&sigw, NULL, tmp);
+    pthread_mutex_unlock(&sigw.lock);
+    if (fd < 0) {
         snprintf(err, sizeof err, "%s: cannot create: %s", tmp, strerror(errno));
         goto done;
     }
-    hz_sigwatch_paths(&sigw, NULL, tmp);
     ixw w = { fd, tmp, 0, NULL, err, sizeof err, o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN) };
     if (wr_index(&w, o, &t, tsha, &side, &sh, be)) goto done;
     if (close(fd)) { fd = -1; snprintf(err, sizeof err, "%s: cannot write: %s", tmp, strerror(errno)); goto done; }

@@ -121,11 +121,16 @@ void hz_sigwatch_start(hz_sigwatch *w)
 }
 
 /* what the watcher removes on a signal (NULL = nothing) */
+void hz_sigwatch_paths_locked(hz_sigwatch *w, const char *tmpdir, const char *tartmp)
+{
+    snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpdir && strlen(tmpdir) < sizeof w->tmpdir ? tmpdir : "");
+    snprintf(w->tartmp, sizeof w->tartmp, "%s", tartmp && strlen(tartmp) < sizeof w->tartmp ? tartmp : "");
+}
+
 void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp)
 {
     pthread_mutex_lock(&w->lock);
-    snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpdir && strlen(tmpdir) < sizeof w->tmpdir ? tmpdir : "");
-    snprintf(w->tartmp, sizeof w->tartmp, "%s", tartmp && strlen(tartmp) < sizeof w->tartmp ? tartmp : "");
+    hz_sigwatch_paths_locked(w, tmpdir, tartmp);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -335,13 +340,16 @@ char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
     if (!tmpdir) { snprintf(err, errlen, "out of memory"); return NULL; }
     snprintf(tmpdir, tl, "%s.tmp-%ld", o->outdir, (long)getpid());
     hz_rm_rf(tmpdir);
+    pthread_mutex_lock(&w->lock);   /* a signal now waits until the folder is registered */
     if (mkdir(tmpdir, 0777) != 0) {
+        pthread_mutex_unlock(&w->lock);
         snprintf(err, errlen, "%s: cannot create the temporary output folder %s: %s", o->outdir, tmpdir, strerror(errno));
         free(tmpdir);
         return NULL;
     }
     if (known) owner_write(tmpdir, tt, who);
-    hz_sigwatch_paths(w, tmpdir, tt[0] ? tt : NULL);
+    hz_sigwatch_paths_locked(w, tmpdir, tt[0] ? tt : NULL);
+    pthread_mutex_unlock(&w->lock);
     return tmpdir;
 }
 

@@ -45,8 +45,11 @@ typedef struct {
 void hz_sigwatch_block(int block);
 /* Start the watcher (before any other thread, so all inherit the blocked set). */
 void hz_sigwatch_start(hz_sigwatch *w);
-/* What the watcher removes on a signal (NULL = nothing). */
+/* What the watcher removes on a signal (NULL = nothing).  _locked: the caller holds w->lock,
+ * taken before it created the path, so that a signal cannot fall between the creation and the
+ * registration (the watcher waits for the lock, then finds the path to remove). */
 void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp);
+void hz_sigwatch_paths_locked(hz_sigwatch *w, const char *tmpdir, const char *tartmp);
 /* The run fails on its own: settle it (a later signal is dropped), then remove the registered
  * temporary folder and tarball temporary file.  Call it before printing the error line: while
  * a signal is being handled it never returns (the watcher ends the process with its one line). */

@@ -2,7 +2,7 @@
 # GPU suite, run ON the device machine from the repo root (see tests/gpu/README.md):
 #   every carried golden case: GPU bytes == CPU bytes (same machine) and canonical digest ==
 #   case.json's; on six cases the knob variants (HSPZ_GATE=full, HSPZ_GATE_KERNEL=vec|thread|warp,
-#   HSPZ_DEVICE_LONG=0|1, HSPZ_DEVICE_DEDUP=0, HSPZ_REF_BUCKETS=on, host seeding, tiny physical tiles, --threads 1,
+#   HSPZ_DEVICE_LONG=0|1 and diag (the default) with tiny tiles and the host dedup, HSPZ_DEVICE_DEDUP=0, HSPZ_REF_BUCKETS=on, host seeding, tiny physical tiles, --threads 1,
 #   --gpus 2 when two GPUs);
 #   then timings.  Inputs come from .dev/ (carried: bin/hspz, lib/, data/, cases/).
 # Usage: tests/gpu/device_suite.sh OUTDIR   (CASES=REGEX limits the cases by name)
