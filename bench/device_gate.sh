@@ -16,15 +16,6 @@ set -u
 what=${1:?bench|ncu}
 . bench/device_env.sh device_gate.$what${LOGTAG:-}
 T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz
-pair() {   # NAME: T and Q of an input
-    case $1 in
-        zymo) T=.dev/zy/ztritici_IPO323.fa.gz Q=.dev/zy/zpseudotritici_221.fa.gz ;;
-        yeast) T=$(ls .dev/ye/*.2bit | head -1) Q=$T ;;
-        plasmodium) T=$(ls .dev/pf/*falciparum* | head -1) Q=$(ls .dev/pf/*knowlesi* | head -1) ;;
-        large) T=/tmp/lg/large_target.fa.gz Q=/tmp/lg/large_query.fa.gz ;;   # bench/device_large.sh stages it
-        p*) [ -f /tmp/$1.a.fa ] || simulate_pair ${1#p} 1 0.1 /tmp/$1 >/dev/null; T=/tmp/$1.a.fa Q=/tmp/$1.b.fa ;;
-    esac
-}
 if [ "$what" = bench ]; then
     rc=0
     for name in ${INPUTS:-zymo}; do

@@ -270,7 +270,7 @@ fail:
     return -1;
 }
 
-static int reserve_long(tctx *c, size_t n)
+int hz_be_reserve_long(tctx *c, size_t n)
 {
     if (c->nlong + n > c->long_cap) {
         size_t cap = c->long_cap ? c->long_cap : 4096;
@@ -308,11 +308,8 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     if (diag && c->lfill + n > B->tile && hz_long_flush(B, c, dQ, Qlen, f, err, errlen)) return -1;
     if (B->long_dev == LONG_DIAG && !diag) c->long_fallback++;
     t0 = hz_now();
-    /* each anchor keeps at most one HSP; when the device runs short, the batch so far moves to
-     * the host (nothing to move: out of GPU memory for one tile, an error) */
-    if (B->dev_dedup && hz_bat_reserve(B, c, n, err, errlen) &&
-        (!c->nbat || hz_bat_spill(B, c, err, err, errlen) || hz_bat_reserve(B, c, n, err, errlen)))
-        return -1;
+    /* each anchor keeps at most one HSP */
+    if (hz_bat_room(B, c, n, err, errlen)) return -1;
     hz_hsp *hout = B->dev_dedup ? c->d_bat + c->nbat : c->d_hsp;
     HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count, 0, 24, c->st), err, errlen, fail);
     HZ_CUDA_CHECK(cudaEventRecord(ev[0], c->st), err, errlen, fail);
@@ -394,7 +391,7 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
     t1 = hz_now(); f->t_gate += t1 - t0;
     if (B->dev_dedup) c->nbat += nkept;   /* they stay on the device */
     ncopy = B->dev_dedup ? 0 : nkept;
-    if (hz_hspvec_reserve(&c->batch, ncopy) || reserve_long(c, nlong)) { snprintf(err, errlen, "out of host memory"); return -1; }
+    if (hz_hspvec_reserve(&c->batch, ncopy) || hz_be_reserve_long(c, nlong)) { snprintf(err, errlen, "out of host memory"); return -1; }
     /* results through pinned staging, at most HZ_PINNED_MAX elements per copy */
     for (size_t k0 = 0, l0 = 0; k0 < ncopy || l0 < nlong || k0 == 0;) {
         size_t k = ncopy - k0 < HZ_PINNED_MAX ? ncopy - k0 : HZ_PINNED_MAX;

@@ -117,12 +117,17 @@ int hz_be_dalloc(void **p, size_t bytes, const devstate *D, const char *what, ch
 #define DALLOC(ptr, bytes, D, what) hz_be_dalloc((void **)&(ptr), (bytes), (D), (what), err, errlen)
 /* cuda/backend.cu: [a, b] (completed events) as a busy interval of c's device */
 void hz_be_busy(cuda_be *B, tctx *c, cudaEvent_t a, cudaEvent_t b);
+/* cuda/backend.cu: room for n more anchors in c->longa (host memory, for the host's diagonal
+ * path); 0, or -1 when out of host memory */
+int hz_be_reserve_long(tctx *c, size_t n);
 /* cuda/backend.cu: milliseconds from event a to event b (0 when unavailable) */
 float hz_be_ev_ms(cudaEvent_t a, cudaEvent_t b);
 
 /* cuda/batch.cu — a batch's kept HSPs on the device (HSPZ_DEVICE_DEDUP=1; spec §5.2, dedup.h).
  * hz_bat_reserve: room for `more` records past c->d_bat[c->nbat] (buffers double and keep
- * their records; on failure they stay as they were).  hz_bat_tidy: hz_batch_tidy's collapse
+ * their records; on failure they stay as they were).  hz_bat_room: with HSPZ_DEVICE_DEDUP=1,
+ * hz_bat_reserve, and when the device runs short the batch so far moves to the host
+ * (hz_bat_spill) and the room is asked again (nothing to move: an error).  hz_bat_tidy: hz_batch_tidy's collapse
  * of identical records, on the device, when its thresholds are reached.  hz_bat_copy_back:
  * device records src[0..n) appended to dst through pinned staging.  hz_bat_finish: the
  * batch's end (host diagonal-path HSPs joined, dedup on the device, survivors appended to out
@@ -130,6 +135,7 @@ float hz_be_ev_ms(cudaEvent_t a, cudaEvent_t b);
  * hz_bat_spill: move the device records to c->batch with a note (device memory ran short).
  * All: 0, or -1 with err. */
 int hz_bat_reserve(const cuda_be *B, tctx *c, uint64_t more, char *err, size_t errlen);
+int hz_bat_room(cuda_be *B, tctx *c, uint64_t more, char *err, size_t errlen);
 int hz_bat_tidy(cuda_be *B, tctx *c, char *err, size_t errlen);
 int hz_bat_copy_back(tctx *c, const hz_hsp *src, uint64_t n, hz_hspvec *dst, char *err, size_t errlen);
 int hz_bat_spill(cuda_be *B, tctx *c, const char *why, char *err, size_t errlen);

@@ -39,6 +39,13 @@ fail:   /* the old buffers stay as they were */
     return -1;
 }
 
+int hz_bat_room(cuda_be *B, tctx *c, uint64_t more, char *err, size_t errlen)
+{
+    if (!B->dev_dedup || !hz_bat_reserve(B, c, more, err, errlen)) return 0;
+    if (!c->nbat) return -1;   /* nothing to move: out of GPU memory for this much alone */
+    return hz_bat_spill(B, c, err, err, errlen) || hz_bat_reserve(B, c, more, err, errlen) ? -1 : 0;
+}
+
 /* sort bat[0..nbat) by the batch key and drop (identical 1: copies; 0: the batch dedup's
  * contained neighbours) into alt; returns the number kept (alt then holds them), or
  * UINT64_MAX with err */

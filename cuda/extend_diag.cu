@@ -169,10 +169,8 @@ int hz_long_flush(cuda_be *B, tctx *c, const uint8_t *dQ, uint32_t Qlen, hz_funn
     const devstate *D = &B->d[c->dv];
     cudaStream_t st = c->st;
     const unsigned g = grid_for(n);
-    /* each anchor keeps at most one HSP (as run_tile: the batch so far may move to the host) */
-    if (B->dev_dedup && hz_bat_reserve(B, c, n, err, errlen) &&
-        (!c->nbat || hz_bat_spill(B, c, err, err, errlen) || hz_bat_reserve(B, c, n, err, errlen)))
-        return -1;
+    /* each anchor keeps at most one HSP */
+    if (hz_bat_room(B, c, n, err, errlen)) return -1;
     hz_hsp *out = B->dev_dedup ? c->d_bat + c->nbat : c->d_hsp;
     uint32_t *cnt = c->d_count + 8, *h = c->h_count + 8;
     cub::DoubleBuffer<uint64_t> keys(c->d_lkey, (uint64_t *)c->d_lanc);
@@ -206,13 +204,7 @@ int hz_long_flush(cuda_be *B, tctx *c, const uint8_t *dQ, uint32_t Qlen, hz_funn
      * process_batch and run_tile run on c->longa */
     if (h[3]) {
         const hz_anchor *src = (const hz_anchor *)keys.Alternate();
-        if (c->nlong + h[3] > c->long_cap) {
-            size_t cap = c->long_cap ? c->long_cap : 4096;
-            while (cap < c->nlong + h[3]) cap *= 2;
-            hz_anchor *p = (hz_anchor *)realloc(c->longa, cap * sizeof *p);
-            if (!p) { snprintf(err, errlen, "out of host memory"); return -1; }
-            c->longa = p; c->long_cap = cap;
-        }
+        if (hz_be_reserve_long(c, h[3])) { snprintf(err, errlen, "out of host memory"); return -1; }
         for (uint64_t k0 = 0; k0 < h[3]; k0 += HZ_PINNED_MAX) {
             uint64_t m = h[3] - k0 < HZ_PINNED_MAX ? h[3] - k0 : HZ_PINNED_MAX;
             HZ_CUDA_CHECK(cudaMemcpyAsync(c->h_anc, src + k0, m * sizeof(hz_anchor), cudaMemcpyDeviceToHost, st), err, errlen, fail);

@@ -85,9 +85,10 @@ HZ_HD void hz_side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int
  * hz_side_scan takes the neighbour's result over; it stops earlier at its own drop or at the
  * edge.  It needs no column past the meeting point, nor the neighbour's result: before the
  * meeting its drop from its maximum exceeds the neighbour's at every column, so it drops no
- * later than the neighbour (hz_side_scan's note).  has_next 0: a plain scan to the drop or
- * the edge (a result).  cap > 0: after cap columns without an end the part is unknown
- * (b = HZ_SIDE_UNKNOWN; the caller extends that anchor another way). */
+ * later than the neighbour (hz_side_scan's note).  c0, dir and navail as hz_side_scan;
+ * 0 <= p0 <= navail (the neighbour's start lies inside the scan).  has_next 0: a plain scan
+ * to the drop or the edge (a result).  cap > 0: after cap columns without an end the part is
+ * unknown (b = HZ_SIDE_UNKNOWN; the caller extends that anchor another way). */
 #define HZ_SIDE_UNKNOWN (-3)
 typedef struct { int64_t x, b; uint32_t m, a1; } hz_side_part_t;
 
