@@ -60,7 +60,7 @@ if tr:   # the timeline: start latency, work done, manifest written, freed or qu
     for l in p.stderr.splitlines():
         w_ = l.split()
         if l.startswith("hspz: trace 0.0000 start"): ph["t0"] = float(w_[4])
-        elif l.startswith("hspz: trace manifest:"): ph["hash"] = f"hash {w_[6]} digest {w_[11]}"
+        elif l.startswith("hspz: trace manifest:"): ph["hash"] = f"hash {w_[6]} digest {w_[11]}" + (" streamed" if "streamed" in l else "")
         elif l.startswith("hspz: trace"): ph[" ".join(w_[3:])] = float(w_[2])
     if "t0" in ph:
         st = ph["t0"] - s
@@ -73,8 +73,10 @@ else:
 print(f"{name} {b:11s}: exit {rc}, wall {w:.2f} s, peak RSS {r:.2f} GiB{extra}", flush=True)
 PY
 }
-same() {   # NAME A B
+same() {   # NAME A B: the files, and the manifests' canonical digests and line counts
+    local dg=$(for a in $2 $3; do python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["canonical_digest_sha256"], m["segment_lines"])' $W/$1.$a/manifest.json 2>&1; done | sort -u | wc -l)
     diff -r -x manifest.json $W/$1.$2 $W/$1.$3 >/dev/null && echo "$1: $3 == $2 (all files)" || echo "$1: $3 DIFFERENT from $2"
+    [ "$dg" = 1 ] && echo "$1: canonical digest $3 == $2" || echo "$1: canonical digest $3 DIFFERENT from $2"
 }
 if [ "$what" = bench ]; then
     for name in ${INPUTS:-zymo yeast}; do

@@ -16,10 +16,18 @@
  * a skewed sample) is bucket-sorted again from its file, so memory stays bounded: about
  * threads x BUF_ALL for the distribution, then (threads + 2) buckets in flight at about
  * 2.5 x bucket_bytes each (the bytes, 16 bytes per line, the sorted copy) plus the keyed
- * sort's 56 bytes a line while it sorts a level (lines_sort_keyed).  The buckets of one
- * level are capped by the open-file limit (a quarter of it, so that nested levels fit).
+ * sort's 56 bytes a line while it sorts a level (digest_lines.c).  The buckets of one level
+ * are capped by the open-file limit (a quarter of it, so that nested levels fit).
+ *
+ * The streamed digest (hz_digest_stream_*) runs steps 1 and 2 while a run writes its files:
+ * its splitters come from the target's record names and lengths before any line exists (a
+ * line starts with its target name; splitters only balance the buckets, and one that is no
+ * real line never takes a line's count), and each finished file is distributed by workers
+ * while later ones are computed.  At the end only step 3 is left, once the folder is checked
+ * to hold exactly the files handed over, unchanged.
  */
-#include "manifest.h"
+#include "digest.h"
+#include "digest_impl.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,70 +46,14 @@
 #define MAX_DEPTH 6                      /* nested levels; past it a bucket is sorted in memory */
 #define MAX_THREADS 64
 #define SAMPLES 32                       /* sample lines per bucket for the splitters */
+#define STREAM_SAMPLES 4                 /* the same from record names (evenly spaced, not drawn) */
 #define BUF_ALL ((size_t)4 << 20)        /* per thread: its buffers of all buckets together */
 #define PIECE_BYTES ((uint64_t)64 << 20) /* distribution work item */
-
-typedef struct { const char *p; size_t n; } line_t;   /* without the newline */
-
-static int line_cmp(const void *a, const void *b)
-{
-    const line_t *x = a, *y = b;
-    size_t m = x->n < y->n ? x->n : y->n;
-    int c = memcmp(x->p, y->p, m);
-    if (c) return c;
-    return x->n < y->n ? -1 : x->n > y->n;
-}
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* the input of one sort: files by path, or (a bucket sorted again) one open descriptor */
 typedef struct { char **path; const int *fd; uint64_t *size; size_t n; uint64_t total; } files_t;
-
-/* A line reader on pread (never a shared file offset: threads read one file at once). */
-typedef struct { int fd, own; uint64_t off; char *buf; size_t pos, len; } rdr;
-
-static int rdr_open(const files_t *f, size_t i, rdr *r)
-{
-    memset(r, 0, sizeof *r);
-    r->fd = f->fd ? f->fd[i] : open(f->path[i], O_RDONLY);
-    r->own = !f->fd;
-    if (r->fd < 0) return -1;
-    if (!(r->buf = malloc(1 << 16))) { if (r->own) close(r->fd); errno = ENOMEM; return -1; }
-    return 0;
-}
-
-static void rdr_seek(rdr *r, uint64_t at) { r->off = at; r->pos = r->len = 0; }
-
-static void rdr_close(rdr *r) { if (r->own && r->fd >= 0) close(r->fd); free(r->buf); r->buf = NULL; }
-
-/* the next line with its newline (if any) into *line; its length, 0 at the end, -1 error */
-static ssize_t rdr_getline(rdr *r, char **line, size_t *cap)
-{
-    size_t n = 0;
-    for (;;) {
-        if (r->pos == r->len) {
-            ssize_t k;
-            do k = pread(r->fd, r->buf, 1 << 16, (off_t)r->off); while (k < 0 && errno == EINTR);
-            if (k < 0) return -1;
-            if (k == 0) return (ssize_t)n;
-            r->off += (uint64_t)k; r->pos = 0; r->len = (size_t)k;
-        }
-        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
-        size_t take = nl ? (size_t)(nl - (r->buf + r->pos)) + 1 : r->len - r->pos;
-        if (n + take + 1 > *cap) {
-            size_t c = *cap ? *cap : 256;
-            while (c < n + take + 1) c *= 2;
-            char *p = realloc(*line, c);
-            if (!p) { errno = ENOMEM; return -1; }
-            *line = p; *cap = c;
-        }
-        memcpy(*line + n, r->buf + r->pos, take);
-        n += take; r->pos += take;
-        if (nl) return (ssize_t)n;
-    }
-}
-
-static const char *files_name(const files_t *f, size_t i) { return f->fd ? "a temporary file of the canonical digest" : f->path[i]; }
 
 static void files_free(files_t *f)
 {
@@ -160,127 +112,24 @@ static int files_list(const char *dir, files_t *f, char *err, size_t errlen)
     return 0;
 }
 
-/* A line with the 8 bytes that follow the lines' common prefix, big-endian, zero past its end:
- * key order agrees with line_cmp wherever two keys differ; equal keys are ordered by line_cmp. */
-typedef struct { uint64_t key; line_t l; } keyed_t;
-
-/* the length of the common prefix of all n lines */
-static size_t common_prefix(const line_t *L, size_t n)
-{
-    size_t cp = n ? L[0].n : 0;
-    for (size_t i = 1; i < n && cp; i++) {
-        size_t m = L[i].n < cp ? L[i].n : cp, k = 0;
-        while (k < m && L[i].p[k] == L[0].p[k]) k++;
-        cp = k;
-    }
-    return cp;
-}
-
-/* Sort L[0..n) in line_cmp order: an LSD radix sort of the keys (a pass skipped where all
- * lines share its byte), then each run of equal keys the same way on the bytes after its own
- * common prefix (depth levels at most; past them, for short runs, and for runs whose common
- * prefix did not grow, by line_cmp).  Lines all equal are left as they are.  Memory: 8 bytes
- * a line kept per level (the keys), 48 more while a level sorts.  Returns 0, -1 out of memory.
- * The bytes sorted never depend on it: qsort(line_cmp) gives the same order. */
-static int lines_sort_keyed(line_t *L, size_t n, size_t above, int depth)
-{
-    if (n < 2) return 0;
-    size_t cp = common_prefix(L, n);
-    int same = 1;   /* every line is the common prefix: all equal */
-    for (size_t i = 0; i < n && same; i++) same = L[i].n == cp;
-    if (same) return 0;
-    if (n < 32 || depth >= 6 || (depth > 0 && cp <= above)) { qsort(L, n, sizeof *L, line_cmp); return 0; }
-    keyed_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    size_t (*cnt)[256] = calloc(8, sizeof *cnt);
-    uint64_t *key = NULL;
-    if (!a || !b || !cnt) { free(a); free(b); free(cnt); return -1; }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k = 0;
-        for (size_t j = 0; j < 8; j++) k = k << 8 | (cp + j < L[i].n ? (unsigned char)L[i].p[cp + j] : 0);
-        a[i].key = k; a[i].l = L[i];
-        for (int d = 0; d < 8; d++) cnt[d][(k >> (8 * d)) & 255]++;
-    }
-    for (int d = 0; d < 8; d++) {
-        if (cnt[d][(a[0].key >> (8 * d)) & 255] == n) continue;   /* one byte value: order kept */
-        size_t off[256], o = 0;
-        for (int v = 0; v < 256; v++) { off[v] = o; o += cnt[d][v]; }
-        for (size_t i = 0; i < n; i++) b[off[(a[i].key >> (8 * d)) & 255]++] = a[i];
-        keyed_t *t = a; a = b; b = t;
-    }
-    free(b); free(cnt);
-    key = malloc(n * sizeof *key);
-    if (!key) { free(a); return -1; }
-    for (size_t i = 0; i < n; i++) { L[i] = a[i].l; key[i] = a[i].key; }
-    free(a);
-    int rc = 0;
-    for (size_t i = 0, j; i < n && !rc; i = j) {
-        for (j = i + 1; j < n && key[j] == key[i]; j++) {}
-        if (j - i > 1) rc = lines_sort_keyed(L + i, j - i, cp, depth + 1);
-    }
-    free(key);
-    return rc;
-}
-
-/* lines of buf[0..len) (each '\n'-terminated) sorted into *L; returns the count or -1 */
-static ssize_t lines_sort(char *buf, size_t len, line_t **L)
-{
-    if (!len) { *L = malloc(sizeof **L); return *L ? 0 : -1; }   /* buf may be NULL: no NULL + 0 */
-    size_t nl = 0;
-    for (const char *p = buf, *e = buf + len; (p = memchr(p, '\n', (size_t)(e - p))); p++) nl++;
-    *L = malloc((nl ? nl : 1) * sizeof **L);
-    if (!*L) return -1;
-    size_t k = 0, s = 0;
-    for (const char *p = buf, *e = buf + len; (p = memchr(p, '\n', (size_t)(e - p))); p++) {
-        size_t i = (size_t)(p - buf);
-        (*L)[k].p = buf + s; (*L)[k].n = i - s; k++; s = i + 1;
-    }
-    if (lines_sort_keyed(*L, nl, 0, 0)) { free(*L); *L = NULL; return -1; }
-    return (ssize_t)nl;
-}
-
-/* read the whole file at path, appending '\n' to an unterminated last line */
-static int slurp_append(const char *path, char **buf, size_t *len, size_t *cap)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return -1;
-    char tmp[1 << 16];
-    size_t n;
-    int last = '\n';
-    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
-        if (*len + n + 1 > *cap) {
-            size_t c = *cap ? *cap : 1 << 16;
-            while (c < *len + n + 1) c *= 2;
-            char *nb = realloc(*buf, c);
-            if (!nb) { fclose(fp); errno = ENOMEM; return -1; }
-            *buf = nb; *cap = c;
-        }
-        memcpy(*buf + *len, tmp, n);
-        *len += n;
-        last = tmp[n - 1];
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) { errno = EIO; return -1; }
-    if (last != '\n') (*buf)[(*len)++] = '\n';
-    return 0;
-}
-
 /* ---- the bucket sort ---------------------------------------------------------------------- */
+typedef struct { const char *path; int fd; uint64_t a, b; } piece_t;   /* lines starting in [a, b) of path, or of fd */
+
 typedef struct {
-    const files_t *f;
     const char *dir;
     size_t bucket_bytes;
     int threads, depth;
-    line_t *spl; size_t nspl;          /* splitters, sorted, distinct */
+    hz_dg_line *spl; size_t nspl;      /* splitters, sorted, distinct */
+    char *spl_store;                   /* their bytes */
     size_t nb;                         /* nspl + 1 */
     size_t bufsz;                      /* per thread and bucket */
     int *fd; uint64_t *bbytes;         /* per bucket: temporary file, bytes written */
     uint64_t *eq;                      /* per splitter: lines equal to it */
     pthread_mutex_t *bmu; size_t nbmu;
     pthread_mutex_t mu; pthread_cond_t cv;
-    /* distribution: pieces (file, [a, b)) */
-    size_t npiece, next_piece;
-    size_t *pf; uint64_t *pa, *pb;
+    /* distribution: pieces, taken in order; while streaming, idle workers wait for more */
+    piece_t *piece; size_t npiece, cappiece, next_piece;
+    int streaming;
     uint64_t lines;
     /* sorting and hashing */
     size_t next_bucket, hashed, window;
@@ -288,6 +137,23 @@ typedef struct {
     int failed;
     char err[1024];
 } bsort;
+
+static void bs_init(bsort *s, const char *dir, size_t bucket_bytes, int threads, int depth)
+{
+    memset(s, 0, sizeof *s);
+    s->dir = dir; s->bucket_bytes = bucket_bytes; s->threads = threads; s->depth = depth;
+    pthread_mutex_init(&s->mu, NULL); pthread_cond_init(&s->cv, NULL);
+}
+
+static void bs_free(bsort *s)
+{
+    for (size_t b = 0; s->fd && b < s->nb; b++) if (s->fd[b] >= 0) close(s->fd[b]);
+    for (size_t b = 0; s->sbuf && b < s->nb; b++) free(s->sbuf[b]);
+    for (size_t b = 0; b < s->nbmu; b++) pthread_mutex_destroy(&s->bmu[b]);
+    free(s->fd); free(s->bbytes); free(s->eq); free(s->bmu); free(s->sbuf); free(s->sn);
+    free(s->piece); free(s->spl); free(s->spl_store);
+    pthread_mutex_destroy(&s->mu); pthread_cond_destroy(&s->cv);
+}
 
 static void bs_fail(bsort *s, const char *msg)
 {
@@ -301,19 +167,37 @@ static void bs_fail(bsort *s, const char *msg)
 /* the bucket of a line; *equal: it equals splitter (bucket - 1) */
 static size_t bucket_of(const bsort *s, const char *p, size_t n, int *equal)
 {
-    line_t x = { p, n };
+    hz_dg_line x = { p, n };
     size_t lo = 0, hi = s->nspl;   /* first splitter greater than the line */
     while (lo < hi) {
         size_t m = (lo + hi) / 2;
-        if (line_cmp(&s->spl[m], &x) <= 0) lo = m + 1; else hi = m;
+        if (hz_dg_line_cmp(&s->spl[m], &x) <= 0) lo = m + 1; else hi = m;
     }
-    *equal = lo > 0 && line_cmp(&s->spl[lo - 1], &x) == 0;
+    *equal = lo > 0 && hz_dg_line_cmp(&s->spl[lo - 1], &x) == 0;
     return lo;
 }
 
+/* a nameless temporary file in dir (O_TMPFILE: one call, nothing to unlink, nothing left by a
+ * signal), else an unlinked mkstemp one; the descriptor, or -1 with errno */
+static int temp_file(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+#endif
+    char tp[4096];
+    snprintf(tp, sizeof tp, "%s/.digest-bucket-XXXXXX", dir);
+    int t = mkstemp(tp);
+    if (t >= 0) unlink(tp);
+    return t;
+}
+
+/* append buf[0 .. len) to bucket b's temporary file, created at its first bytes (buckets that
+ * stay empty cost nothing); 0, -1 write error, -3 no file could be created (errno set) */
 static int bucket_flush(bsort *s, size_t b, const char *buf, size_t len)
 {
     pthread_mutex_lock(&s->bmu[b]);
+    if (s->fd[b] < 0 && (s->fd[b] = temp_file(s->dir)) < 0) { pthread_mutex_unlock(&s->bmu[b]); return -3; }
     size_t off = 0;
     while (off < len) {
         ssize_t w = write(s->fd[b], buf + off, len - off);
@@ -326,22 +210,43 @@ static int bucket_flush(bsort *s, size_t b, const char *buf, size_t len)
     return 0;
 }
 
-/* one piece: the lines of input fi that start in [a, b); -1 read error, -2 write error */
-static int distribute_piece(bsort *s, size_t fi, uint64_t a, uint64_t b, char *bufs, size_t *blen, uint64_t *eq,
-                            uint64_t *lines)
+/* the pieces of one input of size bytes (path, or fd when path is NULL), for the workers;
+ * 0, or -1 out of memory */
+static int bs_add(bsort *s, const char *path, int fd, uint64_t size)
 {
-    rdr rd;
-    if (rdr_open(s->f, fi, &rd)) return -1;
-    char *line = NULL; size_t cap = 0; ssize_t n;
-    uint64_t pos = a;
+    pthread_mutex_lock(&s->mu);
     int rc = 0;
-    if (a > 0) {   /* the line that starts before a belongs to the previous piece */
-        rdr_seek(&rd, a - 1);
-        if ((n = rdr_getline(&rd, &line, &cap)) < 0) rc = -1;
-        else pos = a - 1 + (uint64_t)n;
+    for (uint64_t a = 0; !rc; a += PIECE_BYTES) {
+        if (s->npiece == s->cappiece) {
+            size_t c = s->cappiece ? 2 * s->cappiece : 64;
+            piece_t *np = realloc(s->piece, c * sizeof *np);
+            if (!np) { rc = -1; break; }
+            s->piece = np; s->cappiece = c;
+        }
+        s->piece[s->npiece++] = (piece_t){ path, fd, a, a + PIECE_BYTES < size ? a + PIECE_BYTES : size };
+        if (a + PIECE_BYTES >= size) break;
     }
-    while (!rc && pos < b) {
-        if ((n = rdr_getline(&rd, &line, &cap)) <= 0) { if (n < 0) rc = -1; break; }
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* one piece's lines into the thread's bucket buffers; -1 read error, -2 write error, -3 no
+ * temporary file could be created */
+static int distribute_piece(bsort *s, const piece_t *pc, char *bufs, size_t *blen, uint64_t *eq, uint64_t *lines)
+{
+    hz_dg_reader rd;
+    if (hz_dg_reader_open(&rd, pc->path, pc->fd)) return -1;
+    char *line = NULL; size_t cap = 0; ssize_t n;
+    uint64_t pos = pc->a;
+    int rc = 0;
+    if (pc->a > 0) {   /* the line that starts before a belongs to the previous piece */
+        hz_dg_reader_seek(&rd, pc->a - 1);
+        if ((n = hz_dg_getline(&rd, &line, &cap)) < 0) rc = -1;
+        else pos = pc->a - 1 + (uint64_t)n;
+    }
+    while (!rc && pos < pc->b) {
+        if ((n = hz_dg_getline(&rd, &line, &cap)) <= 0) { if (n < 0) rc = -1; break; }
         pos += (uint64_t)n;
         size_t len = (size_t)n - (line[n - 1] == '\n');
         int equal;
@@ -350,11 +255,12 @@ static int distribute_piece(bsort *s, size_t fi, uint64_t a, uint64_t b, char *b
         if (equal) { eq[bk - 1]++; continue; }
         char *bb = bufs + bk * s->bufsz;
         if (blen[bk] + len + 1 > s->bufsz) {
-            if (blen[bk] && bucket_flush(s, bk, bb, blen[bk])) { rc = -2; break; }
+            int f = blen[bk] ? bucket_flush(s, bk, bb, blen[bk]) : 0;
+            if (f) { rc = f == -3 ? -3 : -2; break; }
             blen[bk] = 0;
             if (len + 1 > s->bufsz) {   /* a very long line: straight to its file */
                 line[len] = '\n';
-                if (bucket_flush(s, bk, line, len + 1)) { rc = -2; break; }
+                if ((f = bucket_flush(s, bk, line, len + 1))) { rc = f == -3 ? -3 : -2; break; }
                 continue;
             }
         }
@@ -363,14 +269,16 @@ static int distribute_piece(bsort *s, size_t fi, uint64_t a, uint64_t b, char *b
         bb[blen[bk]++] = '\n';
     }
     free(line);
-    rdr_close(&rd);
+    hz_dg_reader_close(&rd);
     return rc;
 }
 
-static void write_failed(bsort *s)
+/* a bucket write (rc -2) or file creation (-3) failed */
+static void write_failed(bsort *s, int rc)
 {
     char m[1024];
-    snprintf(m, sizeof m, "%s: cannot write a temporary file of the canonical digest: %s", s->dir, strerror(errno));
+    if (rc == -3) snprintf(m, sizeof m, "%s: cannot create a temporary file for the canonical digest: %s", s->dir, strerror(errno));
+    else snprintf(m, sizeof m, "%s: cannot write a temporary file of the canonical digest: %s", s->dir, strerror(errno));
     bs_fail(s, m);
 }
 
@@ -383,20 +291,24 @@ static void *distribute_main(void *arg)
     if (!bufs || !blen || !eq) { free(bufs); free(blen); free(eq); bs_fail(s, "out of memory in the canonical digest"); return NULL; }
     for (;;) {
         pthread_mutex_lock(&s->mu);
-        size_t i = s->failed ? s->npiece : s->next_piece++;
+        while (!s->failed && s->next_piece >= s->npiece && s->streaming) pthread_cond_wait(&s->cv, &s->mu);
+        int have = !s->failed && s->next_piece < s->npiece;
+        piece_t pc = have ? s->piece[s->next_piece++] : (piece_t){ NULL, -1, 0, 0 };
         pthread_mutex_unlock(&s->mu);
-        if (i >= s->npiece) break;
-        int rc = distribute_piece(s, s->pf[i], s->pa[i], s->pb[i], bufs, blen, eq, &lines);
+        if (!have) break;
+        int rc = distribute_piece(s, &pc, bufs, blen, eq, &lines);
         if (rc == -1) {
             char m[1024];
-            snprintf(m, sizeof m, "%s: cannot read: %s", files_name(s->f, s->pf[i]), strerror(errno));
+            snprintf(m, sizeof m, "%s: cannot read: %s", pc.path ? pc.path : "a temporary file of the canonical digest", strerror(errno));
             bs_fail(s, m);
         }
-        if (rc == -2) write_failed(s);
+        if (rc < -1) write_failed(s, rc);
         if (rc) break;
     }
-    for (size_t b = 0; b < s->nb && !s->failed; b++)
-        if (blen[b] && bucket_flush(s, b, bufs + b * s->bufsz, blen[b])) write_failed(s);
+    for (size_t b = 0; b < s->nb && !s->failed; b++) {
+        int f = blen[b] ? bucket_flush(s, b, bufs + b * s->bufsz, blen[b]) : 0;
+        if (f) write_failed(s, f == -3 ? -3 : -2);
+    }
     pthread_mutex_lock(&s->mu);
     s->lines += lines;
     for (size_t k = 0; k < s->nspl; k++) s->eq[k] += eq[k];
@@ -418,8 +330,8 @@ static char *bucket_load_sorted(bsort *s, size_t b, ssize_t *nlines)
         if (r <= 0) { if (r == 0) errno = EIO; free(buf); return NULL; }
         off += (size_t)r;
     }
-    line_t *L = NULL;
-    ssize_t n = lines_sort(buf, len, &L);
+    hz_dg_line *L = NULL;
+    ssize_t n = hz_dg_lines_sort(buf, len, &L);
     char *out = n >= 0 ? malloc(len ? len : 1) : NULL;   /* the sorted bytes: one sha256 update */
     if (!out) { free(buf); free(L); errno = ENOMEM; return NULL; }
     for (ssize_t i = 0, o = 0; i < n; i++) { memcpy(out + o, L[i].p, L[i].n); o += (ssize_t)L[i].n; out[o++] = '\n'; }
@@ -461,54 +373,84 @@ static void *sort_main(void *arg)
     }
 }
 
-/* splitters from lines at evenly spaced byte offsets (each: the first line starting after the
- * offset); they balance the buckets, correctness never depends on them */
-static int pick_splitters(bsort *s, size_t want_buckets, char **store)
+/* the splitters: every (k / want)-th of the k sample lines smp (their bytes in store, owned by
+ * s from now on), sorted, copies dropped; 0, or -1 out of memory */
+static int choose_splitters(bsort *s, hz_dg_line *smp, size_t k, size_t want, char *store)
 {
-    size_t ns = want_buckets * SAMPLES, k = 0, used = 0, cap = 1 << 16;
-    line_t *smp = malloc(ns * sizeof *smp);
-    char *st = malloc(cap);
-    uint64_t *off = malloc(ns * sizeof *off);   /* offsets into st */
-    char *line = NULL; size_t lcap = 0;
-    if (!smp || !st || !off) { free(smp); free(st); free(off); return -1; }
-    size_t fi = 0; uint64_t base = 0;
-    rdr rd; int open_ = 0;
-    for (size_t i = 0; i < ns; i++) {
-        uint64_t at = (uint64_t)((double)s->f->total * ((double)i + 0.5) / (double)ns);
-        while (fi < s->f->n && at >= base + s->f->size[fi]) { base += s->f->size[fi]; fi++; if (open_) { rdr_close(&rd); open_ = 0; } }
-        if (fi >= s->f->n) break;
-        if (!open_ && rdr_open(s->f, fi, &rd)) continue;
-        open_ = 1;
-        ssize_t n;
-        rdr_seek(&rd, at - base);
-        if (rdr_getline(&rd, &line, &lcap) <= 0) continue;   /* skip the partial line */
-        if ((n = rdr_getline(&rd, &line, &lcap)) <= 0) continue;
-        size_t len = (size_t)n - (line[n - 1] == '\n');
-        if (used + len > cap) {
-            while (used + len > cap) cap *= 2;
-            char *nst = realloc(st, cap);
-            if (!nst) { free(smp); free(st); free(off); free(line); if (open_) rdr_close(&rd); return -1; }
-            st = nst;
-        }
-        memcpy(st + used, line, len);
-        off[k] = used; smp[k].n = len; k++; used += len;
-    }
-    if (open_) rdr_close(&rd);
-    free(line);
-    for (size_t i = 0; i < k; i++) smp[i].p = st + off[i];
-    free(off);
-    qsort(smp, k, sizeof *smp, line_cmp);
-    s->spl = malloc((want_buckets ? want_buckets : 1) * sizeof *s->spl);
-    if (!s->spl) { free(smp); free(st); return -1; }
+    s->spl_store = store;
+    qsort(smp, k, sizeof *smp, hz_dg_line_cmp);
+    if (!(s->spl = malloc((want ? want : 1) * sizeof *s->spl))) return -1;
     s->nspl = 0;
-    for (size_t b = 1; b < want_buckets && k; b++) {
-        line_t c = smp[b * k / want_buckets];
-        if (!s->nspl || line_cmp(&s->spl[s->nspl - 1], &c) < 0) s->spl[s->nspl++] = c;
+    for (size_t b = 1; b < want && k; b++) {
+        hz_dg_line c = smp[b * k / want];
+        if (!s->nspl || hz_dg_line_cmp(&s->spl[s->nspl - 1], &c) < 0) s->spl[s->nspl++] = c;
     }
     if (!s->nspl && k) s->spl[s->nspl++] = smp[0];   /* one distinct sample: it is counted, not stored */
-    free(smp);
-    *store = st;
     return 0;
+}
+
+/* A growable store of sample lines: bytes, and each line's offset and length. */
+typedef struct { char *st; size_t used, cap; uint64_t *off; hz_dg_line *smp; size_t k, ns; } samples_t;
+
+static int samples_init(samples_t *m, size_t ns)
+{
+    memset(m, 0, sizeof *m);
+    m->ns = ns; m->cap = 1 << 16;
+    m->st = malloc(m->cap); m->off = malloc((ns ? ns : 1) * sizeof *m->off); m->smp = malloc((ns ? ns : 1) * sizeof *m->smp);
+    if (m->st && m->off && m->smp) return 0;
+    free(m->st); free(m->off); free(m->smp);
+    return -1;
+}
+
+static int samples_push(samples_t *m, const char *p, size_t len)
+{
+    if (m->k == m->ns) return 0;
+    if (m->used + len > m->cap) {
+        size_t c = m->cap;
+        while (m->used + len > c) c *= 2;
+        char *n = realloc(m->st, c);
+        if (!n) return -1;
+        m->st = n; m->cap = c;
+    }
+    memcpy(m->st + m->used, p, len);
+    m->off[m->k] = m->used; m->smp[m->k].n = len; m->k++; m->used += len;
+    return 0;
+}
+
+/* the splitters of the stored samples (which it takes over and frees); 0, or -1 out of memory */
+static int samples_choose(bsort *s, samples_t *m, size_t want)
+{
+    for (size_t i = 0; i < m->k; i++) m->smp[i].p = m->st + m->off[i];
+    free(m->off);
+    int rc = choose_splitters(s, m->smp, m->k, want, m->st);
+    free(m->smp);
+    return rc;
+}
+
+/* splitters from lines at evenly spaced byte offsets (each: the first line starting after the
+ * offset); they balance the buckets, correctness never depends on them */
+static int pick_splitters(bsort *s, const files_t *f, size_t want_buckets)
+{
+    samples_t m;
+    char *line = NULL; size_t lcap = 0;
+    if (samples_init(&m, want_buckets * SAMPLES)) return -1;
+    size_t fi = 0; uint64_t base = 0;
+    hz_dg_reader rd; int open_ = 0, rc = 0;
+    for (size_t i = 0; i < m.ns && !rc; i++) {
+        uint64_t at = (uint64_t)((double)f->total * ((double)i + 0.5) / (double)m.ns);
+        while (fi < f->n && at >= base + f->size[fi]) { base += f->size[fi]; fi++; if (open_) { hz_dg_reader_close(&rd); open_ = 0; } }
+        if (fi >= f->n) break;
+        if (!open_ && hz_dg_reader_open(&rd, f->path ? f->path[fi] : NULL, f->fd ? f->fd[fi] : -1)) continue;
+        open_ = 1;
+        ssize_t n;
+        hz_dg_reader_seek(&rd, at - base);
+        if (hz_dg_getline(&rd, &line, &lcap) <= 0) continue;   /* skip the partial line */
+        if ((n = hz_dg_getline(&rd, &line, &lcap)) <= 0) continue;
+        rc = samples_push(&m, line, (size_t)n - (line[n - 1] == '\n'));
+    }
+    if (open_) hz_dg_reader_close(&rd);
+    free(line);
+    return rc || samples_choose(s, &m, want_buckets) ? -1 : 0;
 }
 
 /* temporary files one level may hold: a quarter of the open-file limit, so that nested levels
@@ -524,7 +466,25 @@ static size_t bucket_cap(void)
     return cap < 2 ? 2 : cap;
 }
 
-static int hash_repeated(EVP_MD_CTX *ctx, const line_t *l, uint64_t times)
+/* the buckets' buffers and counters, once the splitters are known (their unlinked temporary
+ * files in s->dir come with their first bytes); 0, or -1 with err */
+static int bs_open(bsort *s, char *err, size_t errlen)
+{
+    if (s->nspl >= MAX_BUCKETS) { snprintf(err, errlen, "canonical digest: %zu splitters", s->nspl); return -1; }   /* never: want <= MAX_BUCKETS */
+    s->nb = s->nspl + 1;
+    s->bufsz = BUF_ALL / s->nb < 4096 ? 4096 : BUF_ALL / s->nb > 65536 ? 65536 : BUF_ALL / s->nb;
+    s->fd = malloc(s->nb * sizeof *s->fd);
+    if (s->fd) for (size_t b = 0; b < s->nb; b++) s->fd[b] = -1;
+    s->bbytes = calloc(s->nb, sizeof *s->bbytes); s->eq = calloc(s->nspl ? s->nspl : 1, sizeof *s->eq);
+    s->bmu = malloc(s->nb * sizeof *s->bmu);
+    s->sbuf = calloc(s->nb, sizeof *s->sbuf); s->sn = malloc(s->nb * sizeof *s->sn);
+    if (!s->fd || !s->bbytes || !s->eq || !s->bmu || !s->sbuf || !s->sn) {
+        snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
+    for (size_t b = 0; b < s->nb; b++) { s->sn[b] = -1; pthread_mutex_init(&s->bmu[b], NULL); s->nbmu++; }
+    return 0;
+}
+
+static int hash_repeated(EVP_MD_CTX *ctx, const hz_dg_line *l, uint64_t times)
 {
     char buf[1 << 16];
     size_t ln = l->n + 1;
@@ -543,90 +503,89 @@ static int hash_repeated(EVP_MD_CTX *ctx, const line_t *l, uint64_t times)
 }
 
 static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, int threads, int depth, EVP_MD_CTX *ctx,
+                       uint64_t *nlines, char *err, size_t errlen);
+
+/* step 3, once every line is in its bucket: sort buckets ahead on s->threads workers, hash
+ * them in order into ctx (each bucket, then copies of its splitter); 0, or -1 with err */
+static int bs_hash(bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
+{
+    pthread_t *th = malloc((size_t)s->threads * sizeof *th);
+    int started = 0;
+    if (!th) { snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
+    s->window = (size_t)s->threads + 2;
+    for (int t = 0; t < s->threads; t++) if (!pthread_create(&th[started], NULL, sort_main, s)) started++;
+    if (!started) { free(th); snprintf(err, errlen, "cannot start the canonical digest's threads"); return -1; }
+    for (size_t b = 0; b < s->nb; b++) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->failed && s->sn[b] == -1) pthread_cond_wait(&s->cv, &s->mu);
+        pthread_mutex_unlock(&s->mu);
+        if (s->failed) break;
+        if (s->sn[b] == -2) {   /* too big: bucket-sorted again from its file */
+            files_t sub = { NULL, &s->fd[b], &s->bbytes[b], 1, s->bbytes[b] };
+            uint64_t nl = 0;
+            if (bucket_sort(&sub, s->dir, s->bucket_bytes, s->threads, s->depth + 1, ctx, &nl, err, errlen)) { bs_fail(s, err); break; }
+        } else
+            EVP_DigestUpdate(ctx, s->sbuf[b], (size_t)s->bbytes[b]);
+        if (b < s->nspl && s->eq[b]) hash_repeated(ctx, &s->spl[b], s->eq[b]);
+        free(s->sbuf[b]); s->sbuf[b] = NULL;
+        if (s->fd[b] >= 0) close(s->fd[b]);
+        s->fd[b] = -1;
+        pthread_mutex_lock(&s->mu);
+        s->hashed = b + 1;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    int failed = s->failed;
+    if (failed && strcmp(err, s->err)) snprintf(err, errlen, "%s", s->err);
+    bs_fail(s, failed ? s->err : "done");   /* wakes the workers that wait for the window */
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    free(th);
+    return failed ? -1 : 0;
+}
+
+static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, int threads, int depth, EVP_MD_CTX *ctx,
                        uint64_t *nlines, char *err, size_t errlen)
 {
     bsort s;
-    memset(&s, 0, sizeof s);
-    s.f = f; s.dir = dir; s.bucket_bytes = bucket_bytes; s.threads = threads; s.depth = depth;
-    pthread_mutex_init(&s.mu, NULL); pthread_cond_init(&s.cv, NULL);
+    bs_init(&s, dir, bucket_bytes, threads, depth);
     size_t want = (size_t)((f->total + bucket_bytes - 1) / bucket_bytes), cap = bucket_cap();
     if (want > cap) want = cap;
     if (want < 2) want = 2;
-    char *store = NULL;
     pthread_t *th = malloc((size_t)threads * sizeof *th);
     int rc = -1, started = 0;
-    if (!th || pick_splitters(&s, want, &store)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-    s.nb = s.nspl + 1;
-    s.bufsz = BUF_ALL / s.nb < 4096 ? 4096 : BUF_ALL / s.nb > 65536 ? 65536 : BUF_ALL / s.nb;
-    s.fd = malloc(s.nb * sizeof *s.fd);
-    if (s.fd) for (size_t b = 0; b < s.nb; b++) s.fd[b] = -1;
-    s.bbytes = calloc(s.nb, sizeof *s.bbytes); s.eq = calloc(s.nspl ? s.nspl : 1, sizeof *s.eq);
-    s.bmu = malloc(s.nb * sizeof *s.bmu);
-    s.sbuf = calloc(s.nb, sizeof *s.sbuf); s.sn = malloc(s.nb * sizeof *s.sn);
-    size_t np = 0;
-    for (size_t i = 0; i < f->n; i++) np += (size_t)(f->size[i] / PIECE_BYTES) + 1;
-    s.pf = malloc(np * sizeof *s.pf); s.pa = malloc(np * sizeof *s.pa); s.pb = malloc(np * sizeof *s.pb);
-    if (!s.fd || !s.bbytes || !s.eq || !s.bmu || !s.sbuf || !s.sn || !s.pf || !s.pa || !s.pb) {
-        snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-    for (size_t b = 0; b < s.nb; b++) { s.sn[b] = -1; pthread_mutex_init(&s.bmu[b], NULL); s.nbmu++; }
-    for (size_t b = 0; b < s.nb; b++) {
-        char tp[4096];
-        snprintf(tp, sizeof tp, "%s/.digest-bucket-XXXXXX", dir);
-        if ((s.fd[b] = mkstemp(tp)) < 0) {
-            snprintf(err, errlen, "%s: cannot create a temporary file for the canonical digest: %s", dir, strerror(errno)); goto out; }
-        unlink(tp);
-    }
+    if (!th || pick_splitters(&s, f, want)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    if (bs_open(&s, err, errlen)) goto out;
     for (size_t i = 0; i < f->n; i++)
-        for (uint64_t a = 0; a < f->size[i] || a == 0; a += PIECE_BYTES) {
-            s.pf[s.npiece] = i; s.pa[s.npiece] = a;
-            s.pb[s.npiece] = a + PIECE_BYTES < f->size[i] ? a + PIECE_BYTES : f->size[i];
-            s.npiece++;
-            if (a + PIECE_BYTES >= f->size[i]) break;
-        }
+        if (bs_add(&s, f->path ? f->path[i] : NULL, f->fd ? f->fd[i] : -1, f->size[i])) {
+            snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
     /* 2. distribution */
     for (int t = 0; t < threads; t++) if (!pthread_create(&th[started], NULL, distribute_main, &s)) started++;
     if (!started) distribute_main(&s);
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-    started = 0;
     if (s.failed) { snprintf(err, errlen, "%s", s.err); goto out; }
-    /* 3. sort buckets ahead, hash in order (each bucket, then copies of its splitter) */
-    s.window = (size_t)threads + 2;
-    for (int t = 0; t < threads; t++) if (!pthread_create(&th[started], NULL, sort_main, &s)) started++;
-    if (!started) { snprintf(err, errlen, "cannot start the canonical digest's threads"); goto out; }
-    for (size_t b = 0; b < s.nb; b++) {
-        pthread_mutex_lock(&s.mu);
-        while (!s.failed && s.sn[b] == -1) pthread_cond_wait(&s.cv, &s.mu);
-        pthread_mutex_unlock(&s.mu);
-        if (s.failed) break;
-        if (s.sn[b] == -2) {   /* too big: bucket-sorted again from its file */
-            files_t sub = { NULL, &s.fd[b], &s.bbytes[b], 1, s.bbytes[b] };
-            uint64_t nl = 0;
-            if (bucket_sort(&sub, dir, bucket_bytes, threads, depth + 1, ctx, &nl, err, errlen)) { bs_fail(&s, err); break; }
-        } else
-            EVP_DigestUpdate(ctx, s.sbuf[b], (size_t)s.bbytes[b]);
-        if (b < s.nspl && s.eq[b]) hash_repeated(ctx, &s.spl[b], s.eq[b]);
-        free(s.sbuf[b]); s.sbuf[b] = NULL;
-        close(s.fd[b]); s.fd[b] = -1;
-        pthread_mutex_lock(&s.mu);
-        s.hashed = b + 1;
-        pthread_cond_broadcast(&s.cv);
-        pthread_mutex_unlock(&s.mu);
-    }
-    if (s.failed) { if (strcmp(err, s.err)) snprintf(err, errlen, "%s", s.err); goto out; }
+    /* 3. sort buckets ahead, hash in order */
+    if (bs_hash(&s, ctx, err, errlen)) goto out;
     *nlines = s.lines;
     rc = 0;
 out:
-    if (started) {   /* a failure while sorting: wake and join the workers */
-        bs_fail(&s, s.failed ? s.err : "stopped");
-        for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-    }
-    for (size_t b = 0; s.fd && b < s.nb; b++) if (s.fd[b] >= 0) close(s.fd[b]);
-    for (size_t b = 0; s.sbuf && b < s.nb; b++) free(s.sbuf[b]);
-    for (size_t b = 0; b < s.nbmu; b++) pthread_mutex_destroy(&s.bmu[b]);
-    free(s.fd); free(s.bbytes); free(s.eq); free(s.bmu); free(s.sbuf); free(s.sn);
-    free(s.pf); free(s.pa); free(s.pb); free(s.spl); free(store); free(th);
-    pthread_mutex_destroy(&s.mu); pthread_cond_destroy(&s.cv);
+    free(th);
+    bs_free(&s);
     return rc;
+}
+
+static int digest_start(EVP_MD_CTX **ctx)
+{
+    *ctx = EVP_MD_CTX_new();
+    return *ctx && EVP_DigestInit_ex(*ctx, EVP_sha256(), NULL) ? 0 : -1;
+}
+
+static void digest_hex(EVP_MD_CTX *ctx, char hex[65])
+{
+    unsigned char md[32];
+    unsigned int mdl = 0;
+    EVP_DigestFinal_ex(ctx, md, &mdl);
+    for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
+    hex[64] = 0;
 }
 
 int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen)
@@ -642,31 +601,183 @@ int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int thread
     if (threads < 1) threads = 1;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (bucket_bytes < 1) bucket_bytes = 1;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_MD_CTX *ctx = NULL;
     int rc = -1;
     uint64_t total = 0;
-    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    if (digest_start(&ctx)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
     if (f.total <= bucket_bytes) {   /* everything in memory */
         char *buf = NULL; size_t len = 0, cap = 0;
         for (size_t i = 0; i < f.n; i++)
-            if (slurp_append(f.path[i], &buf, &len, &cap)) {
+            if (hz_dg_slurp(f.path[i], &buf, &len, &cap)) {
                 snprintf(err, errlen, "%s: cannot read: %s", f.path[i], strerror(errno)); free(buf); goto out; }
-        line_t *L = NULL;
-        ssize_t n = lines_sort(buf, len, &L);
+        hz_dg_line *L = NULL;
+        ssize_t n = hz_dg_lines_sort(buf, len, &L);
         if (n < 0) { free(buf); snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
         for (ssize_t i = 0; i < n; i++) EVP_DigestUpdate(ctx, L[i].p, L[i].n + 1);
         total = (uint64_t)n;
         free(L); free(buf);
     } else if (bucket_sort(&f, dir, bucket_bytes, threads, 0, ctx, &total, err, errlen)) goto out;
-    unsigned char md[32];
-    unsigned int mdl = 0;
-    EVP_DigestFinal_ex(ctx, md, &mdl);
-    for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
-    hex[64] = 0;
+    digest_hex(ctx, hex);
     if (nlines) *nlines = total;
     rc = 0;
 out:
     if (ctx) EVP_MD_CTX_free(ctx);
     files_free(&f);
     return rc;
+}
+
+/* ---- the streamed digest ------------------------------------------------------------------ */
+typedef struct { char *path; const char *base; uint64_t size; dev_t dev; ino_t ino; struct timespec mtime; } added_t;
+
+struct hz_digest_stream {
+    bsort s;
+    char *dir;
+    int threads;                 /* workers at the finish */
+    pthread_t th[MAX_THREADS];
+    int nth;                     /* workers running */
+    added_t *file; size_t nfile, capfile;
+    int broken;                  /* a file could not be handed over: the folder is digested instead */
+};
+
+/* splitters for lines "name<TAB>start<TAB>..." of the given target records: sample lines
+ * "name<TAB>v" for start values v spread evenly over each record, as many per record as its
+ * share of all bases (a line that starts with a sample is longer, so never equal to it) */
+static int splitters_from_names(bsort *s, char *const *names, const uint64_t *lens, size_t n, size_t want)
+{
+    samples_t m;
+    if (samples_init(&m, want * STREAM_SAMPLES)) return -1;
+    double total = 0;
+    for (size_t i = 0; i < n; i++) total += (double)lens[i];
+    char *line = NULL; size_t lcap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && total > 0 && !rc; i++) {
+        uint64_t k = (uint64_t)((double)m.ns * (double)lens[i] / total + 0.5);
+        size_t nl = strlen(names[i]);
+        if (lcap < nl + 32) {
+            char *nl2 = realloc(line, nl + 32);
+            if (!nl2) { rc = -1; break; }
+            line = nl2; lcap = nl + 32;
+        }
+        memcpy(line, names[i], nl);
+        for (uint64_t t = 0; t < k && !rc; t++) {
+            uint64_t v = 1 + (uint64_t)((double)lens[i] * ((double)t + 0.5) / (double)k);
+            int w = snprintf(line + nl, 32, "\t%llu", (unsigned long long)v);
+            rc = samples_push(&m, line, nl + (size_t)w);
+        }
+    }
+    free(line);
+    if (rc) { free(m.st); free(m.off); free(m.smp); return -1; }
+    return samples_choose(s, &m, want);
+}
+
+hz_digest_stream *hz_digest_stream_open(const char *dir, char *const *names, const uint64_t *lens, size_t n,
+                                        size_t bucket_bytes, int threads, char *err, size_t errlen)
+{
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    hz_digest_stream *ds = calloc(1, sizeof *ds);
+    char *d = strdup(dir);
+    if (!ds || !d) { free(ds); free(d); snprintf(err, errlen, "out of memory in the canonical digest"); return NULL; }
+    ds->dir = d; ds->threads = threads;
+    bs_init(&ds->s, ds->dir, bucket_bytes ? bucket_bytes : BUCKET_BYTES, threads, 0);
+    ds->s.streaming = 1;
+    if (splitters_from_names(&ds->s, names, lens, n, bucket_cap())) {
+        snprintf(err, errlen, "out of memory in the canonical digest"); hz_digest_stream_free(ds); return NULL; }
+    if (bs_open(&ds->s, err, errlen)) { hz_digest_stream_free(ds); return NULL; }
+    int run = threads / 4 > 0 ? threads / 4 : 1;   /* while the run computes: a few; all at the finish */
+    for (int t = 0; t < run; t++) if (!pthread_create(&ds->th[ds->nth], NULL, distribute_main, &ds->s)) ds->nth++;
+    if (!ds->nth) { snprintf(err, errlen, "cannot start the canonical digest's threads"); hz_digest_stream_free(ds); return NULL; }
+    return ds;
+}
+
+int hz_digest_stream_add(hz_digest_stream *ds, const char *path)
+{
+    struct stat st;
+    if (!ds || ds->broken) return -1;
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) { ds->broken = 1; return -1; }
+    if (ds->nfile == ds->capfile) {
+        size_t c = ds->capfile ? 2 * ds->capfile : 64;
+        added_t *nf = realloc(ds->file, c * sizeof *nf);
+        if (!nf) { ds->broken = 1; return -1; }
+        ds->file = nf; ds->capfile = c;
+    }
+    added_t *a = &ds->file[ds->nfile];
+    if (!(a->path = strdup(path))) { ds->broken = 1; return -1; }
+    const char *sl = strrchr(a->path, '/');
+    a->base = sl ? sl + 1 : a->path;
+    a->size = (uint64_t)st.st_size; a->dev = st.st_dev; a->ino = st.st_ino; a->mtime = st.st_mtim;
+    ds->nfile++;
+    if (bs_add(&ds->s, a->path, -1, a->size)) { ds->broken = 1; return -1; }
+    return 0;
+}
+
+/* every worker joined, once the pieces already handed over are done (stop: at once) */
+static void stream_join(hz_digest_stream *ds, int stop)
+{
+    if (stop) bs_fail(&ds->s, "stopped");
+    pthread_mutex_lock(&ds->s.mu);
+    ds->s.streaming = 0;
+    pthread_cond_broadcast(&ds->s.cv);
+    pthread_mutex_unlock(&ds->s.mu);
+    for (int t = 0; !stop && t < ds->threads - 1 && ds->nth < MAX_THREADS; t++)   /* help drain */
+        if (!pthread_create(&ds->th[ds->nth], NULL, distribute_main, &ds->s)) ds->nth++;
+    for (int t = 0; t < ds->nth; t++) pthread_join(ds->th[t], NULL);
+    ds->nth = 0;
+}
+
+static int added_cmp(const void *a, const void *b) { return strcmp(((const added_t *)a)->base, ((const added_t *)b)->base); }
+
+/* the folder holds exactly the files handed over (RULES.md's set: *.segments but all.segments),
+ * each the same inode, size and modification time as then */
+static int stream_same_files(hz_digest_stream *ds)
+{
+    files_t f;
+    char e[256];
+    if (files_list(ds->dir, &f, e, sizeof e)) return 0;
+    int same = f.n == ds->nfile;
+    qsort(ds->file, ds->nfile, sizeof *ds->file, added_cmp);
+    for (size_t i = 0; same && i < f.n; i++) {
+        const added_t *a = &ds->file[i];
+        const char *sl = strrchr(f.path[i], '/');
+        struct stat st;
+        same = !strcmp(sl ? sl + 1 : f.path[i], a->base) && !stat(f.path[i], &st) && st.st_dev == a->dev &&
+               st.st_ino == a->ino && (uint64_t)st.st_size == a->size && st.st_mtim.tv_sec == a->mtime.tv_sec &&
+               st.st_mtim.tv_nsec == a->mtime.tv_nsec;
+    }
+    files_free(&f);
+    return same;
+}
+
+int hz_digest_stream_finish(hz_digest_stream *ds, char hex[65], uint64_t *nlines)
+{
+    if (!ds) return 1;
+    uint64_t total = 0;
+    for (size_t i = 0; i < ds->nfile; i++) total += ds->file[i].size;
+    if (total <= ds->s.bucket_bytes) {   /* small: the folder's digest sorts it in memory, faster */
+        stream_join(ds, 1);
+        ds->broken = 1;
+        return 1;
+    }
+    stream_join(ds, 0);
+    if (ds->broken || ds->s.failed || !stream_same_files(ds)) return 1;
+    EVP_MD_CTX *ctx = NULL;
+    char e[1024];
+    int rc = 1;
+    if (!digest_start(&ctx) && !bs_hash(&ds->s, ctx, e, sizeof e)) {
+        digest_hex(ctx, hex);
+        if (nlines) *nlines = ds->s.lines;
+        rc = 0;
+    }
+    if (ctx) EVP_MD_CTX_free(ctx);
+    ds->broken = 1;   /* its buckets are spent */
+    return rc;
+}
+
+void hz_digest_stream_free(hz_digest_stream *ds)
+{
+    if (!ds) return;
+    if (ds->nth) stream_join(ds, 1);
+    bs_free(&ds->s);
+    for (size_t i = 0; i < ds->nfile; i++) free(ds->file[i].path);
+    free(ds->file); free(ds->dir); free(ds);
 }

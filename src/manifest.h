@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "chunk.h"
 #include "config.h"
+#include "digest.h"
 
 typedef struct {
     const hz_opts *o;
@@ -36,27 +37,13 @@ typedef struct {
     char *const *unit_dirs;          /* merge: the unit folders */
     size_t n_unit_dirs;
     const char *index_path, *index_sha256;   /* --index: the index file and its header's sha256, or NULL */
+    hz_digest_stream *digest_stream;   /* the run's streamed canonical digest of outdir, or NULL */
 } hz_manifest_info;
 
 /* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line
  * counts) of a regular file.  Returns 0, or -1 with errno set (EINVAL: not a regular file,
  * e.g. a device, FIFO or process substitution, which is not read again; docs/manifest.md). */
 int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines);
-
-/* RULES.md "canonical digest" (sha256 hex of all segment lines, byte-sorted) of the
- * *.segments files of dir, and their line count; all.segments (the --single-file copy of the
- * same lines) is not counted.  threads (>= 1) sort at a time (src/digest.c).  Returns 0, or
- * -1 with err naming an unreadable file, a folder where no temporary file can be written, or
- * out of memory. */
-int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen);
-
-/* The same with buckets of about bucket_bytes (hz_canonical_digest uses 8 MiB): output up to
- * bucket_bytes is sorted in memory; larger output is bucket-sorted through unlinked temporary
- * files in dir (a bucket over 4 x bucket_bytes again, nested), so memory stays near
- * threads x 4 MiB + (threads + 2) x 2.5 x bucket_bytes for any output size; threads <= 64;
- * temporary files per level <= a quarter of the open-file limit. */
-int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
-                                char *err, size_t errlen);
 
 /* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose
  * files are listed as outputs and digested (NULL: none, e.g. a failed run). */

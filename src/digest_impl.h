@@ -1,0 +1,37 @@
+/* digest_impl — what the canonical digest's two files share (src/digest.c, the bucket sort and
+ * the streamed digest; src/digest_lines.c, lines read and sorted): not a public interface.
+ */
+#ifndef HZ_DIGEST_IMPL_H
+#define HZ_DIGEST_IMPL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct { const char *p; size_t n; } hz_dg_line;   /* a line without its newline */
+
+/* bytewise order of two hz_dg_line (LC_ALL=C sort), a prefix first; a qsort comparator */
+int hz_dg_line_cmp(const void *a, const void *b);
+
+/* A line reader on pread (never a shared file offset: threads read one file at once). */
+typedef struct { int fd, own; uint64_t off; char *buf; size_t pos, len; } hz_dg_reader;
+
+/* Open path (fd < 0; closed by hz_dg_reader_close) or read the open descriptor fd (path NULL;
+ * left open).  Returns 0, or -1 with errno set. */
+int hz_dg_reader_open(hz_dg_reader *r, const char *path, int fd);
+void hz_dg_reader_seek(hz_dg_reader *r, uint64_t at);   /* byte offset, 0-based */
+void hz_dg_reader_close(hz_dg_reader *r);
+
+/* The next line with its newline (if it has one) into *line (*cap bytes, grown with realloc);
+ * its length, 0 at the end, -1 with errno on a read error or out of memory. */
+ssize_t hz_dg_getline(hz_dg_reader *r, char **line, size_t *cap);
+
+/* The lines of buf[0 .. len) (each '\n'-terminated; buf may be NULL when len is 0) sorted
+ * into *L (malloc'd, pointing into buf) in hz_dg_line_cmp order.  Returns their count, or -1
+ * out of memory (*L NULL).  Memory: 16 bytes a line, 56 more while a level sorts. */
+ssize_t hz_dg_lines_sort(char *buf, size_t len, hz_dg_line **L);
+
+/* Append the whole file at path to *buf (*len used of *cap, grown with realloc), with '\n'
+ * after an unterminated last line.  Returns 0, or -1 with errno set. */
+int hz_dg_slurp(const char *path, char **buf, size_t *len, size_t *cap);
+
+#endif

@@ -1,0 +1,162 @@
+/* digest_lines — the canonical digest's lines (RULES.md "canonical digest"): read from files
+ * by several threads at once, and sorted bytewise in memory (digest_impl.h).
+ */
+#include "digest_impl.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int hz_dg_line_cmp(const void *a, const void *b)
+{
+    const hz_dg_line *x = a, *y = b;
+    size_t m = x->n < y->n ? x->n : y->n;
+    int c = memcmp(x->p, y->p, m);
+    if (c) return c;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+int hz_dg_reader_open(hz_dg_reader *r, const char *path, int fd)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = path ? open(path, O_RDONLY) : fd;
+    r->own = path != NULL;
+    if (r->fd < 0) return -1;
+    if (!(r->buf = malloc(1 << 16))) { if (r->own) close(r->fd); errno = ENOMEM; return -1; }
+    return 0;
+}
+
+void hz_dg_reader_seek(hz_dg_reader *r, uint64_t at) { r->off = at; r->pos = r->len = 0; }
+
+void hz_dg_reader_close(hz_dg_reader *r) { if (r->own && r->fd >= 0) close(r->fd); free(r->buf); r->buf = NULL; }
+
+ssize_t hz_dg_getline(hz_dg_reader *r, char **line, size_t *cap)
+{
+    size_t n = 0;
+    for (;;) {
+        if (r->pos == r->len) {
+            ssize_t k;
+            do k = pread(r->fd, r->buf, 1 << 16, (off_t)r->off); while (k < 0 && errno == EINTR);
+            if (k < 0) return -1;
+            if (k == 0) return (ssize_t)n;
+            r->off += (uint64_t)k; r->pos = 0; r->len = (size_t)k;
+        }
+        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        size_t take = nl ? (size_t)(nl - (r->buf + r->pos)) + 1 : r->len - r->pos;
+        if (n + take + 1 > *cap) {
+            size_t c = *cap ? *cap : 256;
+            while (c < n + take + 1) c *= 2;
+            char *p = realloc(*line, c);
+            if (!p) { errno = ENOMEM; return -1; }
+            *line = p; *cap = c;
+        }
+        memcpy(*line + n, r->buf + r->pos, take);
+        n += take; r->pos += take;
+        if (nl) return (ssize_t)n;
+    }
+}
+
+/* A line with the 8 bytes that follow the lines' common prefix, big-endian, zero past its end:
+ * key order agrees with hz_dg_line_cmp wherever two keys differ; equal keys are ordered by hz_dg_line_cmp. */
+typedef struct { uint64_t key; hz_dg_line l; } keyed_t;
+
+/* the length of the common prefix of all n lines */
+static size_t common_prefix(const hz_dg_line *L, size_t n)
+{
+    size_t cp = n ? L[0].n : 0;
+    for (size_t i = 1; i < n && cp; i++) {
+        size_t m = L[i].n < cp ? L[i].n : cp, k = 0;
+        while (k < m && L[i].p[k] == L[0].p[k]) k++;
+        cp = k;
+    }
+    return cp;
+}
+
+/* Sort L[0..n) in hz_dg_line_cmp order: an LSD radix sort of the keys (a pass skipped where all
+ * lines share its byte), then each run of equal keys the same way on the bytes after its own
+ * common prefix (depth levels at most; past them, for short runs, and for runs whose common
+ * prefix did not grow, by hz_dg_line_cmp).  Lines all equal are left as they are.  Memory: 8 bytes
+ * a line kept per level (the keys), 48 more while a level sorts.  Returns 0, -1 out of memory.
+ * The bytes sorted never depend on it: qsort(hz_dg_line_cmp) gives the same order. */
+static int lines_sort_keyed(hz_dg_line *L, size_t n, size_t above, int depth)
+{
+    if (n < 2) return 0;
+    size_t cp = common_prefix(L, n);
+    int same = 1;   /* every line is the common prefix: all equal */
+    for (size_t i = 0; i < n && same; i++) same = L[i].n == cp;
+    if (same) return 0;
+    if (n < 32 || depth >= 6 || (depth > 0 && cp <= above)) { qsort(L, n, sizeof *L, hz_dg_line_cmp); return 0; }
+    keyed_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    size_t (*cnt)[256] = calloc(8, sizeof *cnt);
+    uint64_t *key = NULL;
+    if (!a || !b || !cnt) { free(a); free(b); free(cnt); return -1; }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = 0;
+        for (size_t j = 0; j < 8; j++) k = k << 8 | (cp + j < L[i].n ? (unsigned char)L[i].p[cp + j] : 0);
+        a[i].key = k; a[i].l = L[i];
+        for (int d = 0; d < 8; d++) cnt[d][(k >> (8 * d)) & 255]++;
+    }
+    for (int d = 0; d < 8; d++) {
+        if (cnt[d][(a[0].key >> (8 * d)) & 255] == n) continue;   /* one byte value: order kept */
+        size_t off[256], o = 0;
+        for (int v = 0; v < 256; v++) { off[v] = o; o += cnt[d][v]; }
+        for (size_t i = 0; i < n; i++) b[off[(a[i].key >> (8 * d)) & 255]++] = a[i];
+        keyed_t *t = a; a = b; b = t;
+    }
+    free(b); free(cnt);
+    key = malloc(n * sizeof *key);
+    if (!key) { free(a); return -1; }
+    for (size_t i = 0; i < n; i++) { L[i] = a[i].l; key[i] = a[i].key; }
+    free(a);
+    int rc = 0;
+    for (size_t i = 0, j; i < n && !rc; i = j) {
+        for (j = i + 1; j < n && key[j] == key[i]; j++) {}
+        if (j - i > 1) rc = lines_sort_keyed(L + i, j - i, cp, depth + 1);
+    }
+    free(key);
+    return rc;
+}
+
+ssize_t hz_dg_lines_sort(char *buf, size_t len, hz_dg_line **L)
+{
+    if (!len) { *L = malloc(sizeof **L); return *L ? 0 : -1; }   /* buf may be NULL: no NULL + 0 */
+    size_t nl = 0;
+    for (const char *p = buf, *e = buf + len; (p = memchr(p, '\n', (size_t)(e - p))); p++) nl++;
+    *L = malloc((nl ? nl : 1) * sizeof **L);
+    if (!*L) return -1;
+    size_t k = 0, s = 0;
+    for (const char *p = buf, *e = buf + len; (p = memchr(p, '\n', (size_t)(e - p))); p++) {
+        size_t i = (size_t)(p - buf);
+        (*L)[k].p = buf + s; (*L)[k].n = i - s; k++; s = i + 1;
+    }
+    if (lines_sort_keyed(*L, nl, 0, 0)) { free(*L); *L = NULL; return -1; }
+    return (ssize_t)nl;
+}
+
+int hz_dg_slurp(const char *path, char **buf, size_t *len, size_t *cap)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return -1;
+    char tmp[1 << 16];
+    size_t n;
+    int last = '\n';
+    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) {
+        if (*len + n + 1 > *cap) {
+            size_t c = *cap ? *cap : 1 << 16;
+            while (c < *len + n + 1) c *= 2;
+            char *nb = realloc(*buf, c);
+            if (!nb) { fclose(fp); errno = ENOMEM; return -1; }
+            *buf = nb; *cap = c;
+        }
+        memcpy(*buf + *len, tmp, n);
+        *len += n;
+        last = tmp[n - 1];
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) { errno = EIO; return -1; }
+    if (last != '\n') (*buf)[(*len)++] = '\n';
+    return 0;
+}
