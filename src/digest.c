@@ -18,13 +18,6 @@
  * 2.5 x bucket_bytes each (the bytes, 16 bytes per line, the sorted copy) plus the keyed
  * sort's 56 bytes a line while it sorts a level (digest_lines.c).  The buckets of one level
  * are capped by the open-file limit (a quarter of it, so that nested levels fit).
- *
- * The streamed digest (hz_digest_stream_*) runs steps 1 and 2 while a run writes its files:
- * its splitters come from the target's record names and lengths before any line exists (a
- * line starts with its target name; splitters only balance the buckets, and one that is no
- * real line never takes a line's count), and each finished file is distributed by workers
- * while later ones are computed.  At the end only step 3 is left, once the folder is checked
- * to hold exactly the files handed over, unchanged.
  */
 #include "digest.h"
 #include "digest_impl.h"
@@ -46,7 +39,6 @@
 #define MAX_DEPTH 6                      /* nested levels; past it a bucket is sorted in memory */
 #define MAX_THREADS 64
 #define SAMPLES 32                       /* sample lines per bucket for the splitters */
-#define STREAM_SAMPLES 4                 /* the same from record names (evenly spaced, not drawn) */
 #define BUF_ALL ((size_t)4 << 20)        /* per thread: its buffers of all buckets together */
 #define PIECE_BYTES ((uint64_t)64 << 20) /* distribution work item */
 
@@ -127,13 +119,14 @@ typedef struct {
     uint64_t *eq;                      /* per splitter: lines equal to it */
     pthread_mutex_t *bmu; size_t nbmu;
     pthread_mutex_t mu; pthread_cond_t cv;
-    /* distribution: pieces, taken in order; while streaming, idle workers wait for more */
+    /* distribution: pieces, taken in order */
     piece_t *piece; size_t npiece, cappiece, next_piece;
-    int streaming;
     uint64_t lines;
     /* sorting and hashing */
     size_t next_bucket, hashed, window;
     char **sbuf; ssize_t *sn;          /* per bucket: its sorted bytes; sn -1 not yet, -2 too big (sorted again) */
+    char **rbuf; size_t nrbuf;         /* hashed: buffers to free, descriptors to close (by the sort workers, */
+    int *rfd; size_t nrfd;             /* not the hashing thread) */
     int failed;
     char err[1024];
 } bsort;
@@ -149,8 +142,11 @@ static void bs_free(bsort *s)
 {
     for (size_t b = 0; s->fd && b < s->nb; b++) if (s->fd[b] >= 0) close(s->fd[b]);
     for (size_t b = 0; s->sbuf && b < s->nb; b++) free(s->sbuf[b]);
+    for (size_t i = 0; i < s->nrbuf; i++) free(s->rbuf[i]);
+    for (size_t i = 0; i < s->nrfd; i++) close(s->rfd[i]);
     for (size_t b = 0; b < s->nbmu; b++) pthread_mutex_destroy(&s->bmu[b]);
     free(s->fd); free(s->bbytes); free(s->eq); free(s->bmu); free(s->sbuf); free(s->sn);
+    free(s->rbuf); free(s->rfd);
     free(s->piece); free(s->spl); free(s->spl_store);
     pthread_mutex_destroy(&s->mu); pthread_cond_destroy(&s->cv);
 }
@@ -212,19 +208,19 @@ static int bucket_flush(bsort *s, size_t b, const char *buf, size_t len)
 
 /* the pieces of one input of size bytes (path, or fd when path is NULL), for the workers;
  * 0, or -1 out of memory */
-static int bs_add(bsort *s, const char *path, int fd, uint64_t size)
+static int bs_add(bsort *s, const char *path, int fd, uint64_t size, uint64_t piece)
 {
     pthread_mutex_lock(&s->mu);
     int rc = 0;
-    for (uint64_t a = 0; !rc; a += PIECE_BYTES) {
+    for (uint64_t a = 0; !rc; a += piece) {
         if (s->npiece == s->cappiece) {
             size_t c = s->cappiece ? 2 * s->cappiece : 64;
             piece_t *np = realloc(s->piece, c * sizeof *np);
             if (!np) { rc = -1; break; }
             s->piece = np; s->cappiece = c;
         }
-        s->piece[s->npiece++] = (piece_t){ path, fd, a, a + PIECE_BYTES < size ? a + PIECE_BYTES : size };
-        if (a + PIECE_BYTES >= size) break;
+        s->piece[s->npiece++] = (piece_t){ path, fd, a, a + piece < size ? a + piece : size };
+        if (a + piece >= size) break;
     }
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
@@ -291,7 +287,6 @@ static void *distribute_main(void *arg)
     if (!bufs || !blen || !eq) { free(bufs); free(blen); free(eq); bs_fail(s, "out of memory in the canonical digest"); return NULL; }
     for (;;) {
         pthread_mutex_lock(&s->mu);
-        while (!s->failed && s->next_piece >= s->npiece && s->streaming) pthread_cond_wait(&s->cv, &s->mu);
         int have = !s->failed && s->next_piece < s->npiece;
         piece_t pc = have ? s->piece[s->next_piece++] : (piece_t){ NULL, -1, 0, 0 };
         pthread_mutex_unlock(&s->mu);
@@ -345,16 +340,34 @@ static int bucket_too_big(const bsort *s, size_t b)
     return s->depth < MAX_DEPTH && s->bbytes[b] > 4 * (uint64_t)s->bucket_bytes;
 }
 
+/* free and close what the hashing thread is done with (called with s->mu held, returns with
+ * it held) */
+static void retire(bsort *s)
+{
+    while (s->nrbuf || s->nrfd) {
+        char *b = s->nrbuf ? s->rbuf[--s->nrbuf] : NULL;
+        int fd = !b && s->nrfd ? s->rfd[--s->nrfd] : -1;
+        pthread_mutex_unlock(&s->mu);
+        free(b);
+        if (fd >= 0) close(fd);
+        pthread_mutex_lock(&s->mu);
+    }
+}
+
 /* load and sort buckets in order, at most `window` past the one being hashed; a bucket too big
- * to sort in memory is left to the hashing thread (sorted again, one level down) */
+ * to sort in memory is left to the hashing thread (sorted again, one level down); between
+ * buckets, what the hashing thread retired */
 static void *sort_main(void *arg)
 {
     bsort *s = arg;
     for (;;) {
         pthread_mutex_lock(&s->mu);
-        while (!s->failed && s->next_bucket < s->nb && s->next_bucket >= s->hashed + s->window)
+        for (;;) {
+            retire(s);
+            if (s->failed || s->next_bucket >= s->nb || s->next_bucket < s->hashed + s->window) break;
             pthread_cond_wait(&s->cv, &s->mu);
-        size_t b = s->failed ? s->nb : s->next_bucket++;
+        }
+        size_t b = s->failed ? s->nb : s->next_bucket < s->nb ? s->next_bucket++ : s->nb;
         pthread_mutex_unlock(&s->mu);
         if (b >= s->nb) return NULL;
         ssize_t n = -2;
@@ -478,7 +491,8 @@ static int bs_open(bsort *s, char *err, size_t errlen)
     s->bbytes = calloc(s->nb, sizeof *s->bbytes); s->eq = calloc(s->nspl ? s->nspl : 1, sizeof *s->eq);
     s->bmu = malloc(s->nb * sizeof *s->bmu);
     s->sbuf = calloc(s->nb, sizeof *s->sbuf); s->sn = malloc(s->nb * sizeof *s->sn);
-    if (!s->fd || !s->bbytes || !s->eq || !s->bmu || !s->sbuf || !s->sn) {
+    s->rbuf = malloc(s->nb * sizeof *s->rbuf); s->rfd = malloc(s->nb * sizeof *s->rfd);
+    if (!s->fd || !s->bbytes || !s->eq || !s->bmu || !s->sbuf || !s->sn || !s->rbuf || !s->rfd) {
         snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
     for (size_t b = 0; b < s->nb; b++) { s->sn[b] = -1; pthread_mutex_init(&s->bmu[b], NULL); s->nbmu++; }
     return 0;
@@ -506,7 +520,9 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
                        uint64_t *nlines, char *err, size_t errlen);
 
 /* step 3, once every line is in its bucket: sort buckets ahead on s->threads workers, hash
- * them in order into ctx (each bucket, then copies of its splitter); 0, or -1 with err */
+ * them in order into ctx (each bucket, then copies of its splitter); 0, or -1 with err.  The
+ * hashing thread, the bound at about 1.2 GB/s, only hashes: the workers free each hashed
+ * bucket's buffer and close its file (a few milliseconds each) */
 static int bs_hash(bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
 {
     pthread_t *th = malloc((size_t)s->threads * sizeof *th);
@@ -527,10 +543,10 @@ static int bs_hash(bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
         } else
             EVP_DigestUpdate(ctx, s->sbuf[b], (size_t)s->bbytes[b]);
         if (b < s->nspl && s->eq[b]) hash_repeated(ctx, &s->spl[b], s->eq[b]);
-        free(s->sbuf[b]); s->sbuf[b] = NULL;
-        if (s->fd[b] >= 0) close(s->fd[b]);
-        s->fd[b] = -1;
-        pthread_mutex_lock(&s->mu);
+        pthread_mutex_lock(&s->mu);   /* the sort workers free and close them */
+        if (s->sbuf[b]) s->rbuf[s->nrbuf++] = s->sbuf[b];
+        if (s->fd[b] >= 0) s->rfd[s->nrfd++] = s->fd[b];
+        s->sbuf[b] = NULL; s->fd[b] = -1;
         s->hashed = b + 1;
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
@@ -556,7 +572,7 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
     if (!th || pick_splitters(&s, f, want)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
     if (bs_open(&s, err, errlen)) goto out;
     for (size_t i = 0; i < f->n; i++)
-        if (bs_add(&s, f->path ? f->path[i] : NULL, f->fd ? f->fd[i] : -1, f->size[i])) {
+        if (bs_add(&s, f->path ? f->path[i] : NULL, f->fd ? f->fd[i] : -1, f->size[i], PIECE_BYTES)) {
             snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
     /* 2. distribution */
     for (int t = 0; t < threads; t++) if (!pthread_create(&th[started], NULL, distribute_main, &s)) started++;
@@ -624,160 +640,4 @@ out:
     if (ctx) EVP_MD_CTX_free(ctx);
     files_free(&f);
     return rc;
-}
-
-/* ---- the streamed digest ------------------------------------------------------------------ */
-typedef struct { char *path; const char *base; uint64_t size; dev_t dev; ino_t ino; struct timespec mtime; } added_t;
-
-struct hz_digest_stream {
-    bsort s;
-    char *dir;
-    int threads;                 /* workers at the finish */
-    pthread_t th[MAX_THREADS];
-    int nth;                     /* workers running */
-    added_t *file; size_t nfile, capfile;
-    int broken;                  /* a file could not be handed over: the folder is digested instead */
-};
-
-/* splitters for lines "name<TAB>start<TAB>..." of the given target records: sample lines
- * "name<TAB>v" for start values v spread evenly over each record, as many per record as its
- * share of all bases (a line that starts with a sample is longer, so never equal to it) */
-static int splitters_from_names(bsort *s, char *const *names, const uint64_t *lens, size_t n, size_t want)
-{
-    samples_t m;
-    if (samples_init(&m, want * STREAM_SAMPLES)) return -1;
-    double total = 0;
-    for (size_t i = 0; i < n; i++) total += (double)lens[i];
-    char *line = NULL; size_t lcap = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n && total > 0 && !rc; i++) {
-        uint64_t k = (uint64_t)((double)m.ns * (double)lens[i] / total + 0.5);
-        size_t nl = strlen(names[i]);
-        if (lcap < nl + 32) {
-            char *nl2 = realloc(line, nl + 32);
-            if (!nl2) { rc = -1; break; }
-            line = nl2; lcap = nl + 32;
-        }
-        memcpy(line, names[i], nl);
-        for (uint64_t t = 0; t < k && !rc; t++) {
-            uint64_t v = 1 + (uint64_t)((double)lens[i] * ((double)t + 0.5) / (double)k);
-            int w = snprintf(line + nl, 32, "\t%llu", (unsigned long long)v);
-            rc = samples_push(&m, line, nl + (size_t)w);
-        }
-    }
-    free(line);
-    if (rc) { free(m.st); free(m.off); free(m.smp); return -1; }
-    return samples_choose(s, &m, want);
-}
-
-hz_digest_stream *hz_digest_stream_open(const char *dir, char *const *names, const uint64_t *lens, size_t n,
-                                        size_t bucket_bytes, int threads, char *err, size_t errlen)
-{
-    if (threads < 1) threads = 1;
-    if (threads > MAX_THREADS) threads = MAX_THREADS;
-    hz_digest_stream *ds = calloc(1, sizeof *ds);
-    char *d = strdup(dir);
-    if (!ds || !d) { free(ds); free(d); snprintf(err, errlen, "out of memory in the canonical digest"); return NULL; }
-    ds->dir = d; ds->threads = threads;
-    bs_init(&ds->s, ds->dir, bucket_bytes ? bucket_bytes : BUCKET_BYTES, threads, 0);
-    ds->s.streaming = 1;
-    if (splitters_from_names(&ds->s, names, lens, n, bucket_cap())) {
-        snprintf(err, errlen, "out of memory in the canonical digest"); hz_digest_stream_free(ds); return NULL; }
-    if (bs_open(&ds->s, err, errlen)) { hz_digest_stream_free(ds); return NULL; }
-    int run = threads / 4 > 0 ? threads / 4 : 1;   /* while the run computes: a few; all at the finish */
-    for (int t = 0; t < run; t++) if (!pthread_create(&ds->th[ds->nth], NULL, distribute_main, &ds->s)) ds->nth++;
-    if (!ds->nth) { snprintf(err, errlen, "cannot start the canonical digest's threads"); hz_digest_stream_free(ds); return NULL; }
-    return ds;
-}
-
-int hz_digest_stream_add(hz_digest_stream *ds, const char *path)
-{
-    struct stat st;
-    if (!ds || ds->broken) return -1;
-    if (stat(path, &st) || !S_ISREG(st.st_mode)) { ds->broken = 1; return -1; }
-    if (ds->nfile == ds->capfile) {
-        size_t c = ds->capfile ? 2 * ds->capfile : 64;
-        added_t *nf = realloc(ds->file, c * sizeof *nf);
-        if (!nf) { ds->broken = 1; return -1; }
-        ds->file = nf; ds->capfile = c;
-    }
-    added_t *a = &ds->file[ds->nfile];
-    if (!(a->path = strdup(path))) { ds->broken = 1; return -1; }
-    const char *sl = strrchr(a->path, '/');
-    a->base = sl ? sl + 1 : a->path;
-    a->size = (uint64_t)st.st_size; a->dev = st.st_dev; a->ino = st.st_ino; a->mtime = st.st_mtim;
-    ds->nfile++;
-    if (bs_add(&ds->s, a->path, -1, a->size)) { ds->broken = 1; return -1; }
-    return 0;
-}
-
-/* every worker joined, once the pieces already handed over are done (stop: at once) */
-static void stream_join(hz_digest_stream *ds, int stop)
-{
-    if (stop) bs_fail(&ds->s, "stopped");
-    pthread_mutex_lock(&ds->s.mu);
-    ds->s.streaming = 0;
-    pthread_cond_broadcast(&ds->s.cv);
-    pthread_mutex_unlock(&ds->s.mu);
-    for (int t = 0; !stop && t < ds->threads - 1 && ds->nth < MAX_THREADS; t++)   /* help drain */
-        if (!pthread_create(&ds->th[ds->nth], NULL, distribute_main, &ds->s)) ds->nth++;
-    for (int t = 0; t < ds->nth; t++) pthread_join(ds->th[t], NULL);
-    ds->nth = 0;
-}
-
-static int added_cmp(const void *a, const void *b) { return strcmp(((const added_t *)a)->base, ((const added_t *)b)->base); }
-
-/* the folder holds exactly the files handed over (RULES.md's set: *.segments but all.segments),
- * each the same inode, size and modification time as then */
-static int stream_same_files(hz_digest_stream *ds)
-{
-    files_t f;
-    char e[256];
-    if (files_list(ds->dir, &f, e, sizeof e)) return 0;
-    int same = f.n == ds->nfile;
-    qsort(ds->file, ds->nfile, sizeof *ds->file, added_cmp);
-    for (size_t i = 0; same && i < f.n; i++) {
-        const added_t *a = &ds->file[i];
-        const char *sl = strrchr(f.path[i], '/');
-        struct stat st;
-        same = !strcmp(sl ? sl + 1 : f.path[i], a->base) && !stat(f.path[i], &st) && st.st_dev == a->dev &&
-               st.st_ino == a->ino && (uint64_t)st.st_size == a->size && st.st_mtim.tv_sec == a->mtime.tv_sec &&
-               st.st_mtim.tv_nsec == a->mtime.tv_nsec;
-    }
-    files_free(&f);
-    return same;
-}
-
-int hz_digest_stream_finish(hz_digest_stream *ds, char hex[65], uint64_t *nlines)
-{
-    if (!ds) return 1;
-    uint64_t total = 0;
-    for (size_t i = 0; i < ds->nfile; i++) total += ds->file[i].size;
-    if (total <= ds->s.bucket_bytes) {   /* small: the folder's digest sorts it in memory, faster */
-        stream_join(ds, 1);
-        ds->broken = 1;
-        return 1;
-    }
-    stream_join(ds, 0);
-    if (ds->broken || ds->s.failed || !stream_same_files(ds)) return 1;
-    EVP_MD_CTX *ctx = NULL;
-    char e[1024];
-    int rc = 1;
-    if (!digest_start(&ctx) && !bs_hash(&ds->s, ctx, e, sizeof e)) {
-        digest_hex(ctx, hex);
-        if (nlines) *nlines = ds->s.lines;
-        rc = 0;
-    }
-    if (ctx) EVP_MD_CTX_free(ctx);
-    ds->broken = 1;   /* its buckets are spent */
-    return rc;
-}
-
-void hz_digest_stream_free(hz_digest_stream *ds)
-{
-    if (!ds) return;
-    if (ds->nth) stream_join(ds, 1);
-    bs_free(&ds->s);
-    for (size_t i = 0; i < ds->nfile; i++) free(ds->file[i].path);
-    free(ds->file); free(ds->dir); free(ds);
 }

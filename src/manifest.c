@@ -383,14 +383,12 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
         if (!threaded) outputs_main(&oj);
         char hex[65];
         uint64_t nl = 0;
-        int streamed = mi->digest_stream && !hz_digest_stream_finish(mi->digest_stream, hex, &nl);
-        int drc = streamed ? 0 : hz_canonical_digest(outdir, nt, hex, &nl, err, errlen);
+        int drc = hz_canonical_digest(outdir, nt, hex, &nl, err, errlen);
         double t1 = hz_now();
         if (threaded) pthread_join(th, NULL);
         if (!drc && oj.rc) snprintf(err, errlen, "%s", oj.err);
         if (drc || oj.rc) { json_decref(m); json_decref(outs); return -1; }
-        if (mi->trace) fprintf(stderr, "hspz: trace manifest: outputs hashed in %.4f s, canonical digest in %.4f s (at once; %s)\n", oj.secs, t1 - t0,
-                                streamed ? "streamed" : "from the folder");
+        if (mi->trace) fprintf(stderr, "hspz: trace manifest: outputs hashed in %.4f s, canonical digest in %.4f s (at once)\n", oj.secs, t1 - t0);
         digest = json_string(hex);
         nseg = json_integer((json_int_t)nl);
     }

@@ -37,7 +37,6 @@ typedef struct {
     char *const *unit_dirs;          /* merge: the unit folders */
     size_t n_unit_dirs;
     const char *index_path, *index_sha256;   /* --index: the index file and its header's sha256, or NULL */
-    hz_digest_stream *digest_stream;   /* the run's streamed canonical digest of outdir, or NULL */
 } hz_manifest_info;
 
 /* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line

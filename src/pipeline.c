@@ -288,7 +288,6 @@ typedef struct {
     char *dir;                 /* the folder being written */
     hz_seqset qseqs; hz_side qside;
     hz_segwriter sw;
-    hz_digest_stream *ds;      /* the canonical digest, streamed while the files are written */
     hz_cmd *cmds; size_t ncmd, capcmd;
     hz_funnel total;
     double t_load, t_plan, t_table, t_output;
@@ -476,11 +475,6 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
         char base[512];
         snprintf(base, sizeof base, "tmp%zu.block%zu.r%llu.%s", k + 1, q, (unsigned long long)tb->start, strand ? "minus" : "plus");
         if (hz_segwriter_write(&J->sw, J->dir, base, v[strand].v, v[strand].n, strand, r, q, R->nthreads, R->err, sizeof R->err)) { rc = -1; break; }
-        if (J->ds) {   /* a file it cannot take leaves the digest to the manifest's folder pass */
-            char path[4200];
-            snprintf(path, sizeof path, "%s/%s.segments", J->dir, base);
-            hz_digest_stream_add(J->ds, path);
-        }
         J->total.written += v[strand].n;
         if (J->ncmd == J->capcmd) {
             size_t nc = J->capcmd ? 2 * J->capcmd : 64;
@@ -610,7 +604,6 @@ static void job_free(qjob_t *J)
     for (size_t i = 0; i < J->ncmd; i++) free(J->cmds[i].line);
     free(J->cmds);
     free(J->outdir_own); free(J->tar_own);
-    hz_digest_stream_free(J->ds);
     hz_segwriter_free(&J->sw);
     hz_side_free(&J->qside);
     hz_seqset_free(&J->qseqs);
@@ -730,12 +723,6 @@ static int job_dir(run_t *R, qjob_t *J, size_t n)
     }
     hz_segwriter_init(&J->sw, &R->tside, &J->qside, &J->o);
     double t0 = hz_now();
-    {   /* the canonical digest's distribution runs while the files are written (digest.h); without
-         * it the manifest digests the folder */
-        char e[512];
-        J->ds = hz_digest_stream_open(J->dir, R->tside.name, R->tset->len, R->tside.n_rec, 0, R->nthreads, e, sizeof e);
-        J->mi.digest_stream = J->ds;
-    }
     if (hz_side_write_names(&R->tside, J->dir, "ref", R->err, sizeof R->err) ||
         hz_side_write_names(&J->qside, J->dir, "query", R->err, sizeof R->err)) return -1;
     J->t_plan += hz_now() - t0;
