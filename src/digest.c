@@ -112,6 +112,7 @@ typedef struct {
     size_t bucket_bytes;
     int threads, depth;
     hz_dg_line *spl; size_t nspl;      /* splitters, sorted, distinct */
+    size_t scp; uint64_t *skey;        /* their common prefix's length; each one's next 8 bytes (key8) */
     char *spl_store;                   /* their bytes */
     size_t nb;                         /* nspl + 1 */
     size_t bufsz;                      /* per thread and bucket */
@@ -147,7 +148,7 @@ static void bs_free(bsort *s)
     for (size_t b = 0; b < s->nbmu; b++) pthread_mutex_destroy(&s->bmu[b]);
     free(s->fd); free(s->bbytes); free(s->eq); free(s->bmu); free(s->sbuf); free(s->sn);
     free(s->rbuf); free(s->rfd);
-    free(s->piece); free(s->spl); free(s->spl_store);
+    free(s->piece); free(s->spl); free(s->spl_store); free(s->skey);
     pthread_mutex_destroy(&s->mu); pthread_cond_destroy(&s->cv);
 }
 
@@ -160,12 +161,34 @@ static void bs_fail(bsort *s, const char *msg)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* the bucket of a line; *equal: it equals splitter (bucket - 1) */
+/* the 8 bytes of p[0 .. n) from offset at, big-endian, zero past the end: where two such keys
+ * of strings with a common prefix of `at` bytes differ, they order the strings as
+ * hz_dg_line_cmp does (a string that ends is a prefix, so the smaller, as its zero is) */
+static uint64_t key8(const char *p, size_t n, size_t at)
+{
+    uint64_t k = 0;
+    for (size_t j = 0; j < 8; j++) k = k << 8 | (at + j < n ? (unsigned char)p[at + j] : 0);
+    return k;
+}
+
+/* the bucket of a line; *equal: it equals splitter (bucket - 1).  The splitters' common prefix
+ * is compared once; then their key8s after it narrow the search to the splitters of the line's
+ * own key8 (most lines: none or one), which alone are compared whole */
 static size_t bucket_of(const bsort *s, const char *p, size_t n, int *equal)
 {
+    *equal = 0;
+    if (!s->nspl) return 0;
+    int c = memcmp(p, s->spl[0].p, n < s->scp ? n : s->scp);
+    if (c < 0 || (c == 0 && n < s->scp)) return 0;   /* before the prefix, or a prefix of it */
+    if (c > 0) return s->nspl;
+    uint64_t k = key8(p, n, s->scp);
+    size_t lo = 0, hi = s->nspl;   /* first splitter of key8 >= k */
+    while (lo < hi) { size_t m = (lo + hi) / 2; if (s->skey[m] < k) lo = m + 1; else hi = m; }
+    size_t e = lo;
+    hi = s->nspl;                  /* first splitter of key8 > k */
+    while (lo < hi) { size_t m = (lo + hi) / 2; if (s->skey[m] <= k) lo = m + 1; else hi = m; }
     hz_dg_line x = { p, n };
-    size_t lo = 0, hi = s->nspl;   /* first splitter greater than the line */
-    while (lo < hi) {
+    for (hi = lo, lo = e; lo < hi;) {   /* the ties: first splitter greater than the line */
         size_t m = (lo + hi) / 2;
         if (hz_dg_line_cmp(&s->spl[m], &x) <= 0) lo = m + 1; else hi = m;
     }
@@ -495,6 +518,14 @@ static int bs_open(bsort *s, char *err, size_t errlen)
     if (!s->fd || !s->bbytes || !s->eq || !s->bmu || !s->sbuf || !s->sn || !s->rbuf || !s->rfd) {
         snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
     for (size_t b = 0; b < s->nb; b++) { s->sn[b] = -1; pthread_mutex_init(&s->bmu[b], NULL); s->nbmu++; }
+    s->scp = s->nspl ? s->spl[0].n : 0;   /* the splitters' common prefix and key8s (bucket_of) */
+    for (size_t i = 1; i < s->nspl; i++) {
+        size_t k = 0, m = s->spl[i].n < s->scp ? s->spl[i].n : s->scp;
+        while (k < m && s->spl[i].p[k] == s->spl[0].p[k]) k++;
+        s->scp = k;
+    }
+    if (!(s->skey = malloc((s->nspl ? s->nspl : 1) * sizeof *s->skey))) { snprintf(err, errlen, "out of memory in the canonical digest"); return -1; }
+    for (size_t i = 0; i < s->nspl; i++) s->skey[i] = key8(s->spl[i].p, s->spl[i].n, s->scp);
     return 0;
 }
 

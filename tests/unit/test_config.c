@@ -320,6 +320,36 @@ static void test_digest(void)
         check(r1 == 0 && r2 == 0 && n1 == 60000 && n2 == 60000 && !strcmp(h1, h2) && !strncmp(h1, want4, 64),
               "60,000 lines with long shared prefixes, prefixes of each other, bytes 0x01/0xff: in memory == 8 KiB buckets == sort | sha256sum (%.12s)", want4);
     }
+    {   /* bucket_of's shortcuts: the splitters share a long prefix, lines end inside it, differ
+         * from it either way, hold NUL bytes where a splitter's key8 is zero-padded: == sort */
+        char d5[700];
+        snprintf(d5, sizeof d5, "%s/o5", dir);
+        mkdir(d5, 0777);
+        snprintf(p, sizeof p, "%s/f.segments", d5);
+        fp = fopen(p, "wb");
+        uint64_t x = 0x2545f4914f6cdd1dULL;
+        const char al[] = "\0\t0129";
+        for (int i = 0; i < 40000; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            int kind = (int)(x % 16);
+            if (kind == 0) fputs("chrUn_scaff", fp);                     /* ends inside the prefix */
+            else if (kind == 1) fputs("chrUn_scaffold_1\t9", fp);       /* past it */
+            else if (kind == 2) fputs("chrA", fp);                       /* before it */
+            else fputs("chrUn_scaffold_", fp);
+            int len = (int)((x >> 8) % 11);
+            for (int k = 0; k < len; k++) fputc(al[(x >> (12 + 4 * k % 48)) % 6], fp);
+            fputc('\n', fp);
+        }
+        fclose(fp);
+        char h1[65], h2[65], h3[65], want5[65]; uint64_t n1 = 0, n2 = 0, n3 = 0;
+        int r1 = hz_canonical_digest_buckets(d5, (size_t)1 << 30, 1, h1, &n1, err, sizeof err);
+        int r2 = hz_canonical_digest_buckets(d5, 2048, 3, h2, &n2, err, sizeof err);
+        int r3 = hz_canonical_digest_buckets(d5, 256, 2, h3, &n3, err, sizeof err);
+        sort_sha256(d5, "f.segments", want5);
+        check(r1 == 0 && r2 == 0 && r3 == 0 && n1 == 40000 && n2 == 40000 && n3 == 40000 && !strcmp(h1, h2) &&
+              !strcmp(h1, h3) && !strncmp(h1, want5, 64),
+              "40,000 lines around the splitters' shared prefix, with NUL bytes: in memory == 2 KiB == 256-byte buckets == sort | sha256sum (%.12s)", want5);
+    }
     snprintf(p, sizeof p, "%s/empty", dir);
     fp = fopen(p, "wb"); fclose(fp);
     check(hz_sha256_file(p, hex, NULL, NULL) == 0 &&
