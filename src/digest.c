@@ -152,6 +152,14 @@ static void bs_free(bsort *s)
     pthread_mutex_destroy(&s->mu); pthread_cond_destroy(&s->cv);
 }
 
+static int bs_failed(bsort *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int f = s->failed;
+    pthread_mutex_unlock(&s->mu);
+    return f;
+}
+
 static void bs_fail(bsort *s, const char *msg)
 {
     pthread_mutex_lock(&s->mu);
@@ -206,7 +214,7 @@ static int temp_file(const char *dir)
 #endif
     char tp[4096];
     snprintf(tp, sizeof tp, "%s/.digest-bucket-XXXXXX", dir);
-    int t = mkstemp(tp);
+    int t = mkostemp(tp, O_CLOEXEC);
     if (t >= 0) unlink(tp);
     return t;
 }
@@ -221,7 +229,7 @@ static int bucket_flush(bsort *s, size_t b, const char *buf, size_t len)
     while (off < len) {
         ssize_t w = write(s->fd[b], buf + off, len - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) { pthread_mutex_unlock(&s->bmu[b]); return -1; }
+        if (w <= 0) { if (!w) errno = ENOSPC; pthread_mutex_unlock(&s->bmu[b]); return -1; }
         off += (size_t)w;
     }
     s->bbytes[b] += len;
@@ -229,25 +237,20 @@ static int bucket_flush(bsort *s, size_t b, const char *buf, size_t len)
     return 0;
 }
 
-/* the pieces of one input of size bytes (path, or fd when path is NULL), for the workers;
- * 0, or -1 out of memory */
-static int bs_add(bsort *s, const char *path, int fd, uint64_t size, uint64_t piece)
+/* the pieces (PIECE_BYTES each) of one input of size bytes (path, or fd when path is NULL),
+ * added before the workers start; 0, or -1 out of memory */
+static int bs_add(bsort *s, const char *path, int fd, uint64_t size)
 {
-    pthread_mutex_lock(&s->mu);
-    int rc = 0;
-    for (uint64_t a = 0; !rc; a += piece) {
+    for (uint64_t a = 0;; a += PIECE_BYTES) {
         if (s->npiece == s->cappiece) {
             size_t c = s->cappiece ? 2 * s->cappiece : 64;
             piece_t *np = realloc(s->piece, c * sizeof *np);
-            if (!np) { rc = -1; break; }
+            if (!np) return -1;
             s->piece = np; s->cappiece = c;
         }
-        s->piece[s->npiece++] = (piece_t){ path, fd, a, a + piece < size ? a + piece : size };
-        if (a + piece >= size) break;
+        s->piece[s->npiece++] = (piece_t){ path, fd, a, a + PIECE_BYTES < size ? a + PIECE_BYTES : size };
+        if (a + PIECE_BYTES >= size) return 0;
     }
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    return rc;
 }
 
 /* one piece's lines into the thread's bucket buffers; -1 read error, -2 write error, -3 no
@@ -317,13 +320,15 @@ static void *distribute_main(void *arg)
         int rc = distribute_piece(s, &pc, bufs, blen, eq, &lines);
         if (rc == -1) {
             char m[1024];
-            snprintf(m, sizeof m, "%s: cannot read: %s", pc.path ? pc.path : "a temporary file of the canonical digest", strerror(errno));
+            if (errno == ENOMEM) snprintf(m, sizeof m, "out of memory in the canonical digest (%s)", s->dir);
+            else if (pc.path) snprintf(m, sizeof m, "%s: cannot read: %s", pc.path, strerror(errno));
+            else snprintf(m, sizeof m, "%s: cannot read back a temporary file of the canonical digest: %s", s->dir, strerror(errno));
             bs_fail(s, m);
         }
         if (rc < -1) write_failed(s, rc);
         if (rc) break;
     }
-    for (size_t b = 0; b < s->nb && !s->failed; b++) {
+    for (size_t b = 0; b < s->nb && !bs_failed(s); b++) {
         int f = blen[b] ? bucket_flush(s, b, bufs + b * s->bufsz, blen[b]) : 0;
         if (f) write_failed(s, f == -3 ? -3 : -2);
     }
@@ -387,10 +392,10 @@ static void *sort_main(void *arg)
         pthread_mutex_lock(&s->mu);
         for (;;) {
             retire(s);
-            if (s->failed || s->next_bucket >= s->nb || s->next_bucket < s->hashed + s->window) break;
-            pthread_cond_wait(&s->cv, &s->mu);
+            if (s->failed || (s->next_bucket < s->nb && s->next_bucket < s->hashed + s->window)) break;
+            pthread_cond_wait(&s->cv, &s->mu);   /* window full, or every bucket taken: retire until done */
         }
-        size_t b = s->failed ? s->nb : s->next_bucket < s->nb ? s->next_bucket++ : s->nb;
+        size_t b = s->failed ? s->nb : s->next_bucket++;
         pthread_mutex_unlock(&s->mu);
         if (b >= s->nb) return NULL;
         ssize_t n = -2;
@@ -421,7 +426,6 @@ static int choose_splitters(bsort *s, hz_dg_line *smp, size_t k, size_t want, ch
         hz_dg_line c = smp[b * k / want];
         if (!s->nspl || hz_dg_line_cmp(&s->spl[s->nspl - 1], &c) < 0) s->spl[s->nspl++] = c;
     }
-    if (!s->nspl && k) s->spl[s->nspl++] = smp[0];   /* one distinct sample: it is counted, not stored */
     return 0;
 }
 
@@ -486,7 +490,8 @@ static int pick_splitters(bsort *s, const files_t *f, size_t want_buckets)
     }
     if (open_) hz_dg_reader_close(&rd);
     free(line);
-    return rc || samples_choose(s, &m, want_buckets) ? -1 : 0;
+    if (rc) { free(m.st); free(m.off); free(m.smp); return -1; }
+    return samples_choose(s, &m, want_buckets);
 }
 
 /* temporary files one level may hold: a quarter of the open-file limit, so that nested levels
@@ -565,8 +570,9 @@ static int bs_hash(bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
     for (size_t b = 0; b < s->nb; b++) {
         pthread_mutex_lock(&s->mu);
         while (!s->failed && s->sn[b] == -1) pthread_cond_wait(&s->cv, &s->mu);
+        int stop = s->failed;
         pthread_mutex_unlock(&s->mu);
-        if (s->failed) break;
+        if (stop) break;
         if (s->sn[b] == -2) {   /* too big: bucket-sorted again from its file */
             files_t sub = { NULL, &s->fd[b], &s->bbytes[b], 1, s->bbytes[b] };
             uint64_t nl = 0;
@@ -582,9 +588,12 @@ static int bs_hash(bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
     }
+    pthread_mutex_lock(&s->mu);
     int failed = s->failed;
-    if (failed && strcmp(err, s->err)) snprintf(err, errlen, "%s", s->err);
-    bs_fail(s, failed ? s->err : "done");   /* wakes the workers that wait for the window */
+    if (failed) snprintf(err, errlen, "%s", s->err);   /* err: the caller's, maybe never written */
+    s->failed = 1;                                      /* stop: wakes the waiting workers */
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     free(th);
     return failed ? -1 : 0;
@@ -603,7 +612,7 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
     if (!th || pick_splitters(&s, f, want)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
     if (bs_open(&s, err, errlen)) goto out;
     for (size_t i = 0; i < f->n; i++)
-        if (bs_add(&s, f->path ? f->path[i] : NULL, f->fd ? f->fd[i] : -1, f->size[i], PIECE_BYTES)) {
+        if (bs_add(&s, f->path ? f->path[i] : NULL, f->fd ? f->fd[i] : -1, f->size[i])) {
             snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
     /* 2. distribution */
     for (int t = 0; t < threads; t++) if (!pthread_create(&th[started], NULL, distribute_main, &s)) started++;

@@ -1,5 +1,5 @@
-/* digest_impl — what the canonical digest's two files share (src/digest.c, the bucket sort and
- * the streamed digest; src/digest_lines.c, lines read and sorted): not a public interface.
+/* digest_impl — what the canonical digest's two files share (src/digest.c, the bucket sort;
+ * src/digest_lines.c, lines read and sorted): not a public interface.
  */
 #ifndef HZ_DIGEST_IMPL_H
 #define HZ_DIGEST_IMPL_H

@@ -331,10 +331,14 @@ static void test_digest(void)
         const char al[] = "\0\t0129";
         for (int i = 0; i < 40000; i++) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            int kind = (int)(x % 16);
-            if (kind == 0) fputs("chrUn_scaff", fp);                     /* ends inside the prefix */
-            else if (kind == 1) fputs("chrUn_scaffold_1\t9", fp);       /* past it */
-            else if (kind == 2) fputs("chrA", fp);                       /* before it */
+            /* rare enough (1 in 2048) that no splitter is one of them: the splitters share
+             * "chrUn_scaff" or more, and these lines take bucket_of's early returns */
+            int kind = (int)(x % 16), rare = (int)((x >> 40) % 2048);
+            if (rare == 0) fputs("chrA", fp);                                   /* before the prefix */
+            else if (rare == 1) { fputs("chrUn_s\n", fp); continue; }         /* a prefix of it */
+            else if (rare == 2) fputs("chrZ", fp);                              /* past it */
+            else if (kind == 0) fputs("chrUn_scaff", fp);
+            else if (kind == 1) fputs("chrUn_scaffold_1\t9", fp);
             else fputs("chrUn_scaffold_", fp);
             int len = (int)((x >> 8) % 11);
             for (int k = 0; k < len; k++) fputc(al[(x >> (12 + 4 * k % 48)) % 6], fp);
