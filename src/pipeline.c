@@ -98,12 +98,12 @@ static void progress_line(double done, double total, double t0, size_t r, size_t
 
 /* one stderr line per device from the CUDA backend's report (be->report): work chunks, busy
  * time against wall, and the gate rate = raw anchors / gate kernels' event time */
-static void print_gpu_report(const char *js, uint64_t anchors, double wall)
+static void print_gpu_report(FILE *fp, const char *js, uint64_t anchors, double wall)
 {
     json_t *r = json_loads(js, 0, NULL);
     if (!r) return;
     double ge = json_number_value(json_object_get(r, "gate_event_s"));
-    fprintf(stderr, "hspz: gpu: gate kernel %s, ref-buckets %s (%lld of %lld target blocks bucketed); "
+    fprintf(fp, "hspz: gpu: gate kernel %s, ref-buckets %s (%lld of %lld target blocks bucketed); "
             "gate %.3f event-s for %llu raw anchors = %.3g anchors/s (event time summed over streams)\n",
             json_string_value(json_object_get(r, "gate_kernel")), json_string_value(json_object_get(r, "ref_buckets_setting")),
             (long long)json_integer_value(json_object_get(r, "target_blocks_bucketed")),
@@ -114,7 +114,7 @@ static void print_gpu_report(const char *js, uint64_t anchors, double wall)
     json_array_foreach(json_object_get(r, "devices"), i, d) {
         json_t *se = json_object_get(d, "stage_event_s");
         double busy = json_number_value(json_object_get(d, "busy_s"));
-        fprintf(stderr, "hspz: gpu %lld %s: %lld chunks, %lld anchors, busy %.3f s (%.0f%% of wall); event-s seed %.3f "
+        fprintf(fp, "hspz: gpu %lld %s: %lld chunks, %lld anchors, busy %.3f s (%.0f%% of wall); event-s seed %.3f "
                 "gate %.3f compact %.3f materialize %.3f long_select %.3f copy %.3f dedup %.3f\n",
                 (long long)json_integer_value(json_object_get(d, "index")), json_string_value(json_object_get(d, "name")),
                 (long long)json_integer_value(json_object_get(d, "work_chunks")),
@@ -280,6 +280,8 @@ typedef struct {
     double t_tload;            /* target load (or index verification) seconds */
     char *gpu_report;
     int trace;                 /* HSPZ_TRACE=1: phase times on stderr (bench/) */
+    FILE *report_fp;           /* the jobs' report lines (job_report), printed once published */
+    char *report; size_t report_len;
 } run_t;
 
 typedef struct {
@@ -658,25 +660,29 @@ static int job_finish(run_t *R, qjob_t *J)
     return J->o.report && hz_report_dir(J->dir, R->err, sizeof R->err) ? -1 : 0;
 }
 
+/* J's funnel, times and "wrote ..." lines, kept until OUTDIR is published (hz_run prints them
+ * then; a run that fails, e.g. loses OUTDIR to another run, prints only why) */
 static void job_report(run_t *R, qjob_t *J)
 {
     const hz_opts *o = R->o;
     const hz_funnel *f = &J->total;
+    if (!R->report_fp && !(R->report_fp = open_memstream(&R->report, &R->report_len))) return;
+    FILE *fp = R->report_fp;
     if (!o->quiet)
-        fprintf(stderr, "hspz: funnel: seeds %llu anchors %llu gate_survivors %llu hsps_accepted %llu "
+        fprintf(fp, "hspz: funnel: seeds %llu anchors %llu gate_survivors %llu hsps_accepted %llu "
                 "hsps_after_dedup %llu segments_written %llu long_anchors %llu\n",
                 (unsigned long long)f->seeds, (unsigned long long)f->anchors, (unsigned long long)f->survivors,
                 (unsigned long long)f->accepted, (unsigned long long)f->after_batch, (unsigned long long)f->written,
                 (unsigned long long)f->long_anchors);
     if (!o->quiet || o->time_report) {
-        fprintf(stderr, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
+        fprintf(fp, "hspz: time: load %.3f plan %.3f seedtable %.3f seeds %.3f anchors %.3f gate %.3f "
                 "extend %.3f dedup %.3f output %.3f wall %.3f (s; seeds..dedup are summed over %d threads)\n",
                 J->t_load, J->t_plan, J->t_table, f->t_seed, f->t_anchor, f->t_gate, f->t_extend,
                 f->t_dedup, J->t_output, J->mi.t_wall, R->nthreads);
-        if (R->gpu_report) print_gpu_report(R->gpu_report, f->anchors, J->mi.t_wall);
+        if (R->gpu_report) print_gpu_report(fp, R->gpu_report, f->anchors, J->mi.t_wall);
     }
     if (!o->quiet)
-        fprintf(stderr, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
+        fprintf(fp, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
                 R->be ? R->be->name : "cpu", (unsigned long long)f->written, J->ncmd, J->o.outdir);
 }
 
@@ -749,6 +755,8 @@ static void run_free(run_t *R)
     hz_backend_prewarm_join(&R->prewarm);
     free(R->tmpdir);
     free(R->gpu_report);
+    if (R->report_fp) fclose(R->report_fp);   /* a failed run: its report is not printed */
+    free(R->report);
     for (int t = 0; R->scratch && t < R->nthreads; t++) hz_scratch_free(&R->scratch[t]);
     free(R->scratch); free(R->funnels); free(R->th); free(R->wa);
     for (size_t r = 0; R->tblk && r < R->tside.n_block; r++) hz_tblock_free(&R->tblk[r]);
@@ -853,6 +861,8 @@ int hz_run(const hz_opts *o)
     if (hz_publish(o, R->tmpdir, &R->sigw, R->err, sizeof R->err)) goto done;
     free(R->tmpdir); R->tmpdir = NULL;
     trace(R, "published");
+    if (R->report_fp && !fclose(R->report_fp)) fputs(R->report, stderr);   /* "wrote ... to OUTDIR" now that it is there */
+    R->report_fp = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
         char *fm = hz_failed_manifest_path(o->outdir);
         if (fm) unlink(fm);

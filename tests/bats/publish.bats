@@ -105,6 +105,33 @@ PY
     [ -z "$(ls "$T" | grep -F '.tmp-' || true)" ]
 }
 
+@test "publish: a run that loses OUTDIR to another run prints no funnel, times or 'wrote' line, only why" {
+    # --query-list: the second query is a FIFO, fed once OUTDIR has filled (a stand-in for a
+    # concurrent run): the first job is done by then, and without --quiet a finished job
+    # reports its funnel, times and "wrote N segments ... to OUTDIR/000001"; none may show
+    local q="$PWD/$AO/orange.fasta.gz"   # a list's relative paths are taken from its folder
+    mkfifo "$T/q2.fa"
+    printf '%s\n%s\n' "$q" "$T/q2.fa" >"$T/list"
+    "$HSPZ" run -r "$AO/apple.fasta.gz" --query-list "$T/list" -o "$T/out" --threads 2 2>"$T/err" & local p=$!
+    local i=0
+    while [ ! -e "$T"/out.tmp-*/000001/manifest.json ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+    kill -0 "$p" || { echo "hspz ended before its second query:"; cat "$T/err"; return 1; }
+    mkdir "$T/out"; echo other >"$T/out/theirs"
+    timeout 60 sh -c 'gzip -dc "$1" >"$2"' sh "$q" "$T/q2.fa"
+    local rc=0
+    wait "$p" || rc=$?
+    [ "$rc" -eq 1 ] || { echo "exit $rc"; cat "$T/err"; return 1; }
+    [ "$(ls "$T/out")" = theirs ]
+    [ "$(cat "$T/out/theirs")" = other ]
+    grep -q "not empty any more" "$T/err" || { cat "$T/err"; return 1; }
+    ! grep -qE "wrote|funnel:|time:" "$T/err" || { echo "reported as if it had written:"; cat "$T/err"; return 1; }
+    # undisturbed, the same list reports both jobs, after publishing
+    "$HSPZ" run -r "$AO/apple.fasta.gz" --query-list <(printf '%s\n%s\n' "$q" "$q") \
+        -o "$T/ok" --threads 2 2>"$T/err2"
+    [ "$(grep -c "wrote [0-9]* segments in [0-9]* files to $T/ok/00000[12]\$" "$T/err2")" -eq 2 ] || { cat "$T/err2"; return 1; }
+    [ "$(grep -c "funnel:" "$T/err2")" -eq 2 ]
+}
+
 @test "publish: SIGTERM at 60 delays (SIGSWEEP_TRIALS) across the whole run: exit 0 with complete output, or exit 143, nothing, one line" {
     require_cmd python3
     run python3 tests/lib/sigsweep.py "$HSPZ" "$T/sweep" "${SIGSWEEP_TRIALS:-60}" -- \
