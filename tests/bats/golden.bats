@@ -5,17 +5,20 @@
 # hspz_args with OUTDIR in a temp folder, compare every expected file byte for byte (.gz =
 # decompressed), no other *.segments file, the canonical digest, and lastz-commands.txt
 # (sorted) against lastz_commands.sorted.txt.  Tiers: tiny (in-repo copies) and small run by
-# default; medium and large only with --slow.
+# default; medium and large only with --slow.  A shared case whose arguments repeat an earlier
+# case's (KegAlign's "_rep2" reruns) is checked against that run's output (golden.py
+# --reuse-dir); tiny cases always run, so hspZ's own reruns are compared too.
 
 load ../lib/common
 
 # golden_case DIR TIER — DIR relative to the repository root.
 golden_case() {
-    local dir="$1" tier="$2"
+    local dir="$1" tier="$2" reuse=()
     case "$dir" in ../shared/*) require_shared ;; esac
     case "$tier" in medium|large) require_slow ;; esac
     require_hspz
-    python3 "$HZ_LIB/golden.py" run "$dir"
+    [ "$tier" = tiny ] || reuse=(--reuse-dir "$BATS_FILE_TMPDIR/runs")
+    python3 "$HZ_LIB/golden.py" run "$dir" "${reuse[@]}"
 }
 
 @test "golden: case list is up to date (tests/lib/gen_golden_bats.py --check)" {
