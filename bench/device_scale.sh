@@ -2,7 +2,7 @@
 # device_scale — issue 13 item 7, the scale curve, on the device machine from the repo root
 # with the carry .dev/ (bin/hspz, bin/simulate_pair, lib.tar.xz).  For each SIZES entry (Mbp
 # per side, default "100 300 1000") bench/simulate_pair writes a pair on the device's disk
-# (seed 1, 10 % divergence), and hspz runs it once on the GPU with default settings: wall,
+# (seed 1, 10 % divergence, REPEATS the repeat fraction, default 0.36), and hspz runs it once on the GPU with default settings: wall,
 # peak RSS (getrusage of the parent), raw anchors, segments, GPU busy, peak device memory
 # (nvidia-smi sampled every 0.2 s).  Log under $OUT.
 set -u
@@ -14,8 +14,8 @@ echo "hspz: $(.dev/bin/hspz version --verbose | sed -n 2p)"
 W=${SCALE_DIR:-/tmp/scale}; mkdir -p $W
 for mb in ${SIZES:-100 300 1000}; do
     s=$EPOCHREALTIME
-    .dev/bin/simulate_pair $mb 1 0.1 $W/p$mb || exit 1
-    echo "== $mb Mbp per side: generated in $(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}") s ($(du -m $W/p$mb.a.fa | cut -f1) + $(du -m $W/p$mb.b.fa | cut -f1) MB)"
+    .dev/bin/simulate_pair $mb 1 0.1 $W/p$mb ${REPEATS:-0.36} || exit 1
+    echo "== $mb Mbp per side, repeats ${REPEATS:-0.36}: generated in $(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}") s ($(du -m $W/p$mb.a.fa | cut -f1) + $(du -m $W/p$mb.b.fa | cut -f1) MB)"
     ( while :; do nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits; sleep 0.2; done ) > $W/mem.$mb &
     mp=$!
     python3 - $W/p$mb.a.fa $W/p$mb.b.fa $W/o$mb <<'PY'

@@ -6,8 +6,8 @@
  * GC) carries copies of 40 repeat families (consensus 300-6,000 bp, each copy 5-25 % diverged
  * from its consensus, together the fraction REPEATS of the genome, default 0.36, soft-masked:
  * lower case, as RepeatMasker output is).  Seed hits among repeat copies grow with the square
- * of the size; 0.36 gives about 5e11 raw anchors at 1 Gbp per side, the load of issue 13's
- * synthetic 1 x 1 Gbp pair.  Two descendants each take DIVERGENCE/2 substitutions per base, small
+ * of the size and of REPEATS; 0.36 gives 9.4e11 raw anchors at 1 Gbp per side (measured,
+ * bench/results/dedup-2026-12-01.md), 1.9 times the load of issue 13's synthetic pair.  Two descendants each take DIVERGENCE/2 substitutions per base, small
  * indels (one per 20 substitutions, 1-10 bp) and rearrangements (an inversion or a move of
  * 10-500 kb per 10 Mbp), and are written as OUT_PREFIX.a.fa and OUT_PREFIX.b.fa (records
  * a_chrN / b_chrN, 80 columns).  Everything follows from SEED (xorshift64*), so one seed gives
