@@ -47,7 +47,7 @@ int hz_tblock_build(hz_tblock *b, const hz_side *side, size_t r, const hz_shape 
     if (rc == 1) {   /* the host table reads the block's bytes (seed.h) */
         uint8_t *bytes = malloc((size_t)tb->len + 1);
         if (bytes) hz_block_bytes(side, r, bytes);
-        rc = !bytes || hz_seedtable_build(&b->tab, bytes, tb->len, sh, step) ? -1 : 0;
+        rc = !bytes || hz_seedtable_build_mt(&b->tab, bytes, tb->len, sh, step, hz_seedtable_parts(tb->len, threads)) ? -1 : 0;
         if (rc) snprintf(err, errlen, "out of memory building the seed table of target block %zu", r);
         free(bytes);
     }

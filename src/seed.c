@@ -1,6 +1,8 @@
 /* seed — shapes, target seed table, query seeds (spec §3). */
 #include "seed.h"
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,7 +81,147 @@ static inline void walker_init(win_walker *w, uint64_t p0)
     w->next_bad = i;
 }
 
+/* n bytes (zeroed when zero) for an array written at random places, on 2 MiB pages where the
+ * kernel has them (THP "madvise" mode): the direct table's counts and positions miss the TLB on
+ * nearly every access on 4 KiB pages.  free() releases it; NULL when out of memory. */
+static void *table_alloc(size_t n, int zero)
+{
+    void *p = NULL;
+    if (n < (4u << 20)) return zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+    if (posix_memalign(&p, 2u << 20, n)) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, n, MADV_HUGEPAGE);   /* advice only: without it the array works the same */
+#endif
+    if (zero) memset(p, 0, n);
+    return p;
+}
+
+/* ---- the direct table in parts: part t counts and places the positions of steps [i0, i1) */
+
+typedef struct st_part {
+    const uint8_t *T; uint32_t L, W, step; const hz_shape *sh;
+    uint64_t start_offset, i0, i1;
+    uint32_t *cnt;            /* 4^K: this part's count per bucket, then where it writes next */
+    uint64_t b0, b1;          /* buckets this part sums and places (phases 2 and 3) */
+    int nparts; struct st_part *all;
+    hz_seedtable *tab;
+} st_part;
+
+/* Seed windows come in batches of PART_BATCH valid positions and their k-mers; a batch's
+ * counters are prefetched while the previous batch is applied, so the random accesses into the
+ * 4^K counts (64 MiB at K = 12) and the positions overlap instead of waiting one by one. */
+enum { PART_BATCH = 64 };
+typedef struct { uint32_t km[PART_BATCH], ps[PART_BATCH]; int n; } part_batch;
+
+static void batch_next(const st_part *a, win_walker *w, uint64_t *i, part_batch *b)
+{
+    b->n = 0;
+    for (; *i < a->i1 && b->n < PART_BATCH; (*i)++) {
+        uint64_t p = a->start_offset + *i * a->step;
+        if (!window_valid(w, p)) continue;
+        b->km[b->n] = kmer_unchecked(a->T, (uint32_t)p, a->sh);
+        b->ps[b->n++] = (uint32_t)p;
+    }
+    for (int j = 0; j < b->n; j++) __builtin_prefetch(&a->cnt[b->km[j]], 1);
+}
+
+/* phase 1: the part's count per bucket; place = 0.  Phase 4 (place = 1): each position written
+ * at its bucket's next slot for this part (cnt holds those slots then) */
+static void part_walk(st_part *a, int place)
+{
+    win_walker w = { a->T, 0, a->L, a->W };
+    walker_init(&w, a->start_offset + a->i0 * a->step);
+    uint64_t i = a->i0;
+    part_batch bt[2];
+    uint32_t slot[PART_BATCH];
+    batch_next(a, &w, &i, &bt[0]);
+    for (int k = 0; bt[k].n; k ^= 1) {
+        batch_next(a, &w, &i, &bt[k ^ 1]);
+        part_batch *b = &bt[k];
+        if (!place) { for (int j = 0; j < b->n; j++) a->cnt[b->km[j]]++; continue; }
+        for (int j = 0; j < b->n; j++) { slot[j] = a->cnt[b->km[j]]++; __builtin_prefetch(&a->tab->pos[slot[j]], 1); }
+        for (int j = 0; j < b->n; j++) a->tab->pos[slot[j]] = b->ps[j];
+    }
+}
+
+static void *part_count(void *arg) { part_walk(arg, 0); return NULL; }
+static void *part_place(void *arg) { part_walk(arg, 1); return NULL; }
+
+static void *part_sum(void *arg)   /* bucket sizes over all parts, into bucket_off[b + 1] */
+{
+    st_part *a = arg, *all = a->all;
+    for (uint64_t b = a->b0; b < a->b1; b++) {
+        uint32_t n = 0;
+        for (int t = 0; t < a->nparts; t++) n += all[t].cnt[b];
+        a->tab->bucket_off[b + 1] = n;
+    }
+    return NULL;
+}
+
+static void *part_offsets(void *arg)   /* part t's first slot in bucket b: after parts < t */
+{
+    st_part *a = arg, *all = a->all;
+    for (uint64_t b = a->b0; b < a->b1; b++) {
+        uint32_t at = a->tab->bucket_off[b];
+        for (int t = 0; t < a->nparts; t++) { uint32_t n = all[t].cnt[b]; all[t].cnt[b] = at; at += n; }
+    }
+    return NULL;
+}
+
+/* run fn on every part, part 0 on this thread; -1 when a thread cannot start */
+static int parts_run(st_part *pt, int n, void *(*fn)(void *))
+{
+    pthread_t th[HZ_SEEDTABLE_MAX_PARTS];
+    int started = 0, rc = 0;
+    for (int t = 1; t < n; t++) {
+        if (pthread_create(&th[t], NULL, fn, &pt[t])) { rc = -1; break; }
+        started = t;
+    }
+    if (!rc) fn(&pt[0]);
+    for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
+    return rc;
+}
+
+/* The direct table (K <= 13) from nparts parts of the position range, part t on its own
+ * thread: each part counts its positions per bucket, the parts' counts give each part its first
+ * slot in every bucket (parts in position order, so a bucket still holds ascending positions,
+ * spec §3.3), and each part writes its positions there.  0; -1 out of memory; 1 a thread could
+ * not start (nothing kept). */
+static int build_direct_parts(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh,
+                              uint32_t step, uint64_t start_offset, uint64_t num_steps, int nparts)
+{
+    uint64_t nb = 1ULL << (2 * sh->weight);
+    st_part pt[HZ_SEEDTABLE_MAX_PARTS];
+    int n = 0, rc = -1;
+    memset(pt, 0, sizeof pt);
+    for (; n < nparts; n++) {
+        pt[n] = (st_part){ T, L, (uint32_t)sh->span, step, sh, start_offset, num_steps * n / nparts,
+                           num_steps * (n + 1) / nparts, table_alloc(nb * sizeof(uint32_t), 1), nb * n / nparts,
+                           nb * (n + 1) / nparts, nparts, pt, tab };
+        if (!pt[n].cnt) goto out;
+    }
+    tab->bucket_off = table_alloc((nb + 1) * sizeof *tab->bucket_off, 1);
+    if (!tab->bucket_off) goto out;
+    if (parts_run(pt, n, part_count) || parts_run(pt, n, part_sum)) { rc = 1; goto out; }
+    for (uint64_t b = 0; b < nb; b++) tab->bucket_off[b + 1] += tab->bucket_off[b];
+    tab->n_pos = tab->bucket_off[nb];
+    tab->pos = table_alloc(tab->n_pos * sizeof *tab->pos, 0);
+    if (!tab->pos) goto out;
+    if (parts_run(pt, n, part_offsets) || parts_run(pt, n, part_place)) { rc = 1; goto out; }
+    rc = 0;
+out:
+    for (int t = 0; t < n; t++) free(pt[t].cnt);
+    if (rc) { free(tab->bucket_off); free(tab->pos); tab->bucket_off = NULL; tab->pos = NULL; tab->n_pos = 0; }
+    return rc;
+}
+
 int hz_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh, uint32_t step)
+{
+    return hz_seedtable_build_mt(tab, T, L, sh, step, 1);
+}
+
+int hz_seedtable_build_mt(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh, uint32_t step,
+                          int parts)
 {
     memset(tab, 0, sizeof *tab);
     tab->weight = sh->weight;
@@ -91,33 +233,16 @@ int hz_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz
         num_steps = ((uint64_t)L - W + offset) / step;
     }
     int direct = sh->weight <= 13;
+    if (parts > HZ_SEEDTABLE_MAX_PARTS) parts = HZ_SEEDTABLE_MAX_PARTS;
+    if ((uint64_t)parts > num_steps) parts = (int)num_steps;
+    if (parts < 1) parts = 1;
+    if (direct) {   /* a thread that cannot start: one part on this thread */
+        int rc = build_direct_parts(tab, T, L, sh, step, start_offset, num_steps, parts);
+        return rc == 1 ? build_direct_parts(tab, T, L, sh, step, start_offset, num_steps, 1) : rc;
+    }
     win_walker w = { T, 0, L, W };
     walker_init(&w, start_offset);
-    if (direct) {
-        uint64_t nb = 1ULL << (2 * sh->weight);
-        tab->bucket_off = calloc(nb + 1, sizeof *tab->bucket_off);
-        if (!tab->bucket_off) return -1;
-        uint64_t total = 0;
-        for (uint64_t i = 0; i < num_steps; i++) {
-            uint64_t p = start_offset + i * step;
-            if (!window_valid(&w, p)) continue;
-            tab->bucket_off[kmer_unchecked(T, (uint32_t)p, sh) + 1]++;
-            total++;
-        }
-        for (uint64_t b = 0; b < nb; b++) tab->bucket_off[b + 1] += tab->bucket_off[b];
-        tab->n_pos = total;
-        tab->pos = malloc((total ? total : 1) * sizeof *tab->pos);
-        uint32_t *fill = malloc(nb * sizeof *fill);
-        if (!tab->pos || !fill) { free(fill); hz_seedtable_free(tab); return -1; }
-        memcpy(fill, tab->bucket_off, nb * sizeof *fill);
-        walker_init(&w, start_offset);
-        for (uint64_t i = 0; i < num_steps; i++) {
-            uint64_t p = start_offset + i * step;
-            if (!window_valid(&w, p)) continue;
-            tab->pos[fill[kmer_unchecked(T, (uint32_t)p, sh)]++] = (uint32_t)p;
-        }
-        free(fill);
-    } else {
+    {
         uint64_t cap = 1024, n = 0;
         tab->sorted = malloc(cap * sizeof *tab->sorted);
         if (!tab->sorted) return -1;
@@ -179,4 +304,12 @@ int64_t hz_seeds_chunk(const uint8_t *S, uint32_t j0, uint32_t j1, const hz_shap
             }
     }
     return n;
+}
+
+int hz_seedtable_parts(uint32_t L, int threads)
+{
+    int n = (int)(L >> 23);
+    if (n > threads) n = threads;
+    if (n > HZ_SEEDTABLE_MAX_PARTS) n = HZ_SEEDTABLE_MAX_PARTS;
+    return n < 1 ? 1 : n;
 }

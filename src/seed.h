@@ -45,6 +45,20 @@ typedef struct {
 
 /* Build the table for block bytes T[0..L).  Returns 0 or -1 (out of memory). */
 int hz_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh, uint32_t step);
+
+/* The same table built on `parts` threads (at most HZ_SEEDTABLE_MAX_PARTS; direct mode only,
+ * sorted mode and parts <= 1 take one pass): each thread counts and places the positions of
+ * one stretch of the block, using a private 4^K array of 32-bit counts (64 MiB at K = 12), so
+ * the caller picks parts by block size (hz_seedtable_parts).  The same bytes as
+ * hz_seedtable_build; when the counts' memory or a thread is not to be had, one pass.  Returns
+ * 0 or -1 (out of memory). */
+#define HZ_SEEDTABLE_MAX_PARTS 8
+int hz_seedtable_build_mt(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh, uint32_t step,
+                          int parts);
+
+/* Parts for a block of L bytes on `threads` threads: one per 8 MiB of block (a part's private
+ * counts cost about what its positions do), at most threads and HZ_SEEDTABLE_MAX_PARTS. */
+int hz_seedtable_parts(uint32_t L, int threads);
 void hz_seedtable_free(hz_seedtable *tab);
 
 /* Bucket of k-mer value v: *n positions at the returned pointer (ascending).  In sorted mode

@@ -115,7 +115,8 @@ int hz_units_make(const hz_opts *o, const hz_side *t, const hz_side *q, const hz
         uint32_t TL = t->block[r].len;
         uint8_t *tb = malloc((size_t)TL + 1);
         hz_seedtable tab;
-        if (!tb || hz_seedtable_build(&tab, (hz_block_bytes(t, r, tb), tb), TL, sh, o->step)) {
+        if (!tb || hz_seedtable_build_mt(&tab, (hz_block_bytes(t, r, tb), tb), TL, sh, o->step,
+                                          hz_seedtable_parts(TL, threads))) {
             free(tb); snprintf(err, errlen, "out of memory building the seed table of target block %zu", r); rc = -1; break;
         }
         free(tb);

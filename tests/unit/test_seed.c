@@ -423,12 +423,54 @@ static void test_seedtable(void)
     }
 }
 
+/* the table built in parts on threads (hz_seedtable_build_mt) holds the one-pass table's
+ * bytes: offsets and positions, for 2..8 parts (and more, capped), steps 1..3, blocks with
+ * invalid bytes, a block shorter than its parts, and a sorted-mode shape (one pass) */
+static void test_seedtable_parts(void)
+{
+    hz_shape sh;
+    char err[256];
+    static const struct { const char *seed; uint32_t step, L; } cases[] = {
+        {"12of19", 1, 300000}, {"12of19", 2, 300001}, {"12of19", 3, 299999}, {"1101011", 1, 5000},
+        {"12of19", 1, 23}, {"14of22", 1, 50000},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        hz_shape_parse(cases[c].seed, 0, &sh, err, sizeof err);
+        uint8_t *T = make_text(cases[c].L, 1);
+        hz_seedtable one, mt;
+        int rc = hz_seedtable_build(&one, T, cases[c].L, &sh, cases[c].step);
+        for (int parts = 2; parts <= HZ_SEEDTABLE_MAX_PARTS + 2; parts += parts < 4 ? 1 : 3) {
+            int rc2 = hz_seedtable_build_mt(&mt, T, cases[c].L, &sh, cases[c].step, parts);
+            int same = rc == 0 && rc2 == 0 && one.n_pos == mt.n_pos;
+            if (same && one.bucket_off) {
+                uint64_t nb = 1ULL << (2 * sh.weight);
+                same = mt.bucket_off && !memcmp(one.bucket_off, mt.bucket_off, (nb + 1) * sizeof *one.bucket_off) &&
+                       !memcmp(one.pos, mt.pos, one.n_pos * sizeof *one.pos);
+            } else if (same) {
+                same = mt.sorted && !memcmp(one.sorted, mt.sorted, one.n_pos * sizeof *one.sorted);
+            }
+            check(same, "%s step %u L %u: %d parts give the one-pass table (%llu positions)", cases[c].seed,
+                  cases[c].step, cases[c].L, parts, (unsigned long long)mt.n_pos);
+            hz_seedtable_free(&mt);
+        }
+        check(one.n_pos > 0 || cases[c].L < 30, "%s L %u: positions indexed (%llu)", cases[c].seed, cases[c].L,
+              (unsigned long long)one.n_pos);
+        hz_seedtable_free(&one);
+        free(T);
+    }
+    check(hz_seedtable_parts(8u << 20, 16) == 1 && hz_seedtable_parts((8u << 20) - 1, 16) == 1 &&
+          hz_seedtable_parts(40u << 20, 2) == 2 && hz_seedtable_parts(500000000u, 16) == HZ_SEEDTABLE_MAX_PARTS &&
+          hz_seedtable_parts(100u << 20, 1) == 1, "hz_seedtable_parts: one part per 8 MiB, at most threads and %d",
+          HZ_SEEDTABLE_MAX_PARTS);
+}
+
 int main(void)
 {
     test_shape_parse();
     test_kmer_at();
     test_seeds_chunk();
     test_seedtable();
+    test_seedtable_parts();
     printf("# %d tests, %d passed, %d failed\n", n_tests, n_tests - n_fail, n_fail);
     return n_fail ? 1 : 0;
 }
