@@ -2,9 +2,9 @@
 # device_past32 — issue 13 item 7's "positions past 2^32", on the device machine from the repo
 # root with the carry .dev/ (bin/hspz, bin/simulate_pair, lib.tar.xz).  bench/simulate_pair
 # writes a pair of SIZE_MBP (default 4400) Mbp per side in 100 Mbp records (seed 7, 10 %
-# divergence, repeats REPEATS, default 0.05): side a's last record starts past byte 2^32 of its
-# genome.  The other side's last record, cut to its first QUERY_MBP (default 2) Mbp, is the
-# small genome.  hspz aligns big × small and small × big (the big genome as target, then as
+# divergence, repeats REPEATS, default 0.05): side a's record 44 starts past base 2^32 of its
+# genome.  Side b's record 44 (the last full one), cut to its first QUERY_MBP (default 2) Mbp,
+# is the small genome.  hspz aligns big × small and small × big (the big genome as target, then as
 # query), each on the GPU and on the CPU (all cores): the two folders must hold the same files
 # byte for byte (manifest.json aside: it names the backend and times), and HSPs must fall on
 # the big genome's records past 2^32.  Log under $OUT.
@@ -20,8 +20,8 @@ s=$EPOCHREALTIME
 .dev/bin/simulate_pair "$mb" 7 0.1 "$W/p" "${REPEATS:-0.05}" || exit 1
 echo "== $mb Mbp per side generated in $(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}") s"
 grep -b '^>' "$W/p.a.fa" | tail -n 2
-# the small genome: the head of side b's last record
-read -r off name < <(grep -b '^>' "$W/p.b.fa" | tail -n 1 | tr ':' ' ')
+# the small genome: the head of side b's second-to-last record (the last may be short)
+read -r off name < <(grep -b '^>' "$W/p.b.fa" | tail -n 2 | head -n 1 | tr ':' ' ')
 tail -c +$((off + 1)) "$W/p.b.fa" | head -n $((qmb * 1000000 / 80 + 1)) >"$W/small.fa"
 rm -f "$W/p.b.fa"
 echo "small genome: $name, $(grep -v '^>' "$W/small.fa" | tr -d '\n' | wc -c) bases"
