@@ -144,7 +144,13 @@ static void part_walk(st_part *a, int place)
     }
 }
 
-static void *part_count(void *arg) { part_walk(arg, 0); return NULL; }
+static void *part_count(void *arg)   /* the counts zeroed here, on the part's own thread */
+{
+    st_part *a = arg;
+    memset(a->cnt, 0, (size_t)(1ULL << (2 * a->sh->weight)) * sizeof *a->cnt);
+    part_walk(a, 0);
+    return NULL;
+}
 static void *part_place(void *arg) { part_walk(arg, 1); return NULL; }
 
 static void *part_sum(void *arg)   /* bucket sizes over all parts, into bucket_off[b + 1] */
@@ -184,9 +190,10 @@ static int parts_run(st_part *pt, int n, void *(*fn)(void *))
 
 /* The direct table (K <= 13) from nparts parts of the position range, part t on its own
  * thread: each part counts its positions per bucket, the parts' counts give each part its first
- * slot in every bucket (parts in position order, so a bucket still holds ascending positions,
- * spec §3.3), and each part writes its positions there.  0; -1 out of memory; 1 a thread could
- * not start (nothing kept). */
+ * slot in every bucket (parts in position order, so a bucket still holds ascending positions:
+ * hspZ's order, seed.h, which the device table and the index match; spec §3.3 leaves it open),
+ * and each part writes its positions there.  0; -1 out of memory with one part; 1 with more
+ * parts, out of memory or a thread that could not start (nothing kept: try one part). */
 static int build_direct_parts(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh,
                               uint32_t step, uint64_t start_offset, uint64_t num_steps, int nparts)
 {
@@ -196,17 +203,17 @@ static int build_direct_parts(hz_seedtable *tab, const uint8_t *T, uint32_t L, c
     memset(pt, 0, sizeof pt);
     for (; n < nparts; n++) {
         pt[n] = (st_part){ T, L, (uint32_t)sh->span, step, sh, start_offset, num_steps * n / nparts,
-                           num_steps * (n + 1) / nparts, table_alloc(nb * sizeof(uint32_t), 1), nb * n / nparts,
+                           num_steps * (n + 1) / nparts, table_alloc(nb * sizeof(uint32_t), 0), nb * n / nparts,
                            nb * (n + 1) / nparts, nparts, pt, tab };
-        if (!pt[n].cnt) goto out;
+        if (!pt[n].cnt) { rc = nparts > 1 ? 1 : -1; goto out; }
     }
     tab->bucket_off = table_alloc((nb + 1) * sizeof *tab->bucket_off, 1);
-    if (!tab->bucket_off) goto out;
+    if (!tab->bucket_off) { rc = nparts > 1 ? 1 : -1; goto out; }
     if (parts_run(pt, n, part_count) || parts_run(pt, n, part_sum)) { rc = 1; goto out; }
     for (uint64_t b = 0; b < nb; b++) tab->bucket_off[b + 1] += tab->bucket_off[b];
     tab->n_pos = tab->bucket_off[nb];
     tab->pos = table_alloc(tab->n_pos * sizeof *tab->pos, 0);
-    if (!tab->pos) goto out;
+    if (!tab->pos) { rc = nparts > 1 ? 1 : -1; goto out; }
     if (parts_run(pt, n, part_offsets) || parts_run(pt, n, part_place)) { rc = 1; goto out; }
     rc = 0;
 out:
@@ -233,10 +240,10 @@ int hz_seedtable_build_mt(hz_seedtable *tab, const uint8_t *T, uint32_t L, const
         num_steps = ((uint64_t)L - W + offset) / step;
     }
     int direct = sh->weight <= 13;
-    if (parts > HZ_SEEDTABLE_MAX_PARTS) parts = HZ_SEEDTABLE_MAX_PARTS;
-    if ((uint64_t)parts > num_steps) parts = (int)num_steps;
     if (parts < 1) parts = 1;
-    if (direct) {   /* a thread that cannot start: one part on this thread */
+    if (parts > HZ_SEEDTABLE_MAX_PARTS) parts = HZ_SEEDTABLE_MAX_PARTS;
+    if ((uint64_t)parts > num_steps) parts = num_steps ? (int)num_steps : 1;
+    if (direct) {   /* parts' memory or a thread not to be had: one part on this thread */
         int rc = build_direct_parts(tab, T, L, sh, step, start_offset, num_steps, parts);
         return rc == 1 ? build_direct_parts(tab, T, L, sh, step, start_offset, num_steps, 1) : rc;
     }

@@ -56,8 +56,9 @@ int hz_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz
 int hz_seedtable_build_mt(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh, uint32_t step,
                           int parts);
 
-/* Parts for a block of L bytes on `threads` threads: one per 8 MiB of block (a part's private
- * counts cost about what its positions do), at most threads and HZ_SEEDTABLE_MAX_PARTS. */
+/* Parts for a block of L bytes on `threads` threads: one per 8 MiB of block (so a part's
+ * 4^K counts, 64 MiB at K = 12, stay within about twice its positions' 32 MiB at step 1), at
+ * most threads and HZ_SEEDTABLE_MAX_PARTS. */
 int hz_seedtable_parts(uint32_t L, int threads);
 void hz_seedtable_free(hz_seedtable *tab);
 

@@ -432,7 +432,7 @@ static void test_seedtable_parts(void)
     char err[256];
     static const struct { const char *seed; uint32_t step, L; } cases[] = {
         {"12of19", 1, 300000}, {"12of19", 2, 300001}, {"12of19", 3, 299999}, {"1101011", 1, 5000},
-        {"12of19", 1, 23}, {"14of22", 1, 50000},
+        {"12of19", 1, 23}, {"12of19", 1, 19}, {"12of19", 1, 5}, {"14of22", 1, 50000},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         hz_shape_parse(cases[c].seed, 0, &sh, err, sizeof err);
@@ -449,14 +449,26 @@ static void test_seedtable_parts(void)
             } else if (same) {
                 same = mt.sorted && !memcmp(one.sorted, mt.sorted, one.n_pos * sizeof *one.sorted);
             }
-            check(same, "%s step %u L %u: %d parts give the one-pass table (%llu positions)", cases[c].seed,
-                  cases[c].step, cases[c].L, parts, (unsigned long long)mt.n_pos);
+            char what[96];
+            snprintf(what, sizeof what, "%s step %u L %u, %d parts", cases[c].seed, cases[c].step, cases[c].L, parts);
+            check(same && table_matches_model(&mt, T, cases[c].L, sh.pattern, cases[c].step, what),
+                  "%s step %u L %u: %d parts give the one-part table and the brute-force scan (%llu positions)",
+                  cases[c].seed, cases[c].step, cases[c].L, parts, (unsigned long long)mt.n_pos);
             hz_seedtable_free(&mt);
         }
         check(one.n_pos > 0 || cases[c].L < 30, "%s L %u: positions indexed (%llu)", cases[c].seed, cases[c].L,
               (unsigned long long)one.n_pos);
         hz_seedtable_free(&one);
         free(T);
+    }
+    {   /* a negative or zero part count is one part */
+        hz_shape_parse("12of19", 0, &sh, err, sizeof err);
+        uint8_t *T = make_text(1000, 1);
+        hz_seedtable a, b;
+        int ok = !hz_seedtable_build(&a, T, 1000, &sh, 1) && !hz_seedtable_build_mt(&b, T, 1000, &sh, 1, -5) &&
+                 a.n_pos == b.n_pos && !memcmp(a.pos, b.pos, a.n_pos * sizeof *a.pos);
+        check(ok, "parts -5 builds the one-part table (%llu positions)", (unsigned long long)a.n_pos);
+        hz_seedtable_free(&a); hz_seedtable_free(&b); free(T);
     }
     check(hz_seedtable_parts(8u << 20, 16) == 1 && hz_seedtable_parts((8u << 20) - 1, 16) == 1 &&
           hz_seedtable_parts(40u << 20, 2) == 2 && hz_seedtable_parts(500000000u, 16) == HZ_SEEDTABLE_MAX_PARTS &&
