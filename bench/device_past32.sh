@@ -1,6 +1,6 @@
 #!/bin/bash
 # device_past32 — issue 13 item 7's "positions past 2^32", on the device machine from the repo
-# root with the carry .dev/ (bin/hspz, bin/simulate_pair, lib.tar.xz).  bench/simulate_pair
+# root with the carry .dev/ (hspz and simulate_pair in bin/ or bin.tar.xz, lib.tar.xz).  bench/simulate_pair
 # writes a pair of SIZE_MBP (default 4400) Mbp per side in 100 Mbp records (seed 7, 10 %
 # divergence, repeats REPEATS, default 0.05): side a's record 44 starts past base 2^32 of its
 # genome.  Side b's record 44 (the last full one), cut to its first QUERY_MBP (default 2) Mbp,
@@ -9,11 +9,8 @@
 # byte for byte (manifest.json aside: it names the backend and times), and HSPs must fall on
 # the big genome's records past 2^32.  Log under $OUT.
 set -u
-mkdir -p .dev/lib && tar xJf .dev/lib.tar.xz -C .dev/lib
-export LD_LIBRARY_PATH=$PWD/.dev/lib
-exec > >(tee "$OUT/device_past32.log") 2>&1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-echo "hspz: $(.dev/bin/hspz version --verbose | sed -n 2p)"
+# shellcheck source=device_env.sh
+. bench/device_env.sh device_past32   # libraries, binaries, the log, the GPU and hspz's commit
 W=${PAST32_DIR:-/tmp/past32}; mkdir -p "$W"
 mb=${SIZE_MBP:-4400} qmb=${QUERY_MBP:-2}
 s=$EPOCHREALTIME

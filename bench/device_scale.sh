@@ -1,16 +1,13 @@
 #!/bin/bash
 # device_scale — issue 13 item 7, the scale curve, on the device machine from the repo root
-# with the carry .dev/ (bin/hspz, bin/simulate_pair, lib.tar.xz).  For each SIZES entry (Mbp
+# with the carry .dev/ (hspz and simulate_pair in bin/ or bin.tar.xz, lib.tar.xz).  For each SIZES entry (Mbp
 # per side, default "100 300 1000") bench/simulate_pair writes a pair on the device's disk
 # (seed 1, 10 % divergence, REPEATS the repeat fraction, default 0.36), and hspz runs it once on the GPU with default settings: wall,
 # peak RSS (getrusage of the parent), raw anchors, segments, GPU busy, peak device memory
 # (nvidia-smi sampled every 0.2 s).  Log under $OUT.
 set -u
-mkdir -p .dev/lib && tar xJf .dev/lib.tar.xz -C .dev/lib
-export LD_LIBRARY_PATH=$PWD/.dev/lib
-exec > >(tee "$OUT/device_scale.log") 2>&1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-echo "hspz: $(.dev/bin/hspz version --verbose | sed -n 2p)"
+# shellcheck source=device_env.sh
+. bench/device_env.sh device_scale   # libraries, binaries, the log, the GPU and hspz's commit
 W=${SCALE_DIR:-/tmp/scale}; mkdir -p $W
 for mb in ${SIZES:-100 300 1000}; do
     s=$EPOCHREALTIME

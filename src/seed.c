@@ -81,18 +81,17 @@ static inline void walker_init(win_walker *w, uint64_t p0)
     w->next_bad = i;
 }
 
-/* n bytes (zeroed when zero) for an array written at random places, on 2 MiB pages where the
- * kernel has them (THP "madvise" mode): the direct table's counts and positions miss the TLB on
- * nearly every access on 4 KiB pages.  free() releases it; NULL when out of memory. */
-static void *table_alloc(size_t n, int zero)
+/* n bytes, not zeroed, for an array written at random places, on 2 MiB pages where the kernel
+ * has them (THP "madvise" mode): the direct table's counts and positions miss the TLB on nearly
+ * every access on 4 KiB pages.  free() releases it; NULL when out of memory. */
+static void *table_alloc(size_t n)
 {
     void *p = NULL;
-    if (n < (4u << 20)) return zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+    if (n < (4u << 20)) return malloc(n ? n : 1);
     if (posix_memalign(&p, 2u << 20, n)) return NULL;
 #ifdef MADV_HUGEPAGE
     madvise(p, n, MADV_HUGEPAGE);   /* advice only: without it the array works the same */
 #endif
-    if (zero) memset(p, 0, n);
     return p;
 }
 
@@ -203,16 +202,17 @@ static int build_direct_parts(hz_seedtable *tab, const uint8_t *T, uint32_t L, c
     memset(pt, 0, sizeof pt);
     for (; n < nparts; n++) {
         pt[n] = (st_part){ T, L, (uint32_t)sh->span, step, sh, start_offset, num_steps * n / nparts,
-                           num_steps * (n + 1) / nparts, table_alloc(nb * sizeof(uint32_t), 0), nb * n / nparts,
+                           num_steps * (n + 1) / nparts, table_alloc(nb * sizeof(uint32_t)), nb * n / nparts,
                            nb * (n + 1) / nparts, nparts, pt, tab };
         if (!pt[n].cnt) { rc = nparts > 1 ? 1 : -1; goto out; }
     }
-    tab->bucket_off = table_alloc((nb + 1) * sizeof *tab->bucket_off, 1);
+    tab->bucket_off = table_alloc((nb + 1) * sizeof *tab->bucket_off);   /* part_sum writes [1, nb] */
     if (!tab->bucket_off) { rc = nparts > 1 ? 1 : -1; goto out; }
+    tab->bucket_off[0] = 0;
     if (parts_run(pt, n, part_count) || parts_run(pt, n, part_sum)) { rc = 1; goto out; }
     for (uint64_t b = 0; b < nb; b++) tab->bucket_off[b + 1] += tab->bucket_off[b];
     tab->n_pos = tab->bucket_off[nb];
-    tab->pos = table_alloc(tab->n_pos * sizeof *tab->pos, 0);
+    tab->pos = table_alloc(tab->n_pos * sizeof *tab->pos);
     if (!tab->pos) { rc = nparts > 1 ? 1 : -1; goto out; }
     if (parts_run(pt, n, part_offsets) || parts_run(pt, n, part_place)) { rc = 1; goto out; }
     rc = 0;
@@ -247,35 +247,34 @@ int hz_seedtable_build_mt(hz_seedtable *tab, const uint8_t *T, uint32_t L, const
         int rc = build_direct_parts(tab, T, L, sh, step, start_offset, num_steps, parts);
         return rc == 1 ? build_direct_parts(tab, T, L, sh, step, start_offset, num_steps, 1) : rc;
     }
+    /* sorted mode (K > 13): (kmer << 32 | pos) for every valid position, radix-sorted */
     win_walker w = { T, 0, L, W };
     walker_init(&w, start_offset);
-    {
-        uint64_t cap = 1024, n = 0;
-        tab->sorted = malloc(cap * sizeof *tab->sorted);
-        if (!tab->sorted) return -1;
-        for (uint64_t i = 0; i < num_steps; i++) {
-            uint64_t p = start_offset + i * step;
-            if (!window_valid(&w, p)) continue;
-            if (n == cap) {
-                uint64_t *t2 = realloc(tab->sorted, 2 * cap * sizeof *t2);
-                if (!t2) { hz_seedtable_free(tab); return -1; }
-                tab->sorted = t2; cap *= 2;
-            }
-            tab->sorted[n++] = ((uint64_t)kmer_unchecked(T, (uint32_t)p, sh) << 32) | p;
+    uint64_t cap = 1024, n = 0;
+    tab->sorted = malloc(cap * sizeof *tab->sorted);
+    if (!tab->sorted) return -1;
+    for (uint64_t i = 0; i < num_steps; i++) {
+        uint64_t p = start_offset + i * step;
+        if (!window_valid(&w, p)) continue;
+        if (n == cap) {
+            uint64_t *t2 = realloc(tab->sorted, 2 * cap * sizeof *t2);
+            if (!t2) { hz_seedtable_free(tab); return -1; }
+            tab->sorted = t2; cap *= 2;
         }
-        /* radix sort by the 64-bit key (positions are already ascending, so stable is fine) */
-        uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-        if (!tmp) { hz_seedtable_free(tab); return -1; }
-        for (int shift = 32; shift < 64; shift += 8) {
-            uint64_t cnt[257] = {0};
-            for (uint64_t i = 0; i < n; i++) cnt[((tab->sorted[i] >> shift) & 255) + 1]++;
-            for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
-            for (uint64_t i = 0; i < n; i++) tmp[cnt[(tab->sorted[i] >> shift) & 255]++] = tab->sorted[i];
-            uint64_t *x = tab->sorted; tab->sorted = tmp; tmp = x;
-        }
-        free(tmp);
-        tab->n_pos = n;
+        tab->sorted[n++] = ((uint64_t)kmer_unchecked(T, (uint32_t)p, sh) << 32) | p;
     }
+    /* radix sort by the 64-bit key (positions are already ascending, so stable is fine) */
+    uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp) { hz_seedtable_free(tab); return -1; }
+    for (int shift = 32; shift < 64; shift += 8) {
+        uint64_t cnt[257] = {0};
+        for (uint64_t i = 0; i < n; i++) cnt[((tab->sorted[i] >> shift) & 255) + 1]++;
+        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
+        for (uint64_t i = 0; i < n; i++) tmp[cnt[(tab->sorted[i] >> shift) & 255]++] = tab->sorted[i];
+        uint64_t *x = tab->sorted; tab->sorted = tmp; tmp = x;
+    }
+    free(tmp);
+    tab->n_pos = n;
     return 0;
 }
 
