@@ -46,8 +46,9 @@ typedef struct {
 /* Build the table for block bytes T[0..L).  Returns 0 or -1 (out of memory). */
 int hz_seedtable_build(hz_seedtable *tab, const uint8_t *T, uint32_t L, const hz_shape *sh, uint32_t step);
 
-/* The same table built on `parts` threads (at most HZ_SEEDTABLE_MAX_PARTS; direct mode only,
- * sorted mode and parts <= 1 take one pass): each thread counts and places the positions of
+/* The same table (spec §3.3; block bytes T[0..L), 0-based block positions, buckets of
+ * ascending positions) built on `parts` threads (at most HZ_SEEDTABLE_MAX_PARTS; direct mode
+ * only, sorted mode and parts <= 1 take one pass): each thread counts and places the positions of
  * one stretch of the block, using a private 4^K array of 32-bit counts (64 MiB at K = 12), so
  * the caller picks parts by block size (hz_seedtable_parts).  The same bytes as
  * hz_seedtable_build; when the counts' memory or a thread is not to be had, one pass.  Returns
