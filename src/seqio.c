@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -104,6 +105,15 @@ int hz_sq_grow_data(loader *L, uint64_t need)
         d = realloc(L->s->data, (size_t)nc);
     }
     if (!d) return hz_sq_fail_oom(L, nc);
+#ifdef MADV_HUGEPAGE
+    /* 2 MiB pages where the kernel has them: a large genome's buffer otherwise takes a page
+     * fault every 4 KiB while it fills (advice only) */
+    if (nc >= ((uint64_t)64 << 20)) {
+        uintptr_t a = ((uintptr_t)d + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+        uintptr_t e = ((uintptr_t)d + (size_t)nc) & ~(uintptr_t)((2u << 20) - 1);
+        if (e > a) madvise((void *)a, e - a, MADV_HUGEPAGE);
+    }
+#endif
     L->s->data = d;
     L->cap_data = nc;
     return 0;
@@ -216,12 +226,35 @@ static int fa_bare_cr(fa_state *F)
                 "KegAlign would read no bases; convert with tr '\\r' '\\n')");
 }
 
+/* The end of the run of plain bases (A C G T N, either case) that starts at buf[i], found
+ * 16 bytes at a time, or the start of the first 16 bytes that are not all plain (the byte
+ * loop of fa_feed goes on from there).  Plain bases are CL_SEQ; '\n' (0x0a | 0x20 = '*') is
+ * not plain. */
+typedef uint8_t fa_v16 __attribute__((vector_size(16)));
+static size_t fa_plain_run(const uint8_t *buf, size_t i, size_t n)
+{
+    while (i + 16 <= n) {
+        fa_v16 v;
+        memcpy(&v, buf + i, 16);
+        fa_v16 l = v | 0x20;
+        fa_v16 m = (fa_v16)((l == 'a') | (l == 'c') | (l == 'g') | (l == 't') | (l == 'n'));
+        uint64_t a, b;
+        memcpy(&a, &m, 8);
+        memcpy(&b, (const uint8_t *)&m + 8, 8);
+        if ((a & b) != UINT64_MAX) break;
+        i += 16;
+    }
+    return i;
+}
+
 /* Feed n bytes of the decompressed stream.  0 or -1 (err set). */
 static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
 {
     loader *L = F->L;
     hz_seqset *s = L->s;
     size_t i = 0;
+    /* the most bases these bytes can add: ST_SEQ stores without asking */
+    if (hz_sq_grow_data(L, s->total + n)) return -1;
     while (i < n) {
         unsigned c = buf[i];
         switch (F->st) {
@@ -289,36 +322,40 @@ static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
             }
             if (is_ctrl_bad(c)) return fa_bad_byte(F, c, F->pos + i);
             if (F->cls[c] == CL_ODD) fa_other(F, c, F->pos + i);
-            if (hz_sq_grow_data(L, s->total + 1)) return -1;
-            s->data[s->total++] = (uint8_t)c;
+            s->data[s->total++] = (uint8_t)c;   /* room: see the top of fa_feed */
             F->line_len = 1;
             F->st = ST_SEQ;
             i++;
             break;
         case ST_SEQ: {
-            size_t j = i;
+            /* The bulk of a FASTA.  A line feed followed by a CL_SEQ byte stays here: that is
+             * all ST_LSTART would do with the byte (store it, line length 1). */
             const uint8_t *cls = F->cls;
             for (;;) {
-                while (j < n && cls[buf[j]] == CL_SEQ) j++;
-                if (j == n || cls[buf[j]] != CL_ODD) break;
-                fa_other(F, buf[j], F->pos + j);
-                j++;
-            }
-            size_t k = j - i;
-            if (k) {
-                if (hz_sq_grow_data(L, s->total + k)) return -1;
-                memcpy(s->data + s->total, buf + i, k);
-                s->total += k;
-                F->line_len += k;
-            }
-            if (j == n) {
+                size_t j = fa_plain_run(buf, i, n);
+                for (;;) {
+                    while (j < n && cls[buf[j]] == CL_SEQ) j++;
+                    if (j == n || cls[buf[j]] != CL_ODD) break;
+                    fa_other(F, buf[j], F->pos + j);
+                    j++;
+                }
+                size_t k = j - i;
+                if (k) {   /* room: fa_feed's hz_sq_grow_data */
+                    memcpy(s->data + s->total, buf + i, k);
+                    s->total += k;
+                    F->line_len += k;
+                }
                 i = j;
-                break;
+                if (j == n) break;
+                if (cls[buf[j]] == CL_BAD) return fa_bad_byte(F, buf[j], F->pos + j);
+                fa_trim_cr(F);
+                i = j + 1;
+                F->line_len = 0;
+                if (i == n || cls[buf[i]] != CL_SEQ) {
+                    F->st = ST_LSTART;
+                    break;
+                }
             }
-            if (cls[buf[j]] == CL_BAD) return fa_bad_byte(F, buf[j], F->pos + j);
-            fa_trim_cr(F);
-            F->st = ST_LSTART;
-            i = j + 1;
             break;
         }
         }

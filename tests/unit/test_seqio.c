@@ -463,6 +463,141 @@ static void test_gzip(void)
     free(fa);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The FASTA reader against a model of its rules (src/seqio.c's header), on random text whose  */
+/* lines mix runs of plain bases with every kind of byte the fast path (16 bytes at a time)    */
+/* must stop at: IUPAC letters, other kept bytes, '\r' anywhere, '>' inside a line, empty      */
+/* lines, CRLF ends, a last line without '\n'.  Texts cross the loader's 1 MiB blocks.         */
+
+typedef struct {
+    size_t n, cap;
+    char **name;
+    uint64_t *len;
+    char *data;
+    size_t total, dcap;
+    uint64_t n_other, other_off;
+    size_t other_rec;
+    int other_byte;
+} model_t;
+
+static int model_iupac(int c)
+{
+    return c == '\r' || (c && strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c));
+}
+
+static void model_put(model_t *m, const char *p, size_t k)
+{
+    if (m->total + k > m->dcap) {
+        m->dcap = (m->total + k) * 2;
+        m->data = realloc(m->data, m->dcap);
+    }
+    memcpy(m->data + m->total, p, k);
+    m->total += k;
+}
+
+/* kseq's rules, line by line; text holds no header '\r' and no '+' line */
+static void model_load(const char *t, size_t n, model_t *m)
+{
+    memset(m, 0, sizeof *m);
+    size_t i = 0;
+    while (i < n) {
+        const char *nl = memchr(t + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - t) : n;   /* the line is t[i, e) */
+        if (t[i] == '>') {
+            if (m->n == m->cap) {
+                m->cap = m->cap ? 2 * m->cap : 16;
+                m->name = realloc(m->name, m->cap * sizeof *m->name);
+                m->len = realloc(m->len, m->cap * sizeof *m->len);
+            }
+            size_t k = 1;
+            while (i + k < e && t[i + k] != ' ' && t[i + k] != '\t') k++;
+            m->name[m->n] = strndup(t + i + 1, k - 1);
+            m->len[m->n++] = m->total;   /* its start for now */
+        } else if (e > i) {
+            for (size_t j = i; j < e; j++)
+                if (!model_iupac((unsigned char)t[j]) && m->n_other++ == 0) {
+                    m->other_rec = m->n - 1;
+                    m->other_off = j;
+                    m->other_byte = (unsigned char)t[j];
+                }
+            model_put(m, t + i, e - i);
+            uint64_t rlen = m->total - m->len[m->n - 1];
+            int trim = nl ? rlen > 1 : (e - i > 1 && rlen > 1);
+            if (trim && m->data[m->total - 1] == '\r') m->total--;
+        }
+        i = e + 1;
+    }
+    for (size_t r = 0; r < m->n; r++)
+        m->len[r] = (r + 1 < m->n ? m->len[r + 1] : m->total) - m->len[r];
+}
+
+static void model_free(model_t *m)
+{
+    for (size_t r = 0; r < m->n; r++) free(m->name[r]);
+    free(m->name);
+    free(m->len);
+    free(m->data);
+}
+
+/* random FASTA text of about `size` bytes (case c's byte mix) */
+static char *model_text(size_t size, uint32_t x, size_t *tlen)
+{
+    static const char plain[] = "ACGTNacgtn", odd[] = "RYKMrykmX-*. 1>\r";
+    char *t = malloc(size + 512);
+    size_t p = 0, rec = 0;
+#define RND() (x = x * 1664525u + 1013904223u, x >> 8)
+    while (p < size) {
+        if (p == 0 || RND() % 300 == 0) p += (size_t)sprintf(t + p, ">r%zu%s\n", rec++, RND() % 2 ? " some words" : "");
+        size_t len = RND() % 4 == 0 ? RND() % 40 : 40 + RND() % 140;
+        if (len > 0 && RND() % 3 == 0) len = 16 * (1 + RND() % 8) + (RND() % 3) - 1;   /* at 16-byte edges */
+        for (size_t k = 0; k < len && p < size + 400; k++) {
+            unsigned r = RND() % 1000;
+            t[p++] = r < 6 ? odd[RND() % (sizeof odd - 1)] : plain[RND() % (sizeof plain - 1)];
+            if (k == 0 && (t[p - 1] == '>')) t[p - 1] = 'A';   /* '>' only inside a line */
+        }
+        if (RND() % 5 == 0) t[p++] = '\r';
+        t[p++] = '\n';
+    }
+    if (RND() % 2 && p > 1 && t[p - 2] != '\n') p--;   /* no final line feed */
+#undef RND
+    *tlen = p;
+    return t;
+}
+
+static int same_as_model(const hz_seqset *s, const model_t *m)
+{
+    if (s->n != m->n || s->total != m->total || s->n_other != m->n_other) return 0;
+    if (m->n_other && (s->other_rec != m->other_rec || s->other_off != m->other_off || s->other_byte != m->other_byte))
+        return 0;
+    for (size_t r = 0; r < m->n; r++)
+        if (strcmp(s->name[r], m->name[r]) || s->len[r] != m->len[r]) return 0;
+    return layout_ok(s) && (m->total == 0 || memcmp(s->data, m->data, m->total) == 0);
+}
+
+static void test_fasta_model(void)
+{
+    int bad = 0, cases = 0;
+    for (uint32_t c = 1; c <= 24; c++) {
+        size_t tlen, size = c <= 20 ? 2000 + (c * 7919) % 30000 : 2600000;
+        char *t = model_text(size, c * 2654435761u, &tlen);
+        model_t m;
+        model_load(t, tlen, &m);
+        hz_seqset s;
+        char err[512];
+        char *p = tmp_bytes(t, tlen);
+        int rc = hz_seqset_load(p, &s, err, sizeof err);
+        cases++;
+        if (rc || !same_as_model(&s, &m)) {
+            if (!bad++) printf("# case %u (%zu bytes) differs from the model%s%s\n", c, tlen, rc ? ": " : "", rc ? err : "");
+        }
+        if (!rc) hz_seqset_free(&s);
+        unlink(p);
+        model_free(&m);
+        free(t);
+    }
+    check(bad == 0, "FASTA reader equals the kseq model on %d random texts (%d differ)", cases, bad);
+}
+
 static void test_errors(void)
 {
     expect_err("/tmp/test_seqio_does_not_exist.fa", "missing file: strerror in message",
@@ -727,6 +862,7 @@ int main(void)
     test_fasta_basic();
     test_fasta_rules();
     test_gzip();
+    test_fasta_model();
     test_errors();
     test_2bit_literal();
     test_2bit_built();
