@@ -7,7 +7,7 @@
 # (nvidia-smi sampled every 0.2 s).  Log under $OUT.
 set -u
 # shellcheck source=device_env.sh
-. bench/device_env.sh device_scale   # libraries, binaries, the log, the GPU and hspz's commit
+. bench/device_env.sh "${SCALE_LOG:-device_scale}"   # libraries, binaries, the log ($OUT/SCALE_LOG.log), the GPU and hspz's commit
 W=${SCALE_DIR:-/tmp/scale}; mkdir -p $W
 for mb in ${SIZES:-100 300 1000}; do
     s=$EPOCHREALTIME

@@ -1,11 +1,12 @@
 #!/bin/bash
 # bench/load_bench.sh OLD_HSPZ [REPS] — the input load phase of two hspz binaries side by side
-# (issue 13 item 3: gzip decoding on a helper thread, src/seqio_pipe.c).  Each run is
-# `hspz run --device cpu` of a gzip FASTA target against the bundled mitochondrial genome,
+# (issue 13 item 3: gzip decoding on a helper thread, src/seqio_pipe.c; the FASTA reader's fast
+# path, src/seqio.c).  Each run is `hspz run --device DEVICE` of a FASTA target against the bundled mitochondrial genome,
 # so the manifest's load time is the target's load (the two sides load in parallel).  Arms
 # alternate per repetition; the medians of the manifest's time_s.load and of the whole wall
 # are printed.  The arms' segment files must be identical.
-#   TARGETS  gzip FASTA files (default: medium Zymoseptoria IPO323 and the large set's A26b)
+#   TARGETS  FASTA files (default: medium Zymoseptoria IPO323 and the large set's A26b, gzip)
+#   DEVICE   hspz's --device (default cpu; cuda on the device machine)
 set -euo pipefail
 old="${1:?usage: bench/load_bench.sh OLD_HSPZ [REPS]}"; reps="${2:-5}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,7 +23,7 @@ for t in $targets; do
             b="$new"; [ "$a" = old ] && b="$old"
             rm -rf "$w/$a"
             s=$EPOCHREALTIME
-            "$b" run -r "$t" -q "$q" -o "$w/$a" --device cpu --quiet
+            "$b" run -r "$t" -q "$q" -o "$w/$a" --device "${DEVICE:-cpu}" --quiet
             python3 -c "import json,sys; print(sys.argv[1], json.load(open(sys.argv[2]))['time_s']['load'], float(sys.argv[3]))" \
                 "$a" "$w/$a/manifest.json" "$(awk "BEGIN{print $EPOCHREALTIME - $s}")" >>"$w/times"
         done
