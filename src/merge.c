@@ -204,6 +204,8 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     }
     if (hz_unitplan_check_inputs(p, o, err, sizeof err)) goto done;
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
+    /* OUTDIR before the genomes are read (they take a while); again below, just before use */
+    if (check_not_unit_dir(o, dirs, ndirs, err, sizeof err) || hz_check_outdir(o, err, sizeof err)) goto done;
     if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
     if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
         hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;

@@ -828,6 +828,9 @@ int hz_run(const hz_opts *o)
     if (job_init(R, J, 0)) goto done;
     jinit = 1;
     if (run_setup(R)) goto done;
+    /* OUTDIR's rules before the inputs are read (a large genome takes a while); checked again
+     * below, once the inputs are in */
+    if (hz_check_outdir(o, R->err, sizeof R->err)) goto done;
     hz_backend_prewarm(o, &R->prewarm);   /* CUDA contexts start while the inputs are read */
     if (job_load(R, J, 1)) goto done;
     trace(R, "inputs loaded");

@@ -177,6 +177,11 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
         return -1;
     }
+    if (access(parent, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "%s: cannot be created: the parent folder '%s' is not writable (%s)", o->outdir, parent,
+                 strerror(errno));
+        return -1;
+    }
     if (lstat(o->outdir, &st) == 0 && S_ISLNK(st.st_mode)) {   /* rename(2) would not go through it: say so now */
         snprintf(err, errlen, "%s: is a symbolic link; give the folder itself (hspz replaces OUTDIR by renaming a new folder to it)", o->outdir);
         return -1;

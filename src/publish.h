@@ -59,7 +59,8 @@ void hz_publish_abort(hz_sigwatch *w);
  * cannot kill a run that has published. */
 void hz_sigwatch_stop(hz_sigwatch *w);
 
-/* OUTDIR rules: its parent must exist; if OUTDIR exists it must be a folder, empty unless
+/* OUTDIR rules: its parent must exist and be writable (OUTDIR.tmp-<pid> is made there:
+ * access(2) W_OK|X_OK, so a read-only file system counts too); if OUTDIR exists it must be a folder, empty unless
  * --force, and with --force it must not hold an input (it is removed after the run).
  * Returns 0, or -1 with err set (README "Exit status": exit 1, but main.c checks
  * hz_outdir_holds_input first, exit 2). */

@@ -132,6 +132,36 @@ PY
     [ "$(grep -c "funnel:" "$T/err2")" -eq 2 ]
 }
 
+@test "publish: OUTDIR's problems are found before the inputs are read (a FIFO target that nobody writes)" {
+    mkfifo "$T/never.fifo"
+    mkdir "$T/full"; : >"$T/full/x"
+    local spec
+    for spec in "$T/no/such/out|the parent folder '$T/no/such' does not exist" \
+                "$T/full|output directory exists and is not empty (use --force to replace it)"; do
+        status=0
+        timeout 30 "$HSPZ" run -r "$T/never.fifo" -q "$MT/MT-orang.fa" -o "${spec%%|*}" 2>"$T/err" || status=$?
+        [ "$status" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF "${spec#*|}" "$T/err" ||
+            { echo "-o ${spec%%|*}: exit $status (124: it waited on the FIFO)"; cat "$T/err"; return 1; }
+    done
+    [ -f "$T/full/x" ] && [ ! -e "$T/no" ]
+}
+
+@test "publish: an OUTDIR whose parent is not writable fails at once, in one line" {
+    # permission bits do not stop root: as root the run is made as nobody (setpriv)
+    local as=()
+    if [ "$(id -u)" -eq 0 ]; then
+        command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 || skip "root without setpriv or a 'nobody' user: permission bits cannot be tested"
+        as=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+    fi
+    local d; d=$(mktemp -d /tmp/hspz-ro.XXXXXX)
+    chmod 755 "$d"; mkdir "$d/ro"; mkfifo "$d/never.fifo"; chmod 555 "$d/ro"; chmod 666 "$d/never.fifo"
+    status=0
+    timeout 30 "${as[@]}" "$HSPZ" run -r "$d/never.fifo" -q "$PWD/$MT/MT-orang.fa" -o "$d/ro/out" 2>"$T/err" || status=$?
+    chmod 755 "$d/ro"; ls -A "$d/ro" >"$T/left"; rm -rf "$d"
+    [ "$status" -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF "$d/ro/out: cannot be created: the parent folder '$d/ro' is not writable (Permission denied)" "$T/err" &&
+        [ ! -s "$T/left" ] || { echo "exit $status (124: it waited on the FIFO)"; cat "$T/err" "$T/left"; return 1; }
+}
+
 @test "publish: SIGTERM at 60 delays (SIGSWEEP_TRIALS) across the whole run: exit 0 with complete output, or exit 143, nothing, one line" {
     require_cmd python3
     run python3 tests/lib/sigsweep.py "$HSPZ" "$T/sweep" "${SIGSWEEP_TRIALS:-60}" -- \
