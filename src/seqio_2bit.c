@@ -276,8 +276,10 @@ static int load_2bit_from(loader *L, int fd, hz_inread *R, const uint8_t magic[4
                      "sequence length %u", b + 1, mst[b], msz[b], dna);
                 goto done;
             }
+            /* the length in a local: q may alias msz[], which the loop would reload per byte */
             uint8_t *q = dst + mst[b];
-            for (uint32_t i = 0; i < msz[b]; i++) q[i] |= 0x20; /* ACGTN -> acgtn */
+            const uint32_t len = msz[b];
+            for (uint32_t i = 0; i < len; i++) q[i] |= 0x20; /* ACGTN -> acgtn */
         }
         free(nst), free(nsz), free(mst), free(msz);
         nst = nsz = mst = msz = NULL;
