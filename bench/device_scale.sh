@@ -3,6 +3,9 @@
 # with the carry .dev/ (hspz and simulate_pair in bin/ or bin.tar.xz, lib.tar.xz).  For each SIZES entry (Mbp
 # per side, default "100 300 1000") bench/simulate_pair writes a pair on the device's disk
 # (seed 1, 10 % divergence, REPEATS the repeat fraction, default 0.36), and hspz runs it once on the GPU with default settings: wall,
+# (Raw anchors = 1.93e12 x (Mbp / 1000)^2 x e^(-2 REPEATS), about 0.1 ns each on one H200: a
+# larger REPEATS masks more and means fewer anchors; 3000 Mbp fits a 10-minute call only near
+# REPEATS 1.35.  bench/results/scale-2026-12-03.md.)
 # peak RSS (getrusage of the parent), raw anchors, segments, GPU busy, peak device memory
 # (nvidia-smi sampled every 0.2 s).  Log under $OUT.
 set -u

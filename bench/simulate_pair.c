@@ -5,9 +5,12 @@
  * An ancestral genome of SIZE_MBP Mbp (chromosomes of at most 100 Mbp; random background at 41 %
  * GC) carries copies of 40 repeat families (consensus 300-6,000 bp, each copy 5-25 % diverged
  * from its consensus, together the fraction REPEATS of the genome, default 0.36, soft-masked:
- * lower case, as RepeatMasker output is).  Seed hits among repeat copies grow with the square
- * of the size and of REPEATS; 0.36 gives 9.4e11 raw anchors at 1 Gbp per side (measured,
- * bench/results/dedup-2026-12-01.md), 1.9 times the load of issue 13's synthetic pair.  Two descendants each take DIVERGENCE/2 substitutions per base, small
+ * lower case, as RepeatMasker output is).  Soft-masked bases are never seeded (spec §3.1), so
+ * the raw anchors come from the unmasked rest and grow with the square of its length: copies
+ * land at random places and overlap, about e^-REPEATS of the genome stays unmasked, and
+ * measured at 100 Mbp-1 Gbp, raw anchors = 1.93e12 x (SIZE_MBP / 1000)^2 x e^(-2 REPEATS)
+ * (bench/results/scale-2026-12-03.md): 0.36 gives 9.4e11 at 1 Gbp, 0.5 gives 7.1e11 (issue
+ * 13's synthetic pair has about 5e11); a larger REPEATS means fewer anchors.  Two descendants each take DIVERGENCE/2 substitutions per base, small
  * indels (one per 20 substitutions, 1-10 bp) and rearrangements (an inversion or a move of
  * 10-500 kb per 10 Mbp), and are written as OUT_PREFIX.a.fa and OUT_PREFIX.b.fa (records
  * a_chrN / b_chrN, 80 columns).  Everything follows from SEED (xorshift64*), so one seed gives
