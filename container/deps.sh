@@ -34,6 +34,7 @@ HZ_BUILD_PACKAGES=(
     libssl-dev
     libcairo2-dev
     libisal-dev
+    libdeflate-dev
 )
 HZ_RUNTIME_PACKAGES=(
     "libhts3t64|libhts3"
@@ -44,6 +45,7 @@ HZ_RUNTIME_PACKAGES=(
     "zlib1g"
     "libcairo2"
     "libisal2"
+    "libdeflate0"
     fonts-dejavu-core
     lastz=1.04.22-2
     bash

@@ -234,7 +234,7 @@ int hz_index_cmd(const hz_opts *o, const char *path)
     hz_sigwatch_start(&sigw);
     double t0 = hz_now();
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
-    if (hz_seqset_load(o->target, &t, err, sizeof err)) goto done;
+    if (hz_seqset_load_mt(o->target, o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN), &t, err, sizeof err)) goto done;
     {
         uint64_t bytes;
         if (hz_sha256_file(o->target, tsha, &bytes, NULL)) {

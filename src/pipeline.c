@@ -338,7 +338,7 @@ static void *tload_main(void *p)
     const hz_opts *o = a->R->o;
     double t0 = hz_now();
     if (!o->index) {
-        a->rc = hz_seqset_load(o->target, &a->R->tseqs, a->err, sizeof a->err);
+        a->rc = hz_seqset_load_mt(o->target, a->R->nthreads, &a->R->tseqs, a->err, sizeof a->err);
     } else {
         a->rc = hz_index_verify(o->index, a->R->nthreads, a->err, sizeof a->err);
         char hex[65];
@@ -366,7 +366,7 @@ static int job_load(run_t *R, qjob_t *J, int first)
     pthread_t lt;
     int threaded = first && pthread_create(&lt, NULL, tload_main, &ta) == 0;
     if (first && !threaded) tload_main(&ta);
-    int qrc = hz_seqset_load(J->o.query, &J->qseqs, R->err, sizeof R->err);
+    int qrc = hz_seqset_load_mt(J->o.query, R->nthreads, &J->qseqs, R->err, sizeof R->err);
     if (threaded) pthread_join(lt, NULL);
     if (ta.rc) return FAIL(R, "%s", ta.err);
     if (qrc) return -1;

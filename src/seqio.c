@@ -385,10 +385,14 @@ static int fa_finish(fa_state *F)
     return 0;
 }
 
-/* The decompressing reader of the stream on sfd: igzip for plain gzip (when built with
- * ISA-L; seqio_gzip.c), else htslib's BGZF reader (BGZF, plain gzip without ISA-L, bytes as
- * they are).  0 with *fp or *gz set, or -1 (err set; sfd closed). */
-static int open_stream(loader *L, int sfd, BGZF **fp, hz_sq_gz **gz)
+/* The decompressing reader of the stream on sfd, one of: igzip for plain gzip (when built with
+ * ISA-L; seqio_gzip.c); BGZF inflated on L->threads threads (with ISA-L, which its switch to
+ * plain gzip needs; seqio_bgzf.c); else htslib's BGZF reader (plain gzip without ISA-L, a header
+ * htslib calls BGZF at open but not when reading it, bytes as they are).  0 with *fp, *gz or
+ * *bz set, or -1 (err set; sfd closed). */
+typedef struct { BGZF *fp; hz_sq_gz *gz; hz_sq_bgzf *bz; } fa_stream;
+
+static int open_stream(loader *L, int sfd, fa_stream *S)
 {
     hFILE *h = hdopen(sfd, "r");
     if (!h) {
@@ -399,12 +403,17 @@ static int open_stream(loader *L, int sfd, BGZF **fp, hz_sq_gz **gz)
 #if HSPZ_HAVE_ISAL
     uint8_t hdr[18];
     if (hpeek(h, hdr, sizeof hdr) == (ssize_t)sizeof hdr && hz_sq_gz_plain(hdr, sizeof hdr)) {
-        if (hz_sq_gz_open(gz, h) == 0) return 0;
+        if (hz_sq_gz_open(&S->gz, h) == 0) return 0;
         hclose_abruptly(h);
         return hz_sq_fail_oom(L, (uint64_t)2 << 16);   /* its two 64 KiB buffers */
     }
+    if (hz_sq_bgzf_header(hdr, sizeof hdr) == 0) {   /* hpeek gave 18 bytes: not 0 otherwise */
+        if (hz_sq_bgzf_open(&S->bz, h, L->threads) == 0) return 0;
+        hclose_abruptly(h);
+        return hz_sq_fail_oom(L, (uint64_t)32 << 16);   /* a batch's blocks */
+    }
 #endif
-    if (!(*fp = bgzf_hopen(h, "r"))) {
+    if (!(S->fp = bgzf_hopen(h, "r"))) {
         hz_sq_fail(L, HZ_NO_REC, NULL, HZ_NO_OFF, "cannot open for reading: %s", strerror(errno ? errno : EIO));
         hclose_abruptly(h);
         return -1;
@@ -412,15 +421,17 @@ static int open_stream(loader *L, int sfd, BGZF **fp, hz_sq_gz **gz)
     return 0;
 }
 
-/* close what open_stream opened (either may be NULL): 0, or < 0 as bgzf_close / hclose */
-static int close_stream(BGZF *fp, hz_sq_gz *gz)
+/* close what open_stream opened (any may be NULL) and clear S: 0, or < 0 as bgzf_close / hclose */
+static int close_stream(fa_stream *S)
 {
+    int r = 0;
 #if HSPZ_HAVE_ISAL
-    if (gz) return hz_sq_gz_close(gz);
-#else
-    (void)gz;
+    if (S->gz) r = hz_sq_gz_close(S->gz);
+    if (S->bz) r = hz_sq_bgzf_close(S->bz);
 #endif
-    return fp ? bgzf_close(fp) : 0;
+    if (S->fp) r = bgzf_close(S->fp);
+    memset(S, 0, sizeof *S);
+    return r;
 }
 
 static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
@@ -437,8 +448,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     F.cls['\r'] = CL_SEQ;
     F.cls['\n'] = CL_NL;
     int rc = -1, comp = 0, fed = 0;
-    BGZF *fp = NULL;
-    hz_sq_gz *gz = NULL;   /* plain gzip with ISA-L (seqio_gzip.c): the reader instead of fp */
+    fa_stream S = { NULL, NULL, NULL };
     hz_sq_pipe *pipe = NULL;
     hz_infeed feed; /* the file's bytes reach the reader through it, hashed on the way (inread.h) */
     if (!F.nbuf) {
@@ -452,8 +462,8 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
         goto done;
     }
     fed = 1;
-    if (open_stream(L, sfd, &fp, &gz)) goto done;
-    comp = gz ? 1 : bgzf_compression(fp);
+    if (open_stream(L, sfd, &S)) goto done;
+    comp = S.gz ? 1 : S.bz ? 2 : bgzf_compression(S.fp);
     s->kind = comp == 0 ? "fasta" : "fasta.gz";
     if (gz_magic && comp == 0) { /* htslib did not recognise the header */
         s->kind = "fasta.gz";
@@ -467,7 +477,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
         if (hz_sq_grow_data(L, guess)) goto done;
     }
     /* decoding overlaps parsing (seqio_pipe.c); the blocks and errors are bgzf_read's */
-    if (hz_sq_pipe_start(&pipe, fp, gz, sfd)) {
+    if (hz_sq_pipe_start(&pipe, S.fp, S.gz, S.bz, sfd)) {
         hz_sq_fail_oom(L, 4 * HZ_IO_BLOCK);
         goto done;
     }
@@ -503,9 +513,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     /* htslib read the stream to its end: the rest of the file is hashed (the feeder ends) */
     hz_sq_pipe_stop(pipe);
     pipe = NULL;
-    int crc = close_stream(fp, gz);
-    fp = NULL;
-    gz = NULL;
+    int crc = close_stream(&S);
     uint8_t tail[28];
     size_t ntail = 0;
     fed = 0;
@@ -536,7 +544,7 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
     rc = 0;
 done:
     hz_sq_pipe_stop(pipe);
-    close_stream(fp, gz);
+    close_stream(&S);
     if (fed) hz_infeed_finish(&feed, 0, NULL, NULL, NULL, NULL);
     free(F.nbuf);
     return rc;
@@ -588,8 +596,14 @@ static void hts_quiet(int on)
  * fails as "not FASTA".  htslib's own stderr logging is silenced while loading. */
 int hz_seqset_load(const char *path, hz_seqset *out, char *err, size_t errlen)
 {
+    return hz_seqset_load_mt(path, 1, out, err, errlen);
+}
+
+int hz_seqset_load_mt(const char *path, int threads, hz_seqset *out, char *err, size_t errlen)
+{
     loader L;
     memset(&L, 0, sizeof L);
+    L.threads = threads;
     L.s = out;
     L.path = path ? path : "(null)";
     L.err = err;

@@ -22,6 +22,7 @@ typedef struct {
     size_t errlen;
     size_t cap_rec;    /* capacity of s->name/off/len */
     uint64_t cap_data; /* capacity of s->data */
+    int threads;       /* threads that may inflate BGZF blocks (seqio_bgzf.c) */
 } loader;
 
 /* Write "<path>: <what> (record <n> '<name>', byte offset <o>)" into L->err.  rec is a
@@ -68,7 +69,25 @@ ssize_t hz_sq_gz_read(hz_sq_gz *g, void *buf, size_t n);
 int hz_sq_gz_close(hz_sq_gz *g);
 #endif
 
-/* seqio_pipe.c: the stream's reader (hz_sq_gz_read of gz, or bgzf_read of fp when gz is NULL)
+/* seqio_bgzf.c (built with ISA-L, for the switch to plain gzip): BGZF inflated on threads,
+ * giving what htslib 1.16's single-threaded bgzf_read gives, call for call.
+ * hz_sq_bgzf_header: htslib's check_header on a member's first n bytes: 0 BGZF, -1 gzip but
+ * not BGZF, -2 not gzip (or n < 18).  hz_sq_bgzf_open: a reader of h (positioned at a BGZF
+ * block) inflating with the caller and up to threads - 1 helper threads (at most 16 in all;
+ * fewer when threads cannot start); 0, or -1 (out of memory; h untouched).  hz_sq_bgzf_read:
+ * as bgzf_read (the count, < n only at the end; 0 at the end; -1 with errno when a block the
+ * call needs is bad, the call's bytes dropped; the end and an error repeat).
+ * hz_sq_bgzf_close: stops the helpers, closes h (hclose's result), frees the reader. */
+typedef struct hz_sq_bgzf hz_sq_bgzf;
+#if HSPZ_HAVE_ISAL
+int hz_sq_bgzf_header(const uint8_t *h, size_t n);
+int hz_sq_bgzf_open(hz_sq_bgzf **z, hFILE *h, int threads);
+ssize_t hz_sq_bgzf_read(hz_sq_bgzf *z, void *buf, size_t n);
+int hz_sq_bgzf_close(hz_sq_bgzf *z);
+#endif
+
+/* seqio_pipe.c: the stream's reader (hz_sq_bgzf_read of bz, hz_sq_gz_read of gz, or bgzf_read
+ * of fp when both are NULL)
  * on a helper thread, blocks of up to HZ_IO_BLOCK bytes handed over in order (on the caller's
  * thread when no thread can start).  hz_sq_pipe_start: 0, or -1 (out of memory; fp and gz
  * untouched).
@@ -77,7 +96,7 @@ int hz_sq_gz_close(hz_sq_gz *g);
  * error repeating.  hz_sq_pipe_stop: ends the thread (shutting down sfd, the stream's socket
  * end, when a read may be blocked) and frees the pipe; fp and gz stay the caller's to close. */
 typedef struct hz_sq_pipe hz_sq_pipe;
-int hz_sq_pipe_start(hz_sq_pipe **p, BGZF *fp, hz_sq_gz *gz, int sfd);
+int hz_sq_pipe_start(hz_sq_pipe **p, BGZF *fp, hz_sq_gz *gz, hz_sq_bgzf *bz, int sfd);
 ssize_t hz_sq_pipe_next(hz_sq_pipe *p, const uint8_t **buf);
 void hz_sq_pipe_stop(hz_sq_pipe *p);
 

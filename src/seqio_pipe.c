@@ -19,7 +19,8 @@
 
 struct hz_sq_pipe {
     BGZF *fp;
-    hz_sq_gz *gz;                       /* the reader when not NULL, else bgzf_read of fp */
+    hz_sq_gz *gz;                       /* the reader when not NULL, */
+    hz_sq_bgzf *bz;                     /* or this one, else bgzf_read of fp */
     int sfd;                            /* the reader's socket end, shut down to stop a blocked read */
     pthread_t th;
     pthread_mutex_t mu;
@@ -36,6 +37,7 @@ static ssize_t pipe_read(hz_sq_pipe *p, uint8_t *buf)
 {
 #if HSPZ_HAVE_ISAL
     if (p->gz) return hz_sq_gz_read(p->gz, buf, HZ_IO_BLOCK);
+    if (p->bz) return hz_sq_bgzf_read(p->bz, buf, HZ_IO_BLOCK);
 #endif
     return bgzf_read(p->fp, buf, HZ_IO_BLOCK);
 }
@@ -69,13 +71,14 @@ static void *pipe_main(void *arg)
     return NULL;
 }
 
-int hz_sq_pipe_start(hz_sq_pipe **out, BGZF *fp, hz_sq_gz *gz, int sfd)
+int hz_sq_pipe_start(hz_sq_pipe **out, BGZF *fp, hz_sq_gz *gz, hz_sq_bgzf *bz, int sfd)
 {
     hz_sq_pipe *p = calloc(1, sizeof *p);
     *out = NULL;
     if (!p) return -1;
     p->fp = fp;
     p->gz = gz;
+    p->bz = bz;
     p->sfd = sfd;
     for (int k = 0; k < PIPE_SLOTS; k++)
         if (!(p->buf[k] = malloc(HZ_IO_BLOCK))) goto fail;

@@ -302,6 +302,155 @@ static void test_big(void)
     free(s.b);
     free(fa);
 }
+
+/* ---- BGZF: seqio_bgzf.c's threaded reader against bgzf_read ------------------------------ */
+
+static int bz_threads = 1;
+
+/* 1 when the loader would take the BGZF reader for this stream; then its result as via_bgzf */
+static int via_bgzfmt(buf *o, int *rc)
+{
+    hFILE *h = hopen(tmp, "r");
+    unsigned char hd[18];
+    if (!h) return 0;
+    if (hpeek(h, hd, 18) != 18 || hz_sq_gz_plain(hd, 18) || hz_sq_bgzf_header(hd, 18) != 0) { hclose_abruptly(h); return 0; }
+    hz_sq_bgzf *z;
+    if (hz_sq_bgzf_open(&z, h, bz_threads)) exit(2);
+    ssize_t r;
+    while ((r = hz_sq_bgzf_read(z, rb, req)) > 0) put(o, rb, (size_t)r);
+    *rc = r < 0 ? -1 : 0;
+    if (hz_sq_bgzf_read(z, rb, req) != r) *rc = -2;   /* the end and an error repeat */
+    hz_sq_bgzf_close(z);
+    return 1;
+}
+
+static void compare_bz(const unsigned char *b, size_t n, const char *what, size_t at, tally *t)
+{
+    buf z = {0}, g = {0};
+    int rz, rg;
+    write_tmp(b, n);
+    rz = via_bgzf(&z);
+    t->total++;
+    if (!via_bgzfmt(&g, &rg)) { t->routed++; goto out; }
+    int same = rz == rg && z.n == g.n && (!z.n || !memcmp(z.b, g.b, z.n));
+    if (same) { t->same++; if (rz == 0) t->ok++; else t->bad++; }
+    else if (!t->first[0])
+        snprintf(t->first, sizeof t->first, "%s at %zu, %d threads: htslib %d (%zu bytes), threads %d (%zu bytes)", what, at,
+                 bz_threads, rz, z.n, rg, g.n);
+out:
+    free(z.b);
+    free(g.b);
+}
+
+/* data written by htslib as BGZF, a block boundary after each piece (bgzf_flush) */
+static void bgzf_of(buf *o, const char *const *piece, size_t np)
+{
+    BGZF *w = bgzf_open(tmp, "w");
+    for (size_t i = 0; i < np; i++)
+        if (!w || bgzf_write(w, piece[i], strlen(piece[i])) != (ssize_t)strlen(piece[i]) || bgzf_flush(w)) exit(2);
+    if (bgzf_close(w) < 0) exit(2);
+    FILE *f = fopen(tmp, "rb");
+    unsigned char b[65536];
+    size_t r;
+    while ((r = fread(b, 1, sizeof b, f)) > 0) put(o, b, r);
+    fclose(f);
+}
+
+static void every_change_bz(const buf *s, const char *name)
+{
+    for (bz_threads = 1; bz_threads <= 3; bz_threads += 2) {
+        tally t = {0};
+        for (size_t k = 0; k <= s->n; k++) compare_bz(s->b, k, "cut", k, &t);
+        unsigned char *m = malloc(s->n);
+        for (size_t i = 0; i < s->n; i++)
+            for (int v = 0; v < 3; v++) {
+                static const unsigned char x[3] = {0x01, 0x80, 0xff};
+                memcpy(m, s->b, s->n);
+                m[i] ^= x[v];
+                compare_bz(m, s->n, "byte changed", i, &t);
+            }
+        free(m);
+        check(t.same == t.total - t.routed && t.ok > 0 && t.bad > 0 && t.same > t.routed,
+              "BGZF %s (%zu bytes), %d thread%s: every cut and one-byte change, %d streams: %d the same (%d read to the end, "
+              "%d errors), %d not BGZF at the start%s%s", name, s->n, bz_threads, bz_threads > 1 ? "s" : "", t.total, t.same, t.ok,
+              t.bad, t.routed, t.first[0] ? "; first mismatch: " : "", t.first);
+    }
+}
+
+static void test_bgzf(void)
+{
+    static const char *const p2[] = {">a\nACGTNacgt\n", "GGCC\n>b two\nTTTT\n"};
+    buf s = {0};
+    bgzf_of(&s, p2, 2);
+    every_change_bz(&s, "two blocks and the EOF block");
+    /* BGZF, then a plain gzip member: htslib reads the rest as gzip (seqio_gzip.c's reader here) */
+    buf m = {0};
+    put(&m, s.b, s.n);
+    member(&m, (const unsigned char *)"ACGTTT\n>c\nGG\n", 13, 8, 1);
+    every_change_bz(&m, "two blocks, the EOF block, then a gzip member");
+    /* concatenated BGZF files (an empty block between), trailing bytes */
+    tally t = {0};
+    static const struct { const char *b; size_t n; } tail[] = {
+        {"", 0}, {"\0", 1}, {"junk", 4}, {"\x1f\x8b\x08\x04", 4}, {"\x1f\x8b\x08\x04\0\0\0\0\0\xff\x06\0BC\x02\0\x05\0", 18},
+    };
+    for (bz_threads = 1; bz_threads <= 4; bz_threads += 3)
+        for (size_t k = 0; k < sizeof tail / sizeof *tail; k++) {
+            buf u = {0};
+            put(&u, s.b, s.n);
+            put(&u, s.b, s.n);
+            put(&u, tail[k].b, tail[k].n);
+            compare_bz(u.b, u.n, "two BGZF files, then trailing bytes", k, &t);
+            free(u.b);
+        }
+    check(t.same == t.total && t.ok == 2 && t.bad == t.total - 2,
+          "two BGZF files back to back, then nothing (read to the end) or bytes that are no whole block (an error): %d of %d the same%s%s",
+          t.same, t.total, t.first[0] ? "; " : "", t.first);
+    free(s.b);
+    free(m.b);
+
+    /* 3 MiB of FASTA: 49 blocks, so several batches on 1 thread (32 blocks a batch) */
+    size_t len = 3 << 20;
+    char *fa = malloc(len + 1);
+    unsigned x = 777;
+    for (size_t i = 0; i < len; i++) {
+        x = x * 1103515245u + 12345u;
+        fa[i] = i % 61 == 60 ? '\n' : "ACGTacgtNN"[(x >> 16) % 10];
+    }
+    memcpy(fa, ">big\n", 5);
+    fa[len] = 0;
+    const char *one[1] = {fa};
+    buf big = {0};
+    bgzf_of(&big, one, 1);
+    buf bm = {0};   /* and a plain gzip member after it */
+    put(&bm, big.b, big.n);
+    member(&bm, (const unsigned char *)"ACGT\n", 5, 0, 1);
+    tally u = {0};
+    unsigned char *mm = malloc(bm.n);
+    for (bz_threads = 1; bz_threads <= 4; bz_threads += 3) {
+        req = 1 << 20;
+        compare_bz(big.b, big.n, "whole, 1 MiB reads", 0, &u);
+        compare_bz(bm.b, bm.n, "whole + gzip member, 1 MiB reads", 0, &u);
+        req = 4096;
+        compare_bz(bm.b, bm.n, "whole + gzip member, 4 KiB reads", 0, &u);
+        for (size_t k = 0; k < 65; k++) {
+            size_t at = (bm.n - 1) * k / 64;
+            req = k % 2 ? 4096 : 1 << 20;
+            compare_bz(bm.b, at, "cut", at, &u);
+            memcpy(mm, bm.b, bm.n);
+            mm[at] ^= 0x40;
+            compare_bz(mm, bm.n, "byte changed", at, &u);
+        }
+    }
+    req = 4096;
+    check(u.same == u.total - u.routed && u.ok >= 6 && u.bad > 0 && u.routed == 4,   /* the cut and the change at byte 0 */
+          "3 MiB BGZF (+ a gzip member), 1 and 4 threads: whole, 65 cuts and 65 changed bytes each: %d of %d the same "
+          "(%d read to the end, %d errors), %d not BGZF at the start%s%s", u.same, u.total, u.ok, u.bad, u.routed,
+          u.first[0] ? "; first mismatch: " : "", u.first);
+    free(mm);
+    free(bm.b);
+    free(big.b);
+    free(fa);
+}
 #endif
 
 int main(void)
@@ -314,6 +463,7 @@ int main(void)
     test_small();
     test_headers();
     test_big();
+    test_bgzf();
     unlink(tmp);
 #else
     n_tests++;

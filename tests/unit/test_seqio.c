@@ -598,6 +598,42 @@ static void test_fasta_model(void)
     check(bad == 0, "FASTA reader equals the kseq model on %d random texts (%d differ)", cases, bad);
 }
 
+/* BGZF inflated on threads (seqio_bgzf.c): the same records, digest and errors as on one thread */
+static void test_bgzf_threads(void)
+{
+    size_t len = 3000000, tlen;
+    char *dna = make_dna(len, 11);
+    char *fa = make_fasta("mt", dna, len, &tlen);
+    char *pb = tmp_gz(fa, tlen, "w");
+    struct stat sb;
+    stat(pb, &sb);
+    unsigned char *b;
+    size_t n;
+    read_file(pb, &b, &n);
+    for (size_t i = n / 2; i < n / 2 + 64; i++) b[i] ^= 0x5a;
+    const char *what[4] = {"whole", "cut in half", "without its EOF block", "corrupt in the middle"};
+    char *paths[4] = {pb, tmp_prefix_of(pb, (size_t)sb.st_size / 2), tmp_prefix_of(pb, (size_t)sb.st_size - 28),
+                      tmp_bytes(b, n)};
+    free(b);
+    for (int i = 0; i < 4; i++) {
+        hz_seqset s1, s4;
+        char e1[512] = "", e4[512] = "";
+        int r1 = hz_seqset_load(paths[i], &s1, e1, sizeof e1);
+        int r4 = hz_seqset_load_mt(paths[i], 4, &s4, e4, sizeof e4);
+        int same = r1 == r4 && !strcmp(e1, e4);
+        if (same && !r1)
+            same = s1.n == 1 && s4.n == 1 && rec_is(&s4, 0, "mt", dna, len) && !strcmp(s1.sha256, s4.sha256) &&
+                   s1.file_bytes == s4.file_bytes;
+        if (r1) printf("# %s\n", e1);
+        if (!same) printf("# 4 threads: rc %d: %s\n", r4, e4);
+        check(same && (i == 0) == (r1 == 0), "bgzip %s: 4 threads give what one thread gives", what[i]);
+        if (!r1) hz_seqset_free(&s1);
+        if (!r4) hz_seqset_free(&s4);
+    }
+    free(dna);
+    free(fa);
+}
+
 static void test_errors(void)
 {
     expect_err("/tmp/test_seqio_does_not_exist.fa", "missing file: strerror in message",
@@ -863,6 +899,7 @@ int main(void)
     test_fasta_rules();
     test_gzip();
     test_fasta_model();
+    test_bgzf_threads();
     test_errors();
     test_2bit_literal();
     test_2bit_built();
