@@ -618,6 +618,8 @@ static int cmd_run(int argc, char **argv, int mode)
         if (!sel) { fprintf(stderr, "hspz: out of memory\n"); return 1; }
         if (o.replay) memset(sel, 1, P.n);   /* --from-manifest: every unit, a complete OUTDIR */
         else if (hz_unit_ids_parse(unitspec, &P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
+        /* OUTDIR before the inputs are hashed against the plan (whole genomes; hz_run checks again) */
+        if (hz_check_outdir(&o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
         if (hz_unitplan_check_inputs(&P, &o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
         usel = (hz_unitsel){ &P, sel };
         o.units = &usel;

@@ -190,6 +190,9 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
                             .threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN) };   /* the digest's */
     size_t *owner = malloc((p->n ? p->n : 1) * sizeof *owner);
     if (!owner) { snprintf(err, sizeof err, "out of memory"); goto done; }
+    /* OUTDIR's own rules before the unit folders and the genomes are read (they take a while);
+     * all of them again below, just before use */
+    if (hz_check_outdir(o, err, sizeof err)) goto done;
     for (size_t i = 0; i < p->n; i++) owner[i] = SIZE_MAX;
     for (size_t d = 0; d < ndirs; d++)
         if (read_unit_dir(p, dirs[d], d, dirs, owner, &uf, err, sizeof err)) goto done;
@@ -204,8 +207,6 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     }
     if (hz_unitplan_check_inputs(p, o, err, sizeof err)) goto done;
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
-    /* OUTDIR before the genomes are read (they take a while); again below, just before use */
-    if (check_not_unit_dir(o, dirs, ndirs, err, sizeof err) || hz_check_outdir(o, err, sizeof err)) goto done;
     if (hz_seqset_load(o->target, &ts, err, sizeof err) || hz_seqset_load(o->query, &qs, err, sizeof err)) goto done;
     if (hz_side_plan(&tside, &ts, o->seq_block_size, o->target_prefix, err, sizeof err) ||
         hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;

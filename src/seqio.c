@@ -332,10 +332,14 @@ static int fa_feed(fa_state *F, const uint8_t *buf, size_t n)
              * all ST_LSTART would do with the byte (store it, line length 1). */
             const uint8_t *cls = F->cls;
             for (;;) {
-                size_t j = fa_plain_run(buf, i, n);
-                for (;;) {
-                    while (j < n && cls[buf[j]] == CL_SEQ) j++;
-                    if (j == n || cls[buf[j]] != CL_ODD) break;
+                size_t j = i;
+                for (;;) {   /* 16 bytes at a time, and byte by byte through a window that is not */
+                    j = fa_plain_run(buf, j, n);
+                    size_t lim = n - j > 16 ? j + 16 : n;
+                    while (j < lim && cls[buf[j]] == CL_SEQ) j++;
+                    if (j == n) break;
+                    if (j == lim) continue;   /* 16 sequence bytes, some not plain: try again */
+                    if (cls[buf[j]] != CL_ODD) break;
                     fa_other(F, buf[j], F->pos + j);
                     j++;
                 }

@@ -161,6 +161,24 @@ PY
     [ "$status" -eq 1 ] && [[ "$stderr" == *"a plan needs regular input files"* ]] && [ ! -e "$d/fifo.json" ]
 }
 
+@test "units: run --plan and merge check OUTDIR before the inputs: with a FIFO target that nobody writes, the OUTDIR line comes first, at once" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run plan -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/plan.json" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run --plan "$d/plan.json" --unit 1 -o "$d/u" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkfifo "$d/never.fifo"
+    status=0
+    timeout 30 "$HSPZ" run --plan "$d/plan.json" --unit 1 -r "$d/never.fifo" -o "$d/no/u" 2>"$d/err" || status=$?
+    [ "$status" -eq 1 ] && [ "$(cat "$d/err")" = "hspz: $d/no/u: the parent folder '$d/no' does not exist" ] ||
+        { echo "run --plan: exit $status (124: it waited on the FIFO)"; cat "$d/err"; return 1; }
+    status=0
+    timeout 30 "$HSPZ" merge "$d/plan.json" "$d/u" -r "$d/never.fifo" -o "$d/no/m" 2>"$d/err" || status=$?
+    [ "$status" -eq 1 ] && [ "$(cat "$d/err")" = "hspz: $d/no/m: the parent folder '$d/no' does not exist" ] ||
+        { echo "merge: exit $status (124: it waited on the FIFO)"; cat "$d/err"; return 1; }
+    [ ! -e "$d/no" ]
+}
+
 @test "units: a plan never overwrites an input or an existing file (without --force); an edited plan is refused" {
     local d="$BATS_TEST_TMPDIR"
     cp $MT/MT-orang.fa "$d/q.fa"
