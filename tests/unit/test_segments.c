@@ -367,7 +367,9 @@ static void test_lastz(void)
 static void rm_dir(const char *dir)
 {
     static const char *names[] = {"tmp1.block0.r0.minus.segments", "tmp1.block1.r16.minus.segments",
-                                  "tmp2.block0.r0.minus.segments", "tmp1.block0.r0.plus.segments"};
+                                  "tmp2.block0.r0.minus.segments", "tmp1.block0.r0.plus.segments",
+                                  "big1.plus.segments", "big5.plus.segments", "big1.minus.segments",
+                                  "big5.minus.segments"};   /* test_minus's threaded-writer files */
     char p[1024];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
