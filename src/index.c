@@ -231,10 +231,11 @@ int hz_index_cmd(const hz_opts *o, const char *path)
     hz_backend *be = NULL;
     hz_sigwatch sigw;
     int status = 1, fd = -1;
+    const int nthreads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     hz_sigwatch_start(&sigw);
     double t0 = hz_now();
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) goto done;
-    if (hz_seqset_load_mt(o->target, o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN), &t, err, sizeof err)) goto done;
+    if (hz_seqset_load_mt(o->target, nthreads, &t, err, sizeof err)) goto done;
     {
         uint64_t bytes;
         if (hz_sha256_file(o->target, tsha, &bytes, NULL)) {
@@ -259,7 +260,7 @@ int hz_index_cmd(const hz_opts *o, const char *path)
         snprintf(err, sizeof err, "%s: cannot create: %s", tmp, strerror(errno));
         goto done;
     }
-    ixw w = { fd, tmp, 0, NULL, err, sizeof err, o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN) };
+    ixw w = { fd, tmp, 0, NULL, err, sizeof err, nthreads };
     if (wr_index(&w, o, &t, tsha, &side, &sh, be)) goto done;
     if (close(fd)) { fd = -1; snprintf(err, sizeof err, "%s: cannot write: %s", tmp, strerror(errno)); goto done; }
     fd = -1;

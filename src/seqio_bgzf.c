@@ -53,7 +53,6 @@ struct hz_sq_bgzf {
     bz_batch b;
     uint32_t i, off;           /* the next byte to hand out: block i, byte off */
     int state;                 /* B_MORE, or what ended the stream (B_END, B_ERROR, B_GZIP) */
-    int nthreads;
     struct libdeflate_decompressor *dec0;   /* the caller's */
     pthread_t *th;
     int nth;                   /* helper threads running */
@@ -181,9 +180,9 @@ int hz_sq_bgzf_open(hz_sq_bgzf **out, hFILE *h, int threads)
     hz_sq_bgzf *z = calloc(1, sizeof *z);
     if (!z) return -1;
     z->h = h;
-    z->nthreads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+    int nt = threads < 1 ? 1 : threads > 16 ? 16 : threads;
     bz_batch *b = &z->b;
-    b->cap = BZ_PER_THREAD * (uint32_t)z->nthreads;
+    b->cap = BZ_PER_THREAD * (uint32_t)nt;
     b->roff = malloc(b->cap * sizeof *b->roff);
     b->rlen = malloc(b->cap * sizeof *b->rlen);
     b->olen = malloc(b->cap * sizeof *b->olen);
@@ -193,8 +192,8 @@ int hz_sq_bgzf_open(hz_sq_bgzf **out, hFILE *h, int threads)
     if (!b->roff || !b->rlen || !b->olen || !b->bad || !b->out || !z->dec0) goto fail;
     pthread_mutex_init(&z->mu, NULL);
     pthread_cond_init(&z->cv, NULL);
-    if (z->nthreads > 1 && (z->th = malloc((size_t)(z->nthreads - 1) * sizeof *z->th)))
-        for (int t = 0; t < z->nthreads - 1; t++) {   /* fewer helpers when threads cannot start */
+    if (nt > 1 && (z->th = malloc((size_t)(nt - 1) * sizeof *z->th)))
+        for (int t = 0; t < nt - 1; t++) {   /* fewer helpers when threads cannot start */
             if (pthread_create(&z->th[z->nth], NULL, bz_helper, z)) break;
             z->nth++;
         }

@@ -128,38 +128,57 @@ static int via_isal(buf *o, int *rc)
 
 typedef struct { int same, total, routed, ok, bad; char first[160]; } tally;
 
+/* The reader under test against bgzf_read: via_isal (plain gzip, igzip) or via_bgzfmt (BGZF on
+ * threads), named in a mismatch; both give 0 when the loader would not route the stream there. */
+typedef struct { int (*via)(buf *o, int *rc); const char *name; } reader;
+static int via_bgzfmt(buf *o, int *rc);
+static const reader IGZIP = {via_isal, "igzip"}, BGZFMT = {via_bgzfmt, "threaded BGZF"};
+static int bz_threads = 1;   /* via_bgzfmt's thread count */
+
 /* both readers on stream b[0..n); a mismatch is noted in t (the first one described) */
-static void compare(const unsigned char *b, size_t n, const char *what, size_t at, tally *t)
+static void compare_with(const reader *rd, const unsigned char *b, size_t n, const char *what, size_t at, tally *t)
 {
     buf z = {0}, g = {0};
     int rz, rg;
     write_tmp(b, n);
     rz = via_bgzf(&z);
     t->total++;
-    if (!via_isal(&g, &rg)) { t->routed++; goto out; }
+    if (!rd->via(&g, &rg)) { t->routed++; goto out; }
     /* the same verdict and the same bytes: on an error both drop the failing call's bytes */
     int same = rz == rg && z.n == g.n && (!z.n || !memcmp(z.b, g.b, z.n));
     if (same) { t->same++; if (rz == 0) t->ok++; else t->bad++; }
     else if (!t->first[0])
-        snprintf(t->first, sizeof t->first, "%s at %zu: zlib %d (%zu bytes), igzip %d (%zu bytes)", what, at, rz, z.n, rg, g.n);
+        snprintf(t->first, sizeof t->first, "%s at %zu: htslib %d (%zu bytes), %s %d (%zu bytes)%s", what, at, rz, z.n,
+                 rd->name, rg, g.n, rd == &BGZFMT ? (bz_threads > 1 ? ", threads > 1" : ", 1 thread") : "");
 out:
     free(z.b);
     free(g.b);
 }
 
-static void every_change(const buf *s, const char *name)
+static void compare(const unsigned char *b, size_t n, const char *what, size_t at, tally *t)
 {
-    tally t = {0};
-    for (size_t k = 0; k <= s->n; k++) compare(s->b, k, "cut", k, &t);
+    compare_with(&IGZIP, b, n, what, at, t);
+}
+
+/* every cut and every one-byte change (three values) of stream s, into t */
+static void every_change_into(const reader *rd, const buf *s, tally *t)
+{
+    for (size_t k = 0; k <= s->n; k++) compare_with(rd, s->b, k, "cut", k, t);
     unsigned char *m = malloc(s->n);
     for (size_t i = 0; i < s->n; i++)
         for (int v = 0; v < 3; v++) {
             static const unsigned char x[3] = {0x01, 0x80, 0xff};
             memcpy(m, s->b, s->n);
             m[i] ^= x[v];
-            compare(m, s->n, "byte changed", i, &t);
+            compare_with(rd, m, s->n, "byte changed", i, t);
         }
     free(m);
+}
+
+static void every_change(const buf *s, const char *name)
+{
+    tally t = {0};
+    every_change_into(&IGZIP, s, &t);
     check(t.same == t.total - t.routed && t.ok > 0 && t.bad > 0,
           "%s (%zu bytes): every cut and one-byte change, %d streams: %d the same (%d read to the end, %d errors), "
           "%d for htslib%s%s", name, s->n, t.total, t.same, t.ok, t.bad, t.routed, t.first[0] ? "; first mismatch: " : "", t.first);
@@ -305,8 +324,6 @@ static void test_big(void)
 
 /* ---- BGZF: seqio_bgzf.c's threaded reader against bgzf_read ------------------------------ */
 
-static int bz_threads = 1;
-
 /* 1 when the loader would take the BGZF reader for this stream; then its result as via_bgzf */
 static int via_bgzfmt(buf *o, int *rc)
 {
@@ -326,20 +343,7 @@ static int via_bgzfmt(buf *o, int *rc)
 
 static void compare_bz(const unsigned char *b, size_t n, const char *what, size_t at, tally *t)
 {
-    buf z = {0}, g = {0};
-    int rz, rg;
-    write_tmp(b, n);
-    rz = via_bgzf(&z);
-    t->total++;
-    if (!via_bgzfmt(&g, &rg)) { t->routed++; goto out; }
-    int same = rz == rg && z.n == g.n && (!z.n || !memcmp(z.b, g.b, z.n));
-    if (same) { t->same++; if (rz == 0) t->ok++; else t->bad++; }
-    else if (!t->first[0])
-        snprintf(t->first, sizeof t->first, "%s at %zu, %d threads: htslib %d (%zu bytes), threads %d (%zu bytes)", what, at,
-                 bz_threads, rz, z.n, rg, g.n);
-out:
-    free(z.b);
-    free(g.b);
+    compare_with(&BGZFMT, b, n, what, at, t);
 }
 
 /* data written by htslib as BGZF, a block boundary after each piece (bgzf_flush) */
@@ -360,16 +364,7 @@ static void every_change_bz(const buf *s, const char *name)
 {
     for (bz_threads = 1; bz_threads <= 3; bz_threads += 2) {
         tally t = {0};
-        for (size_t k = 0; k <= s->n; k++) compare_bz(s->b, k, "cut", k, &t);
-        unsigned char *m = malloc(s->n);
-        for (size_t i = 0; i < s->n; i++)
-            for (int v = 0; v < 3; v++) {
-                static const unsigned char x[3] = {0x01, 0x80, 0xff};
-                memcpy(m, s->b, s->n);
-                m[i] ^= x[v];
-                compare_bz(m, s->n, "byte changed", i, &t);
-            }
-        free(m);
+        every_change_into(&BGZFMT, s, &t);
         check(t.same == t.total - t.routed && t.ok > 0 && t.bad > 0 && t.same > t.routed,
               "BGZF %s (%zu bytes), %d thread%s: every cut and one-byte change, %d streams: %d the same (%d read to the end, "
               "%d errors), %d not BGZF at the start%s%s", name, s->n, bz_threads, bz_threads > 1 ? "s" : "", t.total, t.same, t.ok,
