@@ -51,9 +51,10 @@ typedef struct {
  * truncated 2bit header/index/record, out of memory.  Never modifies the file. */
 int hz_seqset_load(const char *path, hz_seqset *out, char *err, size_t errlen);
 
-/* hz_seqset_load with BGZF blocks inflated on up to `threads` threads (1 or less: the calling
- * one; at most 16; issue 13 item 3).  The same records, bytes, digest, errors and messages for
- * every thread count. */
+/* hz_seqset_load (spec §2.1; the same hz_seqset layout, 0-based byte offsets, errors and
+ * messages) with BGZF blocks inflated on up to `threads` threads (1 or less: the calling one; at
+ * most 16; issue 13 item 3).  The same records, bytes, digest, errors and messages for every
+ * thread count. */
 int hz_seqset_load_mt(const char *path, int threads, hz_seqset *out, char *err, size_t errlen);
 
 /* Free everything owned by s and zero it; safe on a zeroed struct. */
