@@ -52,7 +52,8 @@ try:
     ts, d, f = m["time_s"], m["gpu"]["devices"][0], m["funnel"]
     extra = (f" | load {ts['load']:.3f} plan {ts['plan']:.3f} seedtable {ts['seedtable']:.3f} s, manifest wall {ts['wall']:.3f} s,"
              f" gpu busy {d['busy_s']:.2f} s, anchors {f['anchors']:.3e}, output {ts['output']:.3f} s (emit thread),"
-             f" survivors {f['gate_survivors']:.3e}, accepted {f['hsps_accepted']:.3e}, written {f['segments_written']:.3e}")
+             f" survivors {f['gate_survivors']:.3e}, accepted {f['hsps_accepted']:.3e}, written {f['segments_written']:.3e},"
+             f" materialize {d['stage_event_s'].get('materialize', 0):.3f} event-s")
 except Exception as x:
     extra = f" | (manifest: {x})"
 if tr:   # the timeline: start latency, work done, manifest written, freed or quick exit, process end

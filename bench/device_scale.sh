@@ -31,7 +31,7 @@ d = g["devices"][0]
 print(f"exit {rc}, wall {w:.2f} s (manifest wall {ts['wall']:.2f} s), peak RSS {r:.2f} GiB, raw anchors {f['anchors']:.3e}, "
       f"gate survivors {f['gate_survivors']:.3e}, segments {f['segments_written']}, work units {m['plan']['work_units']}, "
       f"GPU busy {d['busy_s']:.2f} s ({100 * d['busy_s'] / ts['wall']:.0f} % of the manifest wall), "
-      f"thread-s gate {ts['gate']:.1f} extend {ts['extend']:.1f} dedup {ts['dedup']:.1f}, output {ts['output']:.2f} s", flush=True)
+      f"thread-s gate {ts['gate']:.1f} extend {ts['extend']:.1f} dedup {ts['dedup']:.1f}, output {ts['output']:.2f} s | CUDA-event s " + " ".join(f"{k} {v:.1f}" for k, v in d["stage_event_s"].items()), flush=True)
 PY
     kill $mp 2>/dev/null; wait $mp 2>/dev/null
     echo "peak device memory $(sort -n $W/mem.$mb | tail -1) MiB"

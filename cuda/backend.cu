@@ -108,14 +108,14 @@ static int ctx_init(cuda_be *B, tctx *c, int tid, char *err, size_t errlen)
     if (DALLOC(c->d_flags, T, D, "gate flags") || DALLOC(c->d_ids, T * 4, D, "survivor ids") ||
         (refill && (DALLOC(c->d_A, T * sizeof(hz_anchor), D, "the tile's anchors") ||
                     DALLOC(c->d_L, T * sizeof(hz_survivor), D, "the gate's survivor lists"))) ||
-        DALLOC(c->d_count, 48, D, "counters") || DALLOC(c->d_hsp, (B->dev_dedup ? 1 : T) * sizeof(hz_hsp), D, "HSPs") ||
+        DALLOC(c->d_count, 64, D, "counters") || DALLOC(c->d_hsp, (B->dev_dedup ? 1 : T) * sizeof(hz_hsp), D, "HSPs") ||
         DALLOC(c->d_anc, T * sizeof(hz_anchor), D, "long anchors") ||
         (B->long_dev == LONG_DIAG && (DALLOC(c->d_lanc, T * sizeof(hz_anchor), D, "the diagonal path's anchors") ||
                                       DALLOC(c->d_lkey, T * 8, D, "the diagonal path's keys") ||
                                       DALLOC(c->d_lp, T * sizeof(hz_side_part_t), D, "the diagonal path's parts") ||
                                       DALLOC(c->d_lp2, T * sizeof(hz_side_part_t), D, "the diagonal path's joined parts"))))
         return -1;
-    HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 48), err, errlen, fail);
+    HZ_CUDA_CHECK(cudaMallocHost(&c->h_count, 64), err, errlen, fail);
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_hsp, HZ_PINNED_MAX * sizeof(hz_hsp)), err, errlen, fail);
     HZ_CUDA_CHECK(cudaMallocHost(&c->h_anc, HZ_PINNED_MAX * sizeof(hz_anchor)), err, errlen, fail);
     HZ_CUDA_CHECK(hz_cuda_select(c->d_flags, T, 1, c->d_ids, c->d_count, NULL, &b1, c->st), err, errlen, fail);
@@ -323,8 +323,9 @@ static int run_tile(cuda_be *B, tctx *c, const hz_dev_batch &db, const uint8_t *
         if (gate_fault(B, c, err, errlen)) return -1;
         HZ_CUDA_CHECK(cudaEventRecord(ev[1], c->st), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[2], c->st), err, errlen, fail);
+        HZ_CUDA_CHECK(cudaMemsetAsync(c->d_count + 12, 0, 4, c->st), err, errlen, fail);
         hz_cuda_materialize_survivors(D->d_R, D->Rlen, dQ, Qlen, c->d_L, c->d_count, (uint32_t)n, B->xp, hout,
-                                      c->d_count + 1, c->st);
+                                      c->d_count + 1, c->d_count + 12, c->st);
         HZ_CUDA_CHECK(cudaGetLastError(), err, errlen, fail);
         HZ_CUDA_CHECK(cudaEventRecord(ev[3], c->st), err, errlen, fail);
         tb = c->temp_bytes;

@@ -141,10 +141,11 @@ void hz_cuda_long(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Ql
                   uint32_t *d_host, cudaStream_t st);
 /* extend.cu: materialize the refill gate's survivors L[i], i < *d_n <= nmax, from their known
  * side scores (hz_materialize_known: the bytes of hz_materialize); kept HSPs appended at
- * out[atomicAdd(d_kept)] */
+ * out[atomicAdd(d_kept)]; d_next is a counter that is zero at launch (the lanes' refill) */
 void hz_cuda_materialize_survivors(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen,
                                    const hz_survivor *L, const uint32_t *d_n, uint32_t nmax,
-                                   const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, cudaStream_t st);
+                                   const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, uint32_t *d_next,
+                                   cudaStream_t st);
 /* the long scans from the tile's anchor list A (hz_cuda_expand): anchors A[i] (ids NULL) or
  * A[ids[i]], i < *d_n, as hz_cuda_long, with cuda/scan16.cuh's steps (frozen: the
  * hz_xdrop_block16_fits variant) or, frozen -1, the scalar ones */
