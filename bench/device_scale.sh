@@ -4,8 +4,9 @@
 # per side, default "100 300 1000") bench/simulate_pair writes a pair on the device's disk
 # (seed 1, 10 % divergence, REPEATS the repeat fraction, default 0.36), and hspz runs it once on the GPU with default settings: wall,
 # (Raw anchors = 1.93e12 x (Mbp / 1000)^2 x e^(-2 REPEATS), about 0.1 ns each on one H200: a
-# larger REPEATS masks more and means fewer anchors; 3000 Mbp fits a 10-minute call only near
-# REPEATS 1.35.  bench/results/scale-2026-12-03.md.)
+# larger REPEATS masks more and means fewer anchors; simulate_pair takes 0..0.9, and 3000 Mbp at
+# 0.9 (2.85e12 anchors) ran in 339 s, one 10-minute call with its 129 s of generation.
+# bench/results/scale-2026-12-03.md.)
 # peak RSS (getrusage of the parent), raw anchors, segments, GPU busy, peak device memory
 # (nvidia-smi sampled every 0.2 s).  Log under $OUT.
 set -u

@@ -9,8 +9,9 @@
  * the raw anchors come from the unmasked rest and grow with the square of its length: copies
  * land at random places and overlap, about e^-REPEATS of the genome stays unmasked, and
  * measured at 100 Mbp-1 Gbp, raw anchors = 1.93e12 x (SIZE_MBP / 1000)^2 x e^(-2 REPEATS)
- * (bench/results/scale-2026-12-03.md): 0.36 gives 9.4e11 at 1 Gbp, 0.5 gives 7.1e11 (issue
- * 13's synthetic pair has about 5e11); a larger REPEATS means fewer anchors.  Two descendants each take DIVERGENCE/2 substitutions per base, small
+ * (bench/results/scale-2026-12-03.md): 0.36 gives 9.4e11 at 1 Gbp, 0.5 gives 7.1e11, 0.675
+ * gives 5.0e11 (issue 13's synthetic load), and 0.9 (the most allowed) 2.85e12 at 3 Gbp; a
+ * larger REPEATS means fewer anchors.  Two descendants each take DIVERGENCE/2 substitutions per base, small
  * indels (one per 20 substitutions, 1-10 bp) and rearrangements (an inversion or a move of
  * 10-500 kb per 10 Mbp), and are written as OUT_PREFIX.a.fa and OUT_PREFIX.b.fa (records
  * a_chrN / b_chrN, 80 columns).  Everything follows from SEED (xorshift64*), so one seed gives
