@@ -63,7 +63,6 @@ void hz_cuda_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
  * (flood: 7.5-7.7 -> 6.9-7.1 event-s, bench/results/survivors-2026-12-03.md). */
 #define MR_BLOCK 256u
 #define MR_GRAB 64u               /* survivors a warp takes from the counter at a time */
-#define MR_FULL 0xffffffffu
 
 /* One side's walk to its known first maximum (hz_xdrop_walk_at): rp, qp as in rf_side (the
  * step's first byte, or on the left the byte after its last); k columns walked so far. */
@@ -113,14 +112,8 @@ __device__ __forceinline__ int mr_setup(mr_walk &s, int left, const uint8_t *R, 
 __device__ __forceinline__ int mr_step(mr_walk &s, int left, const int32_t *sub, int32_t x, int count, uint32_t *c,
                                        int32_t *ext)
 {
-    uint32_t r[4], q[4], w[4];
-    rf_load16(left ? s.rp - RF_COLS : s.rp, r);
-    rf_load16(left ? s.qp - RF_COLS : s.qp, q);
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        uint32_t f = (r[k] << 5) | (q[k] << 2), b = (r[3 - k] << 5) | (q[3 - k] << 2);
-        w[k] = left ? __byte_perm(b, 0, 0x0123) : f;
-    }
+    uint32_t w[4];
+    rf_words16(s.rp, s.qp, left, w);
     int32_t S = s.S, m = s.m, best = s.best;
     uint32_t cols = s.rem < RF_COLS ? s.rem : RF_COLS;
     int res = 0;
@@ -176,7 +169,7 @@ survivors_refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint
     __shared__ hz_xparams sx;
     if (threadIdx.x == 0) sx = xp;
     __syncthreads();
-    const uint32_t n = *d_n, lane = threadIdx.x & 31u;
+    const uint32_t n = *d_n;
     const int32_t x = sx.xdrop;
     uint32_t next = 0, w1 = 0, c[4] = {0, 0, 0, 0};
     int st = MR_IDLE, count = 0, fail = 0;
@@ -184,21 +177,9 @@ survivors_refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint
     hz_survivor a = {0, 0, 0, 0};
     mr_walk s;
     for (;;) {
-        uint32_t need = __ballot_sync(MR_FULL, st == MR_IDLE);
+        uint32_t need = __ballot_sync(RF_FULL, st == MR_IDLE);
         if (need) {   /* the idle lanes take the next survivors in lane order */
-            uint32_t k = __popc(need), rank = __popc(need & ((1u << lane) - 1u)), avail = w1 - next, ni;
-            if (k > avail && w1 < n) {
-                uint32_t c0 = 0;
-                if (lane == 0) c0 = atomicAdd(d_next, MR_GRAB);
-                c0 = __shfl_sync(MR_FULL, c0, 0);
-                ni = rank < avail ? next + rank : c0 + (rank - avail);
-                next = c0 + (k - avail);
-                w1 = c0 < n ? (c0 + MR_GRAB < n ? c0 + MR_GRAB : n) : n;
-                if (c0 >= n) next = n;
-            } else {
-                ni = next + rank;
-                next += k;
-            }
+            uint32_t ni = rf_take<1>(need, n, MR_GRAB, d_next, next, w1);
             if (st == MR_IDLE) {
                 if (ni < w1 && ni < n) {
                     a = L[ni];
@@ -215,7 +196,7 @@ survivors_refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint
                     }
                 } else st = MR_OUT;
             }
-            if (!__any_sync(MR_FULL, st != MR_OUT)) break;
+            if (!__any_sync(RF_FULL, st != MR_OUT)) break;
         }
         if (st == MR_LEFT || st == MR_RIGHT) {
             int left = st == MR_LEFT;

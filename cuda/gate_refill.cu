@@ -27,7 +27,6 @@
 
 #define RF_BLOCK 256u                 /* 8 warps */
 #define RF_PER_WARP 256u              /* consecutive anchors a warp owns */
-#define RF_FULL 0xffffffffu
 
 /* ---- the tile's anchors --------------------------------------------------------------- */
 #define EX_BLOCK 256
@@ -106,7 +105,7 @@ refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__res
     if (threadIdx.x < 64) sub[threadIdx.x] = xp.sub[threadIdx.x];
     __syncthreads();
     const int32_t x = xp.xdrop;
-    uint32_t lane = threadIdx.x & 31u, next, w1;
+    uint32_t next, w1;
     if (DYN) {
         next = w1 = 0;
     } else {
@@ -122,20 +121,7 @@ refill_kernel(const uint8_t *__restrict__ R, uint32_t Rlen, const uint8_t *__res
         int flag = -1;
         uint32_t need = __ballot_sync(RF_FULL, st == RF_IDLE);
         if (need) {
-            /* the idle lanes take the next indices in lane order (rank among them) */
-            uint32_t k = __popc(need), rank = __popc(need & ((1u << lane) - 1u)), avail = w1 - next, ni;
-            if (DYN && k > avail && w1 < n) {   /* a new run for the lanes the current one cannot serve */
-                uint32_t c = 0;
-                if (lane == 0) c = atomicAdd(d_next, RF_GRAB);
-                c = __shfl_sync(RF_FULL, c, 0);
-                ni = rank < avail ? next + rank : c + (rank - avail);
-                next = c + (k - avail);
-                w1 = c < n ? (c + RF_GRAB < n ? c + RF_GRAB : n) : n;
-                if (c >= n) next = n;
-            } else {
-                ni = next + rank;
-                next += k;
-            }
+            uint32_t ni = rf_take<DYN>(need, n, RF_GRAB, d_next, next, w1);
             if (st == RF_IDLE) {
                 i = ni;
                 if (i < w1 && i < n) {

@@ -48,6 +48,21 @@ __device__ __forceinline__ void rf_load16(const uint8_t *p, uint32_t *o)
     for (int k = 0; k < 4; k++) o[k] = __funnelshift_r(v[k], v[k + 1], sh);
 }
 
+/* The 16 columns of a step as 4 words, w[k] = columns 4k..4k+3, column j in byte j as
+ * (r << 5) | (q << 2): right, the 16 bytes from rp and qp; left, the 16 before them, last
+ * byte first. */
+__device__ __forceinline__ void rf_words16(const uint8_t *rp, const uint8_t *qp, int left, uint32_t *w)
+{
+    uint32_t r[4], q[4];
+    rf_load16(left ? rp - RF_COLS : rp, r);
+    rf_load16(left ? qp - RF_COLS : qp, q);
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        uint32_t f = (r[k] << 5) | (q[k] << 2), b = (r[3 - k] << 5) | (q[3 - k] << 2);
+        w[k] = left ? __byte_perm(b, 0, 0x0123) : f;
+    }
+}
+
 __device__ __forceinline__ int32_t rf_sub(const int32_t *sub, uint32_t w, int k)
 {
     return *(const int32_t *)((const char *)sub + __byte_perm(w, 0, 0x4440 | (k & 3)));
@@ -58,14 +73,8 @@ __device__ __forceinline__ int32_t rf_sub(const int32_t *sub, uint32_t w, int k)
 template <int FROZEN>
 __device__ __forceinline__ int rf_step(rf_side &s, int left, const int32_t *sub, int32_t x, int32_t *val)
 {
-    uint32_t r[4], q[4], w[4];
-    rf_load16(left ? s.rp - RF_COLS : s.rp, r);
-    rf_load16(left ? s.qp - RF_COLS : s.qp, q);
-#pragma unroll
-    for (int k = 0; k < 4; k++) {   /* left: the 16 bytes before rp, last byte first */
-        uint32_t f = (r[k] << 5) | (q[k] << 2), b = (r[3 - k] << 5) | (q[3 - k] << 2);
-        w[k] = left ? __byte_perm(b, 0, 0x0123) : f;
-    }
+    uint32_t w[4];
+    rf_words16(s.rp, s.qp, left, w);
     int32_t S = s.S, F = s.F;
     if (s.rem < RF_COLS) {   /* the side's last columns before an edge: the scalar loop */
         for (uint32_t k = 0; k < s.rem; k++) {
@@ -85,6 +94,35 @@ __device__ __forceinline__ int rf_step(rf_side &s, int left, const int32_t *sub,
     if (left) { s.rp -= RF_COLS; s.qp -= RF_COLS; } else { s.rp += RF_COLS; s.qp += RF_COLS; }
     if (!s.rem) { *val = s.longrun ? -1 : F + x; return 1; }
     return 0;
+}
+
+/* ---- lane refill (cuda/gate_refill.cu, cuda/extend.cu) ----------------------------------- */
+#define RF_FULL 0xffffffffu
+
+/* The idle lanes of a warp (need, this lane among them) take the next indices of the warp's
+ * run [next, w1) in lane order; when the run holds fewer and DYN is 1, a new run of grab
+ * indices comes from the counter *d_next (zero at launch) for the rest.  Every lane of the
+ * warp calls it with the same need, next and w1 (updated here).  Returns this lane's index:
+ * none is left for it when the index is >= w1 or >= n (n: the indices in all). */
+template <int DYN>
+__device__ __forceinline__ uint32_t rf_take(uint32_t need, uint32_t n, uint32_t grab, uint32_t *d_next,
+                                            uint32_t &next, uint32_t &w1)
+{
+    uint32_t lane = threadIdx.x & 31u;
+    uint32_t k = __popc(need), rank = __popc(need & ((1u << lane) - 1u)), avail = w1 - next, ni;
+    if (DYN && k > avail && w1 < n) {   /* a new run for the lanes the current one cannot serve */
+        uint32_t c = 0;
+        if (lane == 0) c = atomicAdd(d_next, grab);
+        c = __shfl_sync(RF_FULL, c, 0);
+        ni = rank < avail ? next + rank : c + (rank - avail);
+        next = c + (k - avail);
+        w1 = c < n ? (c + grab < n ? c + grab : n) : n;
+        if (c >= n) next = n;
+    } else {
+        ni = next + rank;
+        next += k;
+    }
+    return ni;
 }
 
 /* A whole side (hz_xdrop_{left,right}_capped's value: the score, or -1 past cap columns);
