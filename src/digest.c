@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #define BUCKET_BYTES ((size_t)8 << 20)   /* target bucket size: many buckets keep threads busy */
+#define MEM_BYTES ((size_t)64 << 20)     /* output up to this is sorted in memory, without files */
 #define MAX_BUCKETS 512                  /* temporary files of one level, at most */
 #define MAX_DEPTH 6                      /* nested levels; past it a bucket is sorted in memory */
 #define MAX_THREADS 64
@@ -644,13 +645,23 @@ static void digest_hex(EVP_MD_CTX *ctx, char hex[65])
     hex[64] = 0;
 }
 
+static int digest_dir(const char *dir, size_t mem_bytes, size_t bucket_bytes, int threads, char hex[65],
+                      uint64_t *nlines, char *err, size_t errlen);
+
 int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen)
 {
-    return hz_canonical_digest_buckets(dir, BUCKET_BYTES, threads, hex, nlines, err, errlen);
+    return digest_dir(dir, MEM_BYTES, BUCKET_BYTES, threads, hex, nlines, err, errlen);
 }
 
 int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
                                 char *err, size_t errlen)
+{
+    return digest_dir(dir, bucket_bytes, bucket_bytes, threads, hex, nlines, err, errlen);
+}
+
+/* output up to mem_bytes in memory (hz_dg_lines_hash), larger in buckets of bucket_bytes */
+static int digest_dir(const char *dir, size_t mem_bytes, size_t bucket_bytes, int threads, char hex[65],
+                      uint64_t *nlines, char *err, size_t errlen)
 {
     files_t f;
     if (files_list(dir, &f, err, errlen)) return -1;
@@ -661,17 +672,17 @@ int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int thread
     int rc = -1;
     uint64_t total = 0;
     if (digest_start(&ctx)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-    if (f.total <= bucket_bytes) {   /* everything in memory */
-        char *buf = NULL; size_t len = 0, cap = 0;
+    if (f.total <= mem_bytes) {   /* everything in memory */
+        size_t cap = (size_t)f.total + f.n + 1, len = 0;   /* with a '\n' a file that lacks its last */
+        char *buf = malloc(cap);
+        if (!buf) cap = 0;   /* hz_dg_slurp grows it, or fails with ENOMEM */
         for (size_t i = 0; i < f.n; i++)
             if (hz_dg_slurp(f.path[i], &buf, &len, &cap)) {
                 snprintf(err, errlen, "%s: cannot read: %s", f.path[i], strerror(errno)); free(buf); goto out; }
-        hz_dg_line *L = NULL;
-        ssize_t n = hz_dg_lines_sort(buf, len, &L);
-        if (n < 0) { free(buf); snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-        for (ssize_t i = 0; i < n; i++) EVP_DigestUpdate(ctx, L[i].p, L[i].n + 1);
+        ssize_t n = hz_dg_lines_hash(buf, len, threads, ctx);
+        free(buf);
+        if (n < 0) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
         total = (uint64_t)n;
-        free(L); free(buf);
     } else if (bucket_sort(&f, dir, bucket_bytes, threads, 0, ctx, &total, err, errlen)) goto out;
     digest_hex(ctx, hex);
     if (nlines) *nlines = total;

@@ -12,8 +12,9 @@
  * out of memory. */
 int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen);
 
-/* The same with buckets of about bucket_bytes (hz_canonical_digest uses 8 MiB): output up to
- * bucket_bytes is sorted in memory; larger output is bucket-sorted through unlinked temporary
+/* The same with buckets of about bucket_bytes (hz_canonical_digest uses 8 MiB, and sorts output
+ * up to 64 MiB in memory, about 45 bytes a line beside it): output up to bucket_bytes is
+ * sorted in memory; larger output is bucket-sorted through unlinked temporary
  * files in dir (a bucket over 4 x bucket_bytes again, nested), so memory stays near
  * threads x 4 MiB + (threads + 2) x 2.5 x bucket_bytes for any output size; threads <= 64;
  * temporary files per level <= a quarter of the open-file limit. */

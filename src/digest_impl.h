@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <openssl/evp.h>
 
 typedef struct { const char *p; size_t n; } hz_dg_line;   /* a line without its newline */
 
@@ -29,6 +30,13 @@ ssize_t hz_dg_getline(hz_dg_reader *r, char **line, size_t *cap);
  * into *L (malloc'd, pointing into buf) in hz_dg_line_cmp order.  Returns their count, or -1
  * out of memory (*L NULL).  Memory: 16 bytes a line, 56 more while a level sorts. */
 ssize_t hz_dg_lines_sort(char *buf, size_t len, hz_dg_line **L);
+
+/* RULES.md "canonical digest" of the lines of buf[0 .. len) (each '\n'-terminated, which the
+ * hash includes; buf may be NULL when len is 0): sorted in hz_dg_line_cmp order (on threads
+ * threads from 65,536 lines up: split by sampled splitters into 8 buckets a thread, each sorted
+ * alone) and hashed in that order into ctx.  Returns the line count, or -1 out of memory.
+ * Memory: about 45 bytes a line beside buf. */
+ssize_t hz_dg_lines_hash(char *buf, size_t len, int threads, EVP_MD_CTX *ctx);
 
 /* Append the whole file at path to *buf (*len used of *cap, grown with realloc), with '\n'
  * after an unterminated last line.  Returns 0, or -1 with errno set. */

@@ -4,6 +4,7 @@
 #include "digest_impl.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,8 @@ static int lines_sort_keyed(hz_dg_line *L, size_t n, size_t above, int depth)
     return rc;
 }
 
-ssize_t hz_dg_lines_sort(char *buf, size_t len, hz_dg_line **L)
+/* the lines of buf[0 .. len) into *L (malloc'd), in file order; their count, or -1 */
+static ssize_t lines_index(char *buf, size_t len, hz_dg_line **L)
 {
     if (!len) { *L = malloc(sizeof **L); return *L ? 0 : -1; }   /* buf may be NULL: no NULL + 0 */
     size_t nl = 0;
@@ -131,8 +133,157 @@ ssize_t hz_dg_lines_sort(char *buf, size_t len, hz_dg_line **L)
         size_t i = (size_t)(p - buf);
         (*L)[k].p = buf + s; (*L)[k].n = i - s; k++; s = i + 1;
     }
-    if (lines_sort_keyed(*L, nl, 0, 0)) { free(*L); *L = NULL; return -1; }
     return (ssize_t)nl;
+}
+
+ssize_t hz_dg_lines_sort(char *buf, size_t len, hz_dg_line **L)
+{
+    ssize_t nl = lines_index(buf, len, L);
+    if (nl < 0) return -1;
+    if (lines_sort_keyed(*L, (size_t)nl, 0, 0)) { free(*L); *L = NULL; return -1; }
+    return nl;
+}
+
+/* ---- sorted and hashed in memory on several threads (hz_dg_lines_hash) ---------------- */
+#define MH_PER_THREAD 8       /* buckets per thread: uneven buckets still spread */
+#define MH_SAMPLE 64          /* sampled lines per bucket, for its splitter */
+#define MH_MIN_LINES 65536    /* below: one thread sorts, no partition */
+
+/* lines in buckets by splitters (bucket b: spl[b-1] < line <= spl[b]), each bucket then
+ * sorted alone, so that the buckets in order are the lines in order */
+typedef struct {
+    const hz_dg_line *L; hz_dg_line *out; size_t n;
+    const hz_dg_line *spl; size_t nb;          /* nb - 1 splitters, ascending */
+    uint32_t *bk;                               /* each line's bucket */
+    size_t *cnt;                                /* [thread][bucket] counts, then offsets */
+    size_t *start;                              /* nb + 1 bucket starts in out */
+    int threads, failed, go, abort;             /* go/abort: every thread started, or not */
+    size_t next;                                /* the next bucket to sort */
+    pthread_barrier_t bar; pthread_mutex_t mu; pthread_cond_t cv;
+} mhash_t;
+
+typedef struct { mhash_t *m; int t; } mh_arg;
+
+/* the number of splitters strictly below line x */
+static size_t mh_bucket(const mhash_t *m, const hz_dg_line *x)
+{
+    size_t lo = 0, hi = m->nb - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (hz_dg_line_cmp(&m->spl[mid], x) < 0) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static void *mh_main(void *arg)
+{
+    mh_arg *a = arg;
+    mhash_t *m = a->m;
+    pthread_mutex_lock(&m->mu);   /* the barriers below count every thread: wait until all exist */
+    while (!m->go && !m->abort) pthread_cond_wait(&m->cv, &m->mu);
+    int go = m->go;
+    pthread_mutex_unlock(&m->mu);
+    if (!go) return NULL;
+    size_t i0 = m->n * (size_t)a->t / (size_t)m->threads, i1 = m->n * (size_t)(a->t + 1) / (size_t)m->threads;
+    size_t *cnt = m->cnt + (size_t)a->t * m->nb;
+    for (size_t i = i0; i < i1; i++) { uint32_t b = (uint32_t)mh_bucket(m, &m->L[i]); m->bk[i] = b; cnt[b]++; }
+    pthread_barrier_wait(&m->bar);
+    if (a->t == 0) {   /* counts to offsets: bucket by bucket, thread by thread within it */
+        size_t o = 0;
+        for (size_t b = 0; b < m->nb; b++) {
+            m->start[b] = o;
+            for (int t = 0; t < m->threads; t++) { size_t c = m->cnt[(size_t)t * m->nb + b]; m->cnt[(size_t)t * m->nb + b] = o; o += c; }
+        }
+        m->start[m->nb] = o;
+    }
+    pthread_barrier_wait(&m->bar);
+    for (size_t i = i0; i < i1; i++) m->out[cnt[m->bk[i]]++] = m->L[i];   /* stable within a bucket */
+    pthread_barrier_wait(&m->bar);
+    for (;;) {
+        pthread_mutex_lock(&m->mu);
+        size_t b = m->next++;
+        pthread_mutex_unlock(&m->mu);
+        if (b >= m->nb) break;
+        if (lines_sort_keyed(m->out + m->start[b], m->start[b + 1] - m->start[b], 0, 0)) {
+            pthread_mutex_lock(&m->mu); m->failed = 1; pthread_mutex_unlock(&m->mu);
+        }
+    }
+    return NULL;
+}
+
+/* L[0..n) in hz_dg_line_cmp order into out (n slots) on threads threads; 0, or -1 out of memory */
+static int mh_sort(const hz_dg_line *L, size_t n, int threads, hz_dg_line *out)
+{
+    mhash_t m = { .L = L, .out = out, .n = n, .threads = threads };
+    m.nb = (size_t)threads * MH_PER_THREAD;
+    size_t ns = m.nb * MH_SAMPLE < n ? m.nb * MH_SAMPLE : n;
+    hz_dg_line *smp = malloc(ns * sizeof *smp), *spl = malloc(m.nb * sizeof *spl);
+    m.bk = malloc(n * sizeof *m.bk);
+    m.cnt = calloc((size_t)threads * m.nb, sizeof *m.cnt);
+    m.start = malloc((m.nb + 1) * sizeof *m.start);
+    pthread_t *th = malloc((size_t)threads * sizeof *th);
+    mh_arg *args = malloc((size_t)threads * sizeof *args);
+    int rc = -1, started = 0;   /* -1 out of memory, 0 threads not started, 1 sorted */
+    if (!smp || !spl || !m.bk || !m.cnt || !m.start || !th || !args) goto out;
+    for (size_t k = 0; k < ns; k++) smp[k] = L[k * (n / ns)];   /* evenly spaced */
+    qsort(smp, ns, sizeof *smp, hz_dg_line_cmp);
+    for (size_t b = 0; b + 1 < m.nb; b++) spl[b] = smp[(b + 1) * ns / m.nb];
+    m.spl = spl;
+    if (pthread_barrier_init(&m.bar, NULL, (unsigned)threads)) goto out;
+    pthread_mutex_init(&m.mu, NULL);
+    pthread_cond_init(&m.cv, NULL);
+    for (int t = 0; t < threads; t++) args[t] = (mh_arg){ &m, t };
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&th[t], NULL, mh_main, &args[t])) break;
+        started++;
+    }
+    pthread_mutex_lock(&m.mu);
+    if (started == threads - 1) m.go = 1; else m.abort = 1;
+    pthread_cond_broadcast(&m.cv);
+    pthread_mutex_unlock(&m.mu);
+    if (m.go) {
+        mh_main(&args[0]);
+        rc = m.failed ? -1 : 1;
+    } else rc = 0;
+    for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
+    pthread_cond_destroy(&m.cv);
+    pthread_mutex_destroy(&m.mu);
+    pthread_barrier_destroy(&m.bar);
+out:
+    free(smp); free(spl); free(m.bk); free(m.cnt); free(m.start); free(th); free(args);
+    return rc;
+}
+
+ssize_t hz_dg_lines_hash(char *buf, size_t len, int threads, EVP_MD_CTX *ctx)
+{
+    hz_dg_line *L = NULL, *S = NULL;
+    ssize_t nl = lines_index(buf, len, &L);
+    if (nl < 0) return -1;
+    size_t n = (size_t)nl;
+    int sorted = 0;
+    if (threads > 1 && n >= MH_MIN_LINES) {
+        if (!(S = malloc(n * sizeof *S))) { free(L); return -1; }
+        int r = mh_sort(L, n, threads, S);
+        if (r < 0) { free(L); free(S); return -1; }
+        if (r > 0) { free(L); L = S; sorted = 1; } else free(S);
+    }
+    if (!sorted && lines_sort_keyed(L, n, 0, 0)) { free(L); return -1; }
+    /* one update per 1 MiB: an update per line costs more than the hash of a short line */
+    char *ob = malloc((size_t)1 << 20);
+    size_t ol = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t ln = L[i].n + 1;
+        if (!ob || ln > ((size_t)1 << 20)) {   /* no buffer, or a line longer than it */
+            if (ol) { EVP_DigestUpdate(ctx, ob, ol); ol = 0; }
+            EVP_DigestUpdate(ctx, L[i].p, ln);
+            continue;
+        }
+        if (ol + ln > ((size_t)1 << 20)) { EVP_DigestUpdate(ctx, ob, ol); ol = 0; }
+        memcpy(ob + ol, L[i].p, ln); ol += ln;
+    }
+    if (ol) EVP_DigestUpdate(ctx, ob, ol);
+    free(ob); free(L);
+    return nl;
 }
 
 int hz_dg_slurp(const char *path, char **buf, size_t *len, size_t *cap)

@@ -294,6 +294,41 @@ static void test_digest(void)
         sort_sha256(d3, "f.segments", want3);
         check(r1 == 0 && r2 == 0 && n1 == 202000 && n2 == 202000 && !strcmp(h1, h2) && !strncmp(h1, want3, 64),
               "202,000 lines, 200,000 of them equal: in memory == 4 KiB buckets == sort | sha256sum (%.12s)", h2);
+        /* in memory on 4 threads: nearly every splitter is the repeated line, one bucket holds it */
+        char h3[65]; uint64_t n3 = 0;
+        check(hz_canonical_digest_buckets(d3, (size_t)1 << 30, 4, h3, &n3, err, sizeof err) == 0 && n3 == 202000 &&
+              !strcmp(h3, h1), "202,000 lines, 200,000 equal, in memory on 4 threads: same digest %.12s", h3);
+    }
+    {   /* in memory on several threads (from 65,536 lines: sampled splitters, buckets sorted
+         * apart): == one thread == buckets through files == LC_ALL=C sort | sha256sum, with
+         * lines of 1 to 300 bytes, shared prefixes, an unterminated last line, and the default
+         * path (hz_canonical_digest: up to 64 MiB in memory) */
+        char d6[700];
+        snprintf(d6, sizeof d6, "%s/o6", dir);
+        mkdir(d6, 0777);
+        uint64_t x = 0x9e3779b97f4a7c15ULL;
+        for (int f = 0; f < 4; f++) {
+            snprintf(p, sizeof p, "%s/f%d.segments", d6, f);
+            fp = fopen(p, "wb");
+            for (int i = 0; i < 30000; i++) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                int len = (int)(x % 300) + 1;
+                fprintf(fp, "%s", (x >> 9) % 4 ? "chrUn_scaffold_" : "");
+                for (int k = 0; k < len; k++) fputc("ACGT\t+-0123456789"[(x >> (k % 50)) % 17], fp);
+                if (!(f == 3 && i == 29999)) fputc('\n', fp);
+            }
+            fclose(fp);
+        }
+        char h1[65], h2[65], h3[65], h4[65], h5[65], want6[65]; uint64_t n1 = 0, n2 = 0, n3 = 0, n4 = 0, n5 = 0;
+        int r1 = hz_canonical_digest_buckets(d6, (size_t)1 << 30, 1, h1, &n1, err, sizeof err);
+        int r2 = hz_canonical_digest_buckets(d6, (size_t)1 << 30, 3, h2, &n2, err, sizeof err);
+        int r3 = hz_canonical_digest_buckets(d6, (size_t)1 << 30, 16, h3, &n3, err, sizeof err);
+        int r4 = hz_canonical_digest_buckets(d6, 65536, 4, h4, &n4, err, sizeof err);
+        int r5 = hz_canonical_digest(d6, 7, h5, &n5, err, sizeof err);
+        sort_sha256(d6, "f[0-3].segments", want6);
+        check(r1 == 0 && r2 == 0 && r3 == 0 && r4 == 0 && r5 == 0 && n1 == 120000 && n2 == n1 && n3 == n1 && n4 == n1 &&
+              n5 == n1 && !strcmp(h2, h1) && !strcmp(h3, h1) && !strcmp(h4, h1) && !strcmp(h5, h1) && !strncmp(h1, want6, 64),
+              "120,000 lines in memory on 1, 3 and 16 threads == 64 KiB buckets == default == sort | sha256sum (%.12s)", want6);
     }
     {   /* the keyed sort's edges: long common prefixes (past its 6 levels of 8 bytes), lines that
          * are prefixes of others, bytes 0x01 and 0xff, runs of equal keys: == LC_ALL=C sort */
