@@ -27,8 +27,7 @@
 
 /* ---- blocks in memory ---------------------------------------------------------------------- */
 
-int hz_tblock_build(hz_tblock *b, const hz_side *side, size_t r, const hz_shape *sh, uint32_t step,
-                    hz_backend *be, int threads, int device_only, char *err, size_t errlen)
+int hz_tblock_encode(hz_tblock *b, const hz_side *side, size_t r, int threads, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
     const hz_block *tb = &side->block[r];
@@ -39,6 +38,16 @@ int hz_tblock_build(hz_tblock *b, const hz_side *side, size_t r, const hz_shape 
     }
     b->len = tb->len;
     hz_block_encode(side, r, b->codes, NULL, NULL, threads);
+    b->encoded_only = 1;
+    return 0;
+}
+
+int hz_tblock_build(hz_tblock *b, const hz_side *side, size_t r, const hz_shape *sh, uint32_t step,
+                    hz_backend *be, int threads, int device_only, char *err, size_t errlen)
+{
+    const hz_block *tb = &side->block[r];
+    if (!b->codes && hz_tblock_encode(b, side, r, threads, err, errlen)) return -1;   /* else encoded ahead */
+    b->encoded_only = 0;
     int rc = 1;
     if (be && device_only && be->build_table_resident)
         rc = be->build_table_resident(be, &b->tab, b->codes, tb->len, sh, step, err, errlen);
@@ -148,7 +157,7 @@ static int wr_body(ixw *w, const hz_seqset *t, const hz_side *side, const hz_sha
     free(names);
     if (bad) return -1;
     for (size_t r = 0; r < side->n_block; r++) {
-        hz_tblock b;
+        hz_tblock b = {0};
         if (hz_tblock_build(&b, side, r, sh, step, be, w->threads, 0, w->err, w->errlen)) return -1;
         json_t *j = json_object();
         const hz_block *g = &side->block[r];

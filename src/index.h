@@ -36,9 +36,16 @@ typedef struct {
     uint32_t len;
     hz_seedtable tab;      /* spec §3.3 */
     int mapped;            /* codes and tab lie in an index mapping: not freed */
+    int encoded_only;      /* codes from hz_tblock_encode, no table yet */
 } hz_tblock;
 
-/* Build block r of side: its codes (on up to threads threads) and seed table, the same
+/* Only block r's codes (spec §2.2; on up to threads threads) into b (overwritten), for
+ * hz_tblock_build to take: a run encodes its first block while the GPU's context starts.
+ * Returns 0, or -1 with err (out of memory). */
+int hz_tblock_encode(hz_tblock *b, const hz_side *side, size_t r, int threads, char *err, size_t errlen);
+
+/* Build block r of side into b (zeroed, or holding its codes from hz_tblock_encode): its codes
+ * (on up to threads threads) when not there yet, and its seed table, the same
  * table wherever it is built.  With device_only and a backend that can keep it
  * (be->build_table_resident), the table is built and kept on the device for the next
  * set_target and b->tab holds only its counts (tab.resident = 1: nothing on the host to look

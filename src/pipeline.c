@@ -395,7 +395,7 @@ static int target_block(run_t *R, qjob_t *J, size_t r, hz_tblock **out)
 {
     hz_tblock *b = &R->tblk[r];
     double ts = hz_now();
-    if (!b->codes) {
+    if (!b->codes || b->encoded_only) {
         uint32_t W = (uint32_t)R->sh.span;
         if (R->tside.block[r].len < W && !R->o->quiet)
             fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n",
@@ -578,13 +578,36 @@ static int query_block_set(run_t *R, qjob_t *J, size_t q)
     return rc ? FAIL(R, "out of memory for query block %zu (%u bytes)", q, J->qside.block[q].len) : 0;
 }
 
+/* While the GPU's context starts (0.2 s, hz_backend_prewarm), the first work unit's target
+ * and query blocks are encoded, as they would be once it is ready: the GPU seeds (no query
+ * text; job_execute encodes again if the backend seeds on the host).  An index's blocks are
+ * already encoded.  Returns 0, or -1 with R->err (out of memory). */
+static int encode_ahead(run_t *R, qjob_t *J)
+{
+    const hz_opts *o = R->o;
+    if (o->index) return 0;
+    for (size_t r = 0; r < R->tside.n_block; r++) {
+        if (o->units && !hz_unitsel_target(o->units, r)) continue;
+        for (size_t q = 0; q < J->qside.n_block; q++) {
+            if (o->units && !hz_unitsel_pair(o->units, r, q)) continue;
+            if (hz_tblock_encode(&R->tblk[r], &R->tside, r, R->nthreads, R->err, sizeof R->err)) return -1;
+            J->qp.side = &J->qside;
+            J->qp.text = 0;
+            return query_block_set(R, J, q);
+        }
+    }
+    return 0;
+}
+
 /* Execute J's work units: target blocks outermost, query blocks inside (spec §2.7). */
 static int job_execute(run_t *R, qjob_t *J)
 {
     const hz_opts *o = R->o;
     for (size_t q = 0; q < J->qside.n_block; q++) J->work_total += (double)J->qside.block[q].len * (double)R->tside.n_block;
     J->qp.side = &J->qside;
-    J->qp.text = !(R->be && R->be->chunk_range);   /* the host seeds */
+    int text = !(R->be && R->be->chunk_range);   /* the host seeds */
+    if (J->qp.text != text) { J->qp.ok = 0; J->qp.cap = 0; }   /* encoded ahead for the other seeding */
+    J->qp.text = text;
     for (size_t r = 0; r < R->tside.n_block; r++) {
         if (o->units && !hz_unitsel_target(o->units, r)) continue;   /* hspz run --plan --unit */
         hz_tblock *tb;
@@ -837,6 +860,7 @@ int hz_run(const hz_opts *o)
     double t0 = hz_now();
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
     if (hz_check_outdir(o, R->err, sizeof R->err)) goto done;
+    if (R->prewarm.started && encode_ahead(R, J)) goto done;
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
     hz_backend_prewarm_join(&R->prewarm);
     trace(R, "device ready");
