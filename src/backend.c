@@ -7,7 +7,9 @@
 #if HSPZ_HAVE_CUDA
 static void *prewarm_main(void *arg)
 {
-    hz_cuda_prewarm((int)(intptr_t)arg);
+    hz_prewarm *pw = arg;
+    hz_cuda_prewarm(pw->gpus);
+    __atomic_store_n(&pw->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 #endif
@@ -15,12 +17,19 @@ static void *prewarm_main(void *arg)
 void hz_backend_prewarm(const hz_opts *o, hz_prewarm *pw)
 {
     pw->started = 0;
+    pw->done = 0;
+    pw->gpus = o->gpus;
 #if HSPZ_HAVE_CUDA
-    if (strcmp(o->device, "cpu") != 0 && pthread_create(&pw->th, NULL, prewarm_main, (void *)(intptr_t)o->gpus) == 0)
+    if (strcmp(o->device, "cpu") != 0 && pthread_create(&pw->th, NULL, prewarm_main, pw) == 0)
         pw->started = 1;
 #else
     (void)o;
 #endif
+}
+
+int hz_backend_prewarm_running(hz_prewarm *pw)
+{
+    return pw->started && !__atomic_load_n(&pw->done, __ATOMIC_ACQUIRE);
 }
 
 void hz_backend_prewarm_join(hz_prewarm *pw)

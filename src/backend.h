@@ -59,9 +59,11 @@ int hz_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, cha
 /* Start creating the CUDA contexts (o->gpus devices, 0 = all) in a background thread, so that
  * the driver's start-up overlaps input loading; join before hz_backend_open.  No output, no
  * errors (hz_backend_open reports them).  Does nothing for --device cpu or without CUDA. */
-typedef struct { pthread_t th; int started; } hz_prewarm;
+typedef struct { pthread_t th; int started, done, gpus; } hz_prewarm;   /* done: set by the thread as it ends */
 void hz_backend_prewarm(const hz_opts *o, hz_prewarm *pw);
 void hz_backend_prewarm_join(hz_prewarm *pw);
+/* 1 while the thread is still creating contexts (the host has time to spare), else 0 */
+int hz_backend_prewarm_running(hz_prewarm *pw);
 
 #if HSPZ_HAVE_CUDA
 /* cuda/backend.cu: create the primary context of the first n visible devices (0 = all) */

@@ -12,12 +12,13 @@
  * out of memory. */
 int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen);
 
-/* The same with buckets of about bucket_bytes (hz_canonical_digest uses 8 MiB, and sorts output
- * up to 64 MiB in memory, about 45 bytes a line beside it): output up to bucket_bytes is
- * sorted in memory; larger output is bucket-sorted through unlinked temporary
- * files in dir (a bucket over 4 x bucket_bytes again, nested), so memory stays near
- * threads x 4 MiB + (threads + 2) x 2.5 x bucket_bytes for any output size; threads <= 64;
- * temporary files per level <= a quarter of the open-file limit. */
+/* The same with buckets of about bucket_bytes: output up to bucket_bytes is sorted in memory
+ * (the output, plus 50 to 85 bytes a line: hz_dg_lines_hash); larger output is bucket-sorted
+ * through unlinked temporary files in dir (a bucket over 4 x bucket_bytes again, nested), so
+ * memory stays near threads x 4 MiB + (threads + 2) x 2.5 x bucket_bytes for any output size;
+ * threads <= 64; temporary files per level <= a quarter of the open-file limit.
+ * hz_canonical_digest: buckets of 8 MiB, and output up to 64 MiB in memory (at most about
+ * 64 MiB + 85 bytes a line, 180 MB for segment lines of 50 bytes). */
 int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
                                 char *err, size_t errlen);
 

@@ -34,8 +34,9 @@ ssize_t hz_dg_lines_sort(char *buf, size_t len, hz_dg_line **L);
 /* RULES.md "canonical digest" of the lines of buf[0 .. len) (each '\n'-terminated, which the
  * hash includes; buf may be NULL when len is 0): sorted in hz_dg_line_cmp order (on threads
  * threads from 65,536 lines up: split by sampled splitters into 8 buckets a thread, each sorted
- * alone) and hashed in that order into ctx.  Returns the line count, or -1 out of memory.
- * Memory: about 45 bytes a line beside buf. */
+ * alone; on one when threads cannot start) and hashed in that order into ctx.  Returns the
+ * line count, or -1 out of memory.  Memory beside buf: about 50 bytes a line on several
+ * threads, 70 on one, up to 85 when one bucket holds most lines (copies of one line). */
 ssize_t hz_dg_lines_hash(char *buf, size_t len, int threads, EVP_MD_CTX *ctx);
 
 /* Append the whole file at path to *buf (*len used of *cap, grown with realloc), with '\n'

@@ -225,11 +225,11 @@ static int mh_sort(const hz_dg_line *L, size_t n, int threads, hz_dg_line *out)
     mh_arg *args = malloc((size_t)threads * sizeof *args);
     int rc = -1, started = 0;   /* -1 out of memory, 0 threads not started, 1 sorted */
     if (!smp || !spl || !m.bk || !m.cnt || !m.start || !th || !args) goto out;
-    for (size_t k = 0; k < ns; k++) smp[k] = L[k * (n / ns)];   /* evenly spaced */
+    for (size_t k = 0; k < ns; k++) smp[k] = L[k * n / ns];   /* evenly spaced over all n */
     qsort(smp, ns, sizeof *smp, hz_dg_line_cmp);
     for (size_t b = 0; b + 1 < m.nb; b++) spl[b] = smp[(b + 1) * ns / m.nb];
     m.spl = spl;
-    if (pthread_barrier_init(&m.bar, NULL, (unsigned)threads)) goto out;
+    if (pthread_barrier_init(&m.bar, NULL, (unsigned)threads)) { rc = 0; goto out; }   /* the caller sorts on one */
     pthread_mutex_init(&m.mu, NULL);
     pthread_cond_init(&m.cv, NULL);
     for (int t = 0; t < threads; t++) args[t] = (mh_arg){ &m, t };
@@ -241,11 +241,9 @@ static int mh_sort(const hz_dg_line *L, size_t n, int threads, hz_dg_line *out)
     if (started == threads - 1) m.go = 1; else m.abort = 1;
     pthread_cond_broadcast(&m.cv);
     pthread_mutex_unlock(&m.mu);
-    if (m.go) {
-        mh_main(&args[0]);
-        rc = m.failed ? -1 : 1;
-    } else rc = 0;
+    if (m.go) mh_main(&args[0]);
     for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
+    rc = !m.go ? 0 : m.failed ? -1 : 1;   /* after the joins: a worker may fail its last bucket late */
     pthread_cond_destroy(&m.cv);
     pthread_mutex_destroy(&m.mu);
     pthread_barrier_destroy(&m.bar);

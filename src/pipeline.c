@@ -578,22 +578,27 @@ static int query_block_set(run_t *R, qjob_t *J, size_t q)
     return rc ? FAIL(R, "out of memory for query block %zu (%u bytes)", q, J->qside.block[q].len) : 0;
 }
 
-/* While the GPU's context starts (0.2 s, hz_backend_prewarm), the first work unit's target
- * and query blocks are encoded, as they would be once it is ready: the GPU seeds (no query
- * text; job_execute encodes again if the backend seeds on the host).  An index's blocks are
- * already encoded.  Returns 0, or -1 with R->err (out of memory). */
+/* While the GPU's context is still starting (hz_backend_prewarm: 0.2 s of idle host), the
+ * first work unit's blocks are encoded as they would be once it is ready: the target's codes
+ * (an index's are there already) and the query's without its text, for seeding on the GPU.
+ * Seeds of weight above 13 are seeded on the host, so that query is left to job_execute, which
+ * also encodes it again if the backend turns out to seed on the host.  The time counts as
+ * seedtable time (J->t_table), as before.  Returns 0, or -1 with R->err (out of memory). */
 static int encode_ahead(run_t *R, qjob_t *J)
 {
     const hz_opts *o = R->o;
-    if (o->index) return 0;
+    if (!hz_backend_prewarm_running(&R->prewarm)) return 0;   /* no time to spare */
+    double t0 = hz_now();
     for (size_t r = 0; r < R->tside.n_block; r++) {
         if (o->units && !hz_unitsel_target(o->units, r)) continue;
         for (size_t q = 0; q < J->qside.n_block; q++) {
             if (o->units && !hz_unitsel_pair(o->units, r, q)) continue;
-            if (hz_tblock_encode(&R->tblk[r], &R->tside, r, R->nthreads, R->err, sizeof R->err)) return -1;
+            if (!o->index && hz_tblock_encode(&R->tblk[r], &R->tside, r, R->nthreads, R->err, sizeof R->err)) return -1;
+            J->t_table += hz_now() - t0;
+            if (R->sh.weight > 13) return 0;
             J->qp.side = &J->qside;
             J->qp.text = 0;
-            return query_block_set(R, J, q);
+            return query_block_set(R, J, q);   /* adds its own time to J->t_table */
         }
     }
     return 0;
@@ -860,7 +865,9 @@ int hz_run(const hz_opts *o)
     double t0 = hz_now();
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
     if (hz_check_outdir(o, R->err, sizeof R->err)) goto done;
-    if (R->prewarm.started && encode_ahead(R, J)) goto done;
+    double ta = hz_now();
+    if (encode_ahead(R, J)) goto done;
+    t0 += hz_now() - ta;   /* J->t_table's, not J->t_plan's */
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
     hz_backend_prewarm_join(&R->prewarm);
     trace(R, "device ready");
