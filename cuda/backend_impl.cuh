@@ -17,7 +17,7 @@ extern "C" {
 
 #define HZ_GATE_CAP_GPU 128u
 /* elements per staging copy (1 MiB of HSPs, 512 KiB of anchors per stream): pinning costs about
- * 0.35 ms a MiB to allocate and free (bench/results/floor-2026-12-03.md), and past a few MiB a
+ * 0.5 ms a MiB to allocate and free (bench/results/floor-2026-12-03.md), and past a few MiB a
  * larger copy is no faster */
 #define HZ_PINNED_MAX ((size_t)1 << 16)
 #define HZ_LONG_CAP_GPU 4096u   /* anchors past the gate cap: on the device up to this many columns a side
