@@ -1,7 +1,7 @@
 /* cuda_floor — the smallest CUDA process on this host, and what allocations add to it: the
  * floor under hspz's fixed costs (issue 13 item 3: CUDA start and teardown).  Not a test.
  *
- *   cuda_floor [--streams S] [--device-mb M] [--pinned-mb P] [--kernel]
+ *   cuda_floor [--streams S] [--device-mb M] [--pinned-mb P] [--kernel] [--quick-exit]
  *
  * In order: the context (cudaFree(0)), then S streams, each with M MiB of device memory in one
  * cudaMalloc and P MiB of pinned host memory in one cudaMallocHost (hspz: 16 streams), then one
@@ -9,6 +9,9 @@
  * one line of seconds since main began: "ready", "allocated", "kernel", "freed".  What comes
  * after "freed" (the runtime's and the driver's teardown at exit) and before main (the loader)
  * is the caller's to time: bench/device_floor.sh times the whole process from the shell.
+ * --quick-exit: nothing is freed, and the process ends with _exit(0) right after its line, so
+ * that neither the frees nor the runtime's teardown at exit run (what hspz does after a
+ * published CUDA run).
  * Exit 1 with the CUDA error on stderr if any call fails.
  */
 #include <cuda_runtime.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <vector>
 
 static double now(void)
@@ -33,14 +37,15 @@ __global__ void empty_kernel(int *p) { if (p && threadIdx.x == 0) *p = 1; }
 int main(int argc, char **argv)
 {
     double t0 = now();
-    int streams = 0, kernel = 0;
+    int streams = 0, kernel = 0, quick = 0;
     size_t dmb = 0, pmb = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--kernel")) kernel = 1;
+        else if (!strcmp(argv[i], "--quick-exit")) quick = 1;
         else if (i + 1 < argc && !strcmp(argv[i], "--streams")) streams = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--device-mb")) dmb = strtoull(argv[++i], NULL, 10);
         else if (i + 1 < argc && !strcmp(argv[i], "--pinned-mb")) pmb = strtoull(argv[++i], NULL, 10);
-        else { fprintf(stderr, "usage: cuda_floor [--streams S] [--device-mb M] [--pinned-mb P] [--kernel]\n"); return 2; }
+        else { fprintf(stderr, "usage: cuda_floor [--streams S] [--device-mb M] [--pinned-mb P] [--kernel] [--quick-exit]\n"); return 2; }
     }
     CK(cudaFree(0));
     double t_ready = now() - t0;
@@ -58,6 +63,12 @@ int main(int argc, char **argv)
         CK(cudaDeviceSynchronize());
     }
     double t_kernel = now() - t0;
+    if (quick) {
+        printf("cuda_floor: streams %d device %zu MiB pinned %zu MiB kernel %d | ready %.4f allocated %.4f kernel %.4f quick exit\n",
+               streams, dmb, pmb, kernel, t_ready, t_alloc, t_kernel);
+        fflush(stdout);
+        _exit(0);
+    }
     for (int s = 0; s < streams; s++) {
         if (dbuf[s]) CK(cudaFree(dbuf[s]));
         if (pbuf[s]) CK(cudaFreeHost(pbuf[s]));

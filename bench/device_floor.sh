@@ -6,7 +6,8 @@
 # order; medians.  From the repo root with the carry .dev/ (bin: cuda_floor, hspz; lib;
 # data/golden/kegalign/apple_orange from bench/device_pack.sh data).  Log under $OUT.
 #   bench/device_floor.sh           ARMS (default all: true bare kernel streams devmem pinned
-#                                   hspz-cpu hspz-cuda)
+#                                   hspz-cpu hspz-cuda; also bare-quick, streams-quick: the same
+#                                   ending with _exit, nothing freed; hspz-prev-cuda: .dev/bin/hspz-prev)
 # DEVICE_MB (default 800: hspz's per-stream tile buffers at 8 Mi anchors) and PINNED_MB
 # (default 6: its pinned staging) shape the mimicking arm.
 set -u
@@ -18,12 +19,15 @@ run_arm() {
     case $1 in
         true) /bin/true ;;
         bare) cuda_floor ;;
+        bare-quick) cuda_floor --quick-exit ;;
+        streams-quick) cuda_floor --streams 16 --device-mb ${DEVICE_MB:-800} --pinned-mb ${PINNED_MB:-6} --kernel --quick-exit ;;
         kernel) cuda_floor --kernel ;;
         streams) cuda_floor --streams 16 --device-mb ${DEVICE_MB:-800} --pinned-mb ${PINNED_MB:-6} --kernel ;;
         devmem) cuda_floor --streams 16 --device-mb ${DEVICE_MB:-800} --kernel ;;
         pinned) cuda_floor --streams 16 --pinned-mb ${PINNED_MB:-6} --kernel ;;
         hspz-cpu) rm -rf $W/c; HSPZ_TRACE=1 hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o $W/c --device cpu --quiet ;;
         hspz-cuda) rm -rf $W/g; HSPZ_TRACE=1 hspz run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o $W/g --device cuda --quiet ;;
+        hspz-prev-cuda) rm -rf $W/p; HSPZ_TRACE=1 hspz-prev run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o $W/p --device cuda --quiet ;;
     esac
 }
 for r in $(seq ${REPS:-7}); do

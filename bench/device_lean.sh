@@ -19,11 +19,14 @@
 #   bench/device_lean.sh rss     peak RSS of yeast self and medium Zymoseptoria at --threads
 #                                1, 4, 16 and with HSPZ_DEVICE_DEDUP=0
 #   bench/device_lean.sh fixed   process start, a tiny pair on the CPU and on the GPU (3 each)
+#   bench/device_lean.sh hashrate  the host's CPU and one SHA-256 stream's rate (what bounds the
+#                                canonical digest): over the flood's segment files after one
+#                                hspz run (its HSPZ_TRACE timeline), and over 256 MiB in memory
 #   bench/device_lean.sh scale   SIZES (Mbp per side, default "300") from bench/simulate_pair
 #                                (seed 1, 10 % divergence), ARMS (default "hspz-before hspz")
 #                                once each: wall, peak RSS, peak device memory; identical files
 set -u
-what=${1:?check|bench|faults|rss|fixed|scale}
+what=${1:?check|bench|faults|rss|fixed|scale|hashrate}
 . bench/device_env.sh device_lean.$what${LOGTAG:-}
 W=/tmp/dl; rm -rf $W; mkdir -p $W
 if [ "$what" = check ]; then
@@ -148,6 +151,29 @@ if [ "$what" = rss ]; then   # peak RSS against --threads (which memory terms ar
         HSPZ_DEVICE_DEDUP=0 run hspz $name.hostdedup $T $Q
         rm -rf $W/$name.*
     done
+    exit 0
+fi
+if [ "$what" = hashrate ]; then
+    echo "cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, sha_ni: $(grep -c -m1 -w sha_ni /proc/cpuinfo)"
+    pair plasmodium
+    HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/pf --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';'; echo
+    python3 - $W/pf <<'PY'
+import glob, hashlib, os, sys, time
+fs = sorted(f for f in glob.glob(sys.argv[1] + "/*.segments") if os.path.basename(f) != "all.segments")
+tot = sum(os.path.getsize(f) for f in fs)
+for rnd in (1, 2):   # the first round may still read from disk
+    t = time.time(); h = hashlib.sha256()
+    for f in fs:
+        with open(f, "rb") as fp:
+            while b := fp.read(1 << 20): h.update(b)
+    dt = time.time() - t
+    print(f"round {rnd}: sha256 of {len(fs)} segment files, {tot / 1e9:.3f} GB, one stream: {dt:.3f} s ({tot / 1e9 / dt:.2f} GB/s)")
+buf = os.urandom(1 << 20) * 256
+for rnd in (1, 2):
+    t = time.time(); hashlib.sha256(buf).digest(); dt = time.time() - t
+    print(f"round {rnd}: sha256 of 256 MiB in memory: {dt:.3f} s ({len(buf) / 1e9 / dt:.2f} GB/s)")
+PY
+    rm -rf $W/pf
     exit 0
 fi
 if [ "$what" = fixed ]; then   # where a small run's fixed costs go: start, CUDA, teardown

@@ -2,6 +2,7 @@
 #include "chunk.h"
 #include "extend.h"
 #include "dedup.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,6 +81,44 @@ int hz_hspvec_reserve(hz_hspvec *h, size_t n)
 }
 
 void hz_hspvec_free(hz_hspvec *h) { free(h->v); memset(h, 0, sizeof *h); }
+
+/* one thread's run [a, b) of hz_hspvec_join's chunks, copied from offsets off[] on */
+typedef struct { hz_hspvec *v, *res; size_t i1, a, b; size_t off[2]; } joinarg;
+
+static void *join_main(void *p)
+{
+    joinarg *j = p;
+    size_t off[2] = { j->off[0], j->off[1] };
+    for (size_t i = j->a; i < j->b; i++) {
+        int st = i < j->i1 ? 0 : 1;
+        if (j->res[i].n) memcpy(j->v[st].v + off[st], j->res[i].v, j->res[i].n * sizeof *j->res[i].v);
+        off[st] += j->res[i].n;
+        hz_hspvec_free(&j->res[i]);
+    }
+    return NULL;
+}
+
+void hz_hspvec_join(hz_hspvec v[2], hz_hspvec *res, size_t i0, size_t i1, size_t i2, int threads)
+{
+    size_t total = 0;
+    for (size_t i = i0; i < i2; i++) total += res[i].n;
+    if (threads > 16) threads = 16;
+    if (total < ((size_t)1 << 18) || threads < 2) threads = 1;   /* under 4 MiB: one thread */
+    joinarg ja[16];
+    pthread_t th[16];
+    int started[16] = {0};
+    size_t i = i0, seen = 0, off[2] = {0, 0};
+    for (int t = 0; t < threads; t++) {   /* thread t takes chunks until the first t+1 shares are taken */
+        ja[t] = (joinarg){ v, res, i1, i, i, { off[0], off[1] } };
+        size_t upto = total / (size_t)threads * (size_t)(t + 1);
+        while (i < i2 && (t == threads - 1 || seen < upto)) { seen += res[i].n; off[i < i1 ? 0 : 1] += res[i].n; i++; }
+        ja[t].b = i;
+    }
+    for (int t = 1; t < threads; t++) started[t] = pthread_create(&th[t], NULL, join_main, &ja[t]) == 0;
+    join_main(&ja[0]);
+    for (int t = 1; t < threads; t++) { if (started[t]) pthread_join(th[t], NULL); else join_main(&ja[t]); }
+    v[0].n = off[0]; v[1].n = off[1];
+}
 
 void hz_funnel_add(hz_funnel *a, const hz_funnel *b)
 {

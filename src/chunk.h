@@ -16,6 +16,14 @@
 typedef struct { hz_hsp *v; size_t n, cap, tidy; } hz_hspvec;   /* tidy: see hz_batch_tidy */
 int hz_hspvec_reserve(hz_hspvec *h, size_t n);   /* room for n more; 0 or -1 (out of memory) */
 void hz_hspvec_free(hz_hspvec *h);
+/* An interval's chunk results joined in plan order (RULES.md "dedup per interval" takes them
+ * so): res[i0 .. i1) appended to v[0] (plus strand), res[i1 .. i2) to v[1] (minus), whose
+ * v arrays must hold them all (cap, not grown; n starts at 0); each res[i] is freed.  On up
+ * to `threads` (<= 16 used) threads, each a run of chunks of about equal size, when they hold
+ * 256 Ki HSPs or more (a flood's last interval joins 0.4 GB after the GPU's last work: 0.2-0.3
+ * s on one thread, mostly first touches of v's pages); where a thread cannot start, its part
+ * is done on the caller's.  Never fails. */
+void hz_hspvec_join(hz_hspvec v[2], hz_hspvec *res, size_t i0, size_t i1, size_t i2, int threads);
 
 /* Funnel counts and stage times (seconds of thread time) of a run or part of one. */
 typedef struct {

@@ -22,4 +22,15 @@ int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nl
 int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
                                 char *err, size_t errlen);
 
+/* Where hz_canonical_digest_timed's time went, in seconds (benchmarks: HSPZ_TRACE): total;
+ * for output bucket-sorted through files, choosing the splitters, distributing the lines to
+ * the buckets, then sorting buckets ahead while one thread hashes them in order, and of that
+ * last phase the hashing thread's waits for a sorted bucket and its SHA-256 updates (nested
+ * levels count in the phase of the level above).  Only total for output sorted in memory. */
+typedef struct { double total, splitters, distribute, sort_hash, hash_wait, hash_update; } hz_dg_times;
+
+/* hz_canonical_digest, and where its time went in *tm (zeroed first; NULL: not measured). */
+int hz_canonical_digest_timed(const char *dir, int threads, char hex[65], uint64_t *nlines, hz_dg_times *tm,
+                              char *err, size_t errlen);
+
 #endif

@@ -13,8 +13,10 @@ typedef struct { const char *p; size_t n; } hz_dg_line;   /* a line without its 
 /* bytewise order of two hz_dg_line (LC_ALL=C sort), a prefix first; a qsort comparator */
 int hz_dg_line_cmp(const void *a, const void *b);
 
-/* A line reader on pread (never a shared file offset: threads read one file at once). */
-typedef struct { int fd, own; uint64_t off; char *buf; size_t pos, len; } hz_dg_reader;
+/* A line reader on pread (never a shared file offset: threads read one file at once); chunk:
+ * bytes a read, 64 KiB from hz_dg_reader_open, at most that (a sampler that seeks for each
+ * line sets less: a seek drops what was read). */
+typedef struct { int fd, own; uint64_t off; char *buf; size_t pos, len, chunk; } hz_dg_reader;
 
 /* Open path (fd < 0; closed by hz_dg_reader_close) or read the open descriptor fd (path NULL;
  * left open).  Returns 0, or -1 with errno set. */

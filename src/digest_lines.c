@@ -26,6 +26,7 @@ int hz_dg_reader_open(hz_dg_reader *r, const char *path, int fd)
     r->own = path != NULL;
     if (r->fd < 0) return -1;
     if (!(r->buf = malloc(1 << 16))) { if (r->own) close(r->fd); errno = ENOMEM; return -1; }
+    r->chunk = 1 << 16;
     return 0;
 }
 
@@ -39,7 +40,7 @@ ssize_t hz_dg_getline(hz_dg_reader *r, char **line, size_t *cap)
     for (;;) {
         if (r->pos == r->len) {
             ssize_t k;
-            do k = pread(r->fd, r->buf, 1 << 16, (off_t)r->off); while (k < 0 && errno == EINTR);
+            do k = pread(r->fd, r->buf, r->chunk, (off_t)r->off); while (k < 0 && errno == EINTR);
             if (k < 0) return -1;
             if (k == 0) return (ssize_t)n;
             r->off += (uint64_t)k; r->pos = 0; r->len = (size_t)k;

@@ -6,6 +6,7 @@
  * spec text (sort by diagonal key, adjacent-pair head flags, sort by query key).  Prints
  * "ok N - ..." / "not ok N - ..." lines and a summary; exits non-zero on any failure. */
 #include "dedup.h"
+#include "chunk.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -288,10 +289,42 @@ static void test_interval(void)
     }
 }
 
+/* hz_hspvec_join against a join written here one chunk at a time: sizes below and above its
+ * 256 Ki threading threshold, empty and uneven chunks, every strand split, 1 to 17 threads */
+static void test_join(void)
+{
+    const size_t sizes[] = { 5, 300000, 700001 };
+    const int threads[] = { 1, 2, 3, 16, 17 };
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
+            size_t nres = 2 + (size_t)(rnd() % 40), total = 0, i1 = (size_t)(rnd() % (nres + 1));
+            hz_hspvec *res = calloc(nres, sizeof *res);
+            hz_hspvec want[2] = {{0}, {0}}, v[2] = {{0}, {0}};
+            size_t need[2] = {0, 0};
+            for (size_t i = 0; i < nres; i++) {   /* a third of the chunks empty, the rest uneven */
+                size_t n = rnd() % 3 == 0 ? 0 : (size_t)(rnd() % (2 * sizes[si] / nres + 1));
+                if (n) { res[i].v = malloc(n * sizeof *res[i].v); res[i].n = res[i].cap = n; }
+                for (size_t j = 0; j < n; j++) res[i].v[j] = H((uint32_t)rnd(), (uint32_t)rnd(), (uint32_t)(rnd() % 999), (int32_t)(rnd() % 100000));
+                hz_hspvec *w = &want[i < i1 ? 0 : 1];
+                if (n) { hz_hspvec_reserve(w, n); memcpy(w->v + w->n, res[i].v, n * sizeof *w->v); w->n += n; }
+                need[i < i1 ? 0 : 1] += n; total += n;
+            }
+            for (int st = 0; st < 2; st++) { v[st].v = malloc((need[st] ? need[st] : 1) * sizeof *v[st].v); v[st].cap = need[st]; }
+            hz_hspvec_join(v, res, 0, i1, nres, threads[ti]);
+            int freed = 1;
+            for (size_t i = 0; i < nres; i++) if (res[i].v || res[i].n) freed = 0;
+            check(same_list(v[0].v, v[0].n, want[0].v, want[0].n) && same_list(v[1].v, v[1].n, want[1].v, want[1].n) && freed,
+                  "join: %zu HSPs in %zu chunks (plus below %zu) on %d threads: plan order, every chunk freed", total, nres, i1, threads[ti]);
+            for (int st = 0; st < 2; st++) { hz_hspvec_free(&v[st]); hz_hspvec_free(&want[st]); }
+            free(res);
+        }
+}
+
 int main(void)
 {
     test_batch();
     test_interval();
+    test_join();
     printf("# %d tests, %d passed, %d failed\n", n_tests, n_tests - n_fail, n_fail);
     return n_fail ? 1 : 0;
 }
