@@ -19,6 +19,8 @@
 #   bench/device_lean.sh rss     peak RSS of yeast self and medium Zymoseptoria at --threads
 #                                1, 4, 16 and with HSPZ_DEVICE_DEDUP=0
 #   bench/device_lean.sh fixed   process start, a tiny pair on the CPU and on the GPU (3 each)
+#   bench/device_lean.sh timeline  one HSPZ_TRACE run of hspz on each of INPUTS (default "yeast
+#                                zymo"), every trace line: the emits and the digest's phases
 #   bench/device_lean.sh hashrate  the host's CPU and one SHA-256 stream's rate (what bounds the
 #                                canonical digest): over the flood's segment files after one
 #                                hspz run (its HSPZ_TRACE timeline), and over 256 MiB in memory
@@ -26,7 +28,7 @@
 #                                (seed 1, 10 % divergence), ARMS (default "hspz-before hspz")
 #                                once each: wall, peak RSS, peak device memory; identical files
 set -u
-what=${1:?check|bench|faults|rss|fixed|scale|hashrate}
+what=${1:?check|bench|faults|rss|fixed|scale|hashrate|timeline}
 . bench/device_env.sh device_lean.$what${LOGTAG:-}
 W=/tmp/dl; rm -rf $W; mkdir -p $W
 if [ "$what" = check ]; then
@@ -151,6 +153,14 @@ if [ "$what" = rss ]; then   # peak RSS against --threads (which memory terms ar
         HSPZ_DEVICE_DEDUP=0 run hspz $name.hostdedup $T $Q
         rm -rf $W/$name.*
     done
+    exit 0
+fi
+if [ "$what" = timeline ]; then
+    for name in ${INPUTS:-yeast zymo}; do
+        pair $name; rm -rf $W/tl
+        echo "$name: $(HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/tl --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';')"
+    done
+    rm -rf $W/tl
     exit 0
 fi
 if [ "$what" = hashrate ]; then
