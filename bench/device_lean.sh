@@ -158,7 +158,7 @@ fi
 if [ "$what" = timeline ]; then
     for name in ${INPUTS:-yeast zymo}; do
         pair $name; rm -rf $W/tl
-        echo "$name: $(HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/tl --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';')"
+        echo "$name: $(HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/tl --device cuda --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';')"
     done
     rm -rf $W/tl
     exit 0
@@ -166,7 +166,7 @@ fi
 if [ "$what" = hashrate ]; then
     echo "cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, sha_ni: $(grep -c -m1 -w sha_ni /proc/cpuinfo)"
     pair plasmodium
-    HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/pf --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';'; echo
+    HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/pf --device cuda --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';'; echo
     python3 - $W/pf <<'PY'
 import glob, hashlib, os, sys, time
 fs = sorted(f for f in glob.glob(sys.argv[1] + "/*.segments") if os.path.basename(f) != "all.segments")

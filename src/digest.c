@@ -626,8 +626,8 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
     pthread_t *th = malloc((size_t)threads * sizeof *th);
     int rc = -1, started = 0;
     if (!th || pick_splitters(&s, f, want)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
+    double t1 = dg_now();   /* the buckets' files and buffers count as distribution */
     if (bs_open(&s, err, errlen)) goto out;
-    double t1 = dg_now();
     for (size_t i = 0; i < f->n; i++)
         if (bs_add(&s, f->path ? f->path[i] : NULL, f->fd ? f->fd[i] : -1, f->size[i])) {
             snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }

@@ -24,9 +24,10 @@ int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int thread
 
 /* Where hz_canonical_digest_timed's time went, in seconds (benchmarks: HSPZ_TRACE): total;
  * for output bucket-sorted through files, choosing the splitters, distributing the lines to
- * the buckets, then sorting buckets ahead while one thread hashes them in order, and of that
- * last phase the hashing thread's waits for a sorted bucket and its SHA-256 updates (nested
- * levels count in the phase of the level above).  Only total for output sorted in memory. */
+ * the buckets (their files and buffers opened first), then sorting buckets ahead while one
+ * thread hashes them in order, and of that last phase the hashing thread's waits for a
+ * sorted bucket and its SHA-256 updates (nested levels count in the phase of the level
+ * above).  Only total for output sorted in memory. */
 typedef struct { double total, splitters, distribute, sort_hash, hash_wait, hash_update; } hz_dg_times;
 
 /* hz_canonical_digest, and where its time went in *tm (zeroed first; NULL: not measured). */

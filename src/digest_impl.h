@@ -13,9 +13,11 @@ typedef struct { const char *p; size_t n; } hz_dg_line;   /* a line without its 
 /* bytewise order of two hz_dg_line (LC_ALL=C sort), a prefix first; a qsort comparator */
 int hz_dg_line_cmp(const void *a, const void *b);
 
+#define HZ_DG_READ_MAX ((size_t)1 << 16)   /* a reader's buffer, bytes */
+
 /* A line reader on pread (never a shared file offset: threads read one file at once); chunk:
- * bytes a read, 64 KiB from hz_dg_reader_open, at most that (a sampler that seeks for each
- * line sets less: a seek drops what was read). */
+ * bytes a read, HZ_DG_READ_MAX from hz_dg_reader_open (a sampler that seeks for each line
+ * sets less: a seek drops what was read); more than HZ_DG_READ_MAX reads HZ_DG_READ_MAX. */
 typedef struct { int fd, own; uint64_t off; char *buf; size_t pos, len, chunk; } hz_dg_reader;
 
 /* Open path (fd < 0; closed by hz_dg_reader_close) or read the open descriptor fd (path NULL;

@@ -25,8 +25,8 @@ int hz_dg_reader_open(hz_dg_reader *r, const char *path, int fd)
     r->fd = path ? open(path, O_RDONLY) : fd;
     r->own = path != NULL;
     if (r->fd < 0) return -1;
-    if (!(r->buf = malloc(1 << 16))) { if (r->own) close(r->fd); errno = ENOMEM; return -1; }
-    r->chunk = 1 << 16;
+    if (!(r->buf = malloc(HZ_DG_READ_MAX))) { if (r->own) close(r->fd); errno = ENOMEM; return -1; }
+    r->chunk = HZ_DG_READ_MAX;
     return 0;
 }
 
@@ -40,7 +40,8 @@ ssize_t hz_dg_getline(hz_dg_reader *r, char **line, size_t *cap)
     for (;;) {
         if (r->pos == r->len) {
             ssize_t k;
-            do k = pread(r->fd, r->buf, r->chunk, (off_t)r->off); while (k < 0 && errno == EINTR);
+            size_t want = r->chunk && r->chunk < HZ_DG_READ_MAX ? r->chunk : HZ_DG_READ_MAX;
+            do k = pread(r->fd, r->buf, want, (off_t)r->off); while (k < 0 && errno == EINTR);
             if (k < 0) return -1;
             if (k == 0) return (ssize_t)n;
             r->off += (uint64_t)k; r->pos = 0; r->len = (size_t)k;

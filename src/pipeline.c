@@ -486,7 +486,7 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
         if (!J->cmds[J->ncmd].line) { rc = FAIL(R, "out of memory"); break; }
         J->ncmd++;
     }
-    if (R->trace)   /* where the run's thread spends its output time (benchmarks) */
+    if (R->trace && !rc)   /* where the run's thread spends its output time (benchmarks); join: with its allocation */
         fprintf(stderr, "hspz: trace %.4f emit interval %zu of %zu (blocks %zu, %zu): %zu + %zu lines, join %.4f dedup %.4f write %.4f s\n",
                 hz_now() - R->t_start, k + 1, c->niv, r, q, v[0].n, v[1].n, t0 - tj, t_dedup, t_write);
     hz_hspvec_free(&v[0]); hz_hspvec_free(&v[1]);

@@ -289,35 +289,56 @@ static void test_interval(void)
     }
 }
 
-/* hz_hspvec_join against a join written here one chunk at a time: sizes below and above its
- * 256 Ki threading threshold, empty and uneven chunks, every strand split, 1 to 17 threads */
+/* one hz_hspvec_join case: chunks res[i0 .. i0 + len) with sizes sz[] (plus strand below
+ * i0 + nplus), after i0 chunks that it must not touch; checked against a join written here
+ * one chunk at a time */
+static void join_case(const size_t *sz, size_t len, size_t nplus, size_t i0, int threads, const char *what)
+{
+    size_t nres = i0 + len, total = 0, need[2] = {0, 0};
+    hz_hspvec *res = calloc(nres, sizeof *res);
+    hz_hspvec want[2] = {{0}, {0}}, v[2] = {{0}, {0}};
+    for (size_t i = 0; i < nres; i++) {
+        size_t n = i < i0 ? 3 : sz[i - i0];
+        if (n) { res[i].v = malloc(n * sizeof *res[i].v); res[i].n = res[i].cap = n; }
+        for (size_t j = 0; j < n; j++) res[i].v[j] = H((uint32_t)rnd(), (uint32_t)rnd(), (uint32_t)(rnd() % 999), (int32_t)(rnd() % 100000));
+        if (i < i0 || !n) continue;
+        int st = i < i0 + nplus ? 0 : 1;
+        hz_hspvec_reserve(&want[st], n); memcpy(want[st].v + want[st].n, res[i].v, n * sizeof *res[i].v); want[st].n += n;
+        need[st] += n; total += n;
+    }
+    for (int st = 0; st < 2; st++) { v[st].v = malloc((need[st] ? need[st] : 1) * sizeof *v[st].v); v[st].cap = need[st]; }
+    hz_hspvec_join(v, res, i0, i0 + nplus, nres, threads);
+    int freed = 1, kept = 1;
+    for (size_t i = i0; i < nres; i++) if (res[i].v || res[i].n) freed = 0;
+    for (size_t i = 0; i < i0; i++) if (!res[i].v || res[i].n != 3) kept = 0;
+    check(v[0].n == need[0] && v[1].n == need[1] && same_list(v[0].v, v[0].n, want[0].v, want[0].n) &&
+          same_list(v[1].v, v[1].n, want[1].v, want[1].n) && freed && kept,
+          "join %s: %zu HSPs in %zu chunks (plus %zu) after %zu others, %d threads: plan order, joined freed, others kept",
+          what, total, len, nplus, i0, threads);
+    for (size_t i = 0; i < nres; i++) hz_hspvec_free(&res[i]);
+    for (int st = 0; st < 2; st++) { hz_hspvec_free(&v[st]); hz_hspvec_free(&want[st]); }
+    free(res);
+}
+
+/* hz_hspvec_join: below and above its 256 Ki threading threshold, empty and uneven chunks,
+ * every strand split, 1 to 17 threads, chunks that are not the list's first, and a small last
+ * chunk past the even shares (the last thread must take what is left) */
 static void test_join(void)
 {
-    const size_t sizes[] = { 5, 300000, 700001 };
+    const size_t totals[] = { 40, 200000, 700001 };
     const int threads[] = { 1, 2, 3, 16, 17 };
-    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+    for (size_t si = 0; si < sizeof totals / sizeof *totals; si++)
         for (size_t ti = 0; ti < sizeof threads / sizeof *threads; ti++) {
-            size_t nres = 2 + (size_t)(rnd() % 40), total = 0, i1 = (size_t)(rnd() % (nres + 1));
-            hz_hspvec *res = calloc(nres, sizeof *res);
-            hz_hspvec want[2] = {{0}, {0}}, v[2] = {{0}, {0}};
-            size_t need[2] = {0, 0};
-            for (size_t i = 0; i < nres; i++) {   /* a third of the chunks empty, the rest uneven */
-                size_t n = rnd() % 3 == 0 ? 0 : (size_t)(rnd() % (2 * sizes[si] / nres + 1));
-                if (n) { res[i].v = malloc(n * sizeof *res[i].v); res[i].n = res[i].cap = n; }
-                for (size_t j = 0; j < n; j++) res[i].v[j] = H((uint32_t)rnd(), (uint32_t)rnd(), (uint32_t)(rnd() % 999), (int32_t)(rnd() % 100000));
-                hz_hspvec *w = &want[i < i1 ? 0 : 1];
-                if (n) { hz_hspvec_reserve(w, n); memcpy(w->v + w->n, res[i].v, n * sizeof *w->v); w->n += n; }
-                need[i < i1 ? 0 : 1] += n; total += n;
-            }
-            for (int st = 0; st < 2; st++) { v[st].v = malloc((need[st] ? need[st] : 1) * sizeof *v[st].v); v[st].cap = need[st]; }
-            hz_hspvec_join(v, res, 0, i1, nres, threads[ti]);
-            int freed = 1;
-            for (size_t i = 0; i < nres; i++) if (res[i].v || res[i].n) freed = 0;
-            check(same_list(v[0].v, v[0].n, want[0].v, want[0].n) && same_list(v[1].v, v[1].n, want[1].v, want[1].n) && freed,
-                  "join: %zu HSPs in %zu chunks (plus below %zu) on %d threads: plan order, every chunk freed", total, nres, i1, threads[ti]);
-            for (int st = 0; st < 2; st++) { hz_hspvec_free(&v[st]); hz_hspvec_free(&want[st]); }
-            free(res);
+            size_t len = 2 + (size_t)(rnd() % 40), sz[64];
+            for (size_t i = 0; i < len; i++)   /* a third empty, the rest uneven, about totals[si] in all */
+                sz[i] = rnd() % 3 == 0 ? 0 : 1 + (size_t)(rnd() % (3 * totals[si] / len + 1));
+            join_case(sz, len, (size_t)(rnd() % (len + 1)), (size_t)(rnd() % 4), threads[ti], "random");
         }
+    const size_t tail[] = { 100000, 100000, 100000, 1, 0, 0 };   /* 300,001: shares of 100,000 on 3 threads */
+    join_case(tail, 6, 2, 5, 3, "with a small last chunk");
+    join_case(tail, 6, 6, 0, 3, "with a small last chunk, plus only");
+    const size_t one[] = { 300000 };
+    join_case(one, 1, 0, 2, 16, "one chunk on 16 threads");
 }
 
 int main(void)
