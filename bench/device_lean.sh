@@ -155,18 +155,19 @@ if [ "$what" = rss ]; then   # peak RSS against --threads (which memory terms ar
     done
     exit 0
 fi
+traced() {   # OUTDIR: hspz on T and Q with HSPZ_TRACE, its trace lines joined by ';'
+    rm -rf "$1"
+    HSPZ_TRACE=1 hspz run -r $T -q $Q -o "$1" --device cuda --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';'
+}
 if [ "$what" = timeline ]; then
-    for name in ${INPUTS:-yeast zymo}; do
-        pair $name; rm -rf $W/tl
-        echo "$name: $(HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/tl --device cuda --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';')"
-    done
+    for name in ${INPUTS:-yeast zymo}; do pair $name; echo "$name: $(traced $W/tl)"; done
     rm -rf $W/tl
     exit 0
 fi
 if [ "$what" = hashrate ]; then
     echo "cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, sha_ni: $(grep -c -m1 -w sha_ni /proc/cpuinfo)"
     pair plasmodium
-    HSPZ_TRACE=1 hspz run -r $T -q $Q -o $W/pf --device cuda --quiet 2>&1 | grep 'trace' | sed 's/^hspz: trace //' | tr '\n' ';'; echo
+    traced $W/pf; echo
     python3 - $W/pf <<'PY'
 import glob, hashlib, os, sys, time
 fs = sorted(f for f in glob.glob(sys.argv[1] + "/*.segments") if os.path.basename(f) != "all.segments")

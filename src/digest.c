@@ -21,6 +21,7 @@
  */
 #include "digest.h"
 #include "digest_impl.h"
+#include "chunk.h"   /* hz_now */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define BUCKET_BYTES ((size_t)8 << 20)   /* target bucket size: many buckets keep threads busy */
@@ -134,13 +134,6 @@ typedef struct {
     char err[1024];
     hz_dg_times *tm;                   /* the top level's phase times, or NULL */
 } bsort;
-
-static double dg_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void bs_init(bsort *s, const char *dir, size_t bucket_bytes, int threads, int depth)
 {
@@ -579,13 +572,13 @@ static int bs_hash(bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
     for (int t = 0; t < s->threads; t++) if (!pthread_create(&th[started], NULL, sort_main, s)) started++;
     if (!started) { free(th); snprintf(err, errlen, "cannot start the canonical digest's threads"); return -1; }
     for (size_t b = 0; b < s->nb; b++) {
-        double tw = s->tm ? dg_now() : 0;
+        double tw = s->tm ? hz_now() : 0;
         pthread_mutex_lock(&s->mu);
         while (!s->failed && s->sn[b] == -1) pthread_cond_wait(&s->cv, &s->mu);
         int stop = s->failed;
         pthread_mutex_unlock(&s->mu);
         if (stop) break;
-        if (s->tm) { double t = dg_now(); s->tm->hash_wait += t - tw; tw = t; }
+        if (s->tm) { double t = hz_now(); s->tm->hash_wait += t - tw; tw = t; }
         if (s->sn[b] == -2) {   /* too big: bucket-sorted again from its file */
             files_t sub = { NULL, &s->fd[b], &s->bbytes[b], 1, s->bbytes[b] };
             uint64_t nl = 0;
@@ -593,7 +586,7 @@ static int bs_hash(bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen)
         } else
             EVP_DigestUpdate(ctx, s->sbuf[b], (size_t)s->bbytes[b]);
         if (b < s->nspl && s->eq[b]) hash_repeated(ctx, &s->spl[b], s->eq[b]);
-        if (s->tm) s->tm->hash_update += dg_now() - tw;
+        if (s->tm) s->tm->hash_update += hz_now() - tw;
         pthread_mutex_lock(&s->mu);   /* the sort workers free and close them */
         if (s->sbuf[b]) s->rbuf[s->nrbuf++] = s->sbuf[b];
         if (s->fd[b] >= 0) s->rfd[s->nrfd++] = s->fd[b];
@@ -619,14 +612,14 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
     bsort s;
     bs_init(&s, dir, bucket_bytes, threads, depth);
     s.tm = tm;
-    double t0 = dg_now();
+    double t0 = hz_now();
     size_t want = (size_t)((f->total + bucket_bytes - 1) / bucket_bytes), cap = bucket_cap();
     if (want > cap) want = cap;
     if (want < 2) want = 2;
     pthread_t *th = malloc((size_t)threads * sizeof *th);
     int rc = -1, started = 0;
     if (!th || pick_splitters(&s, f, want)) { snprintf(err, errlen, "out of memory in the canonical digest"); goto out; }
-    double t1 = dg_now();   /* the buckets' files and buffers count as distribution */
+    double t1 = hz_now();   /* the buckets' files and buffers count as distribution */
     if (bs_open(&s, err, errlen)) goto out;
     for (size_t i = 0; i < f->n; i++)
         if (bs_add(&s, f->path ? f->path[i] : NULL, f->fd ? f->fd[i] : -1, f->size[i])) {
@@ -636,10 +629,10 @@ static int bucket_sort(const files_t *f, const char *dir, size_t bucket_bytes, i
     if (!started) distribute_main(&s);
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     if (s.failed) { snprintf(err, errlen, "%s", s.err); goto out; }
-    double t2 = dg_now();
+    double t2 = hz_now();
     /* 3. sort buckets ahead, hash in order */
     if (bs_hash(&s, ctx, err, errlen)) goto out;
-    if (tm) { tm->splitters = t1 - t0; tm->distribute = t2 - t1; tm->sort_hash = dg_now() - t2; }
+    if (tm) { tm->splitters = t1 - t0; tm->distribute = t2 - t1; tm->sort_hash = hz_now() - t2; }
     *nlines = s.lines;
     rc = 0;
 out:
@@ -666,19 +659,11 @@ static void digest_hex(EVP_MD_CTX *ctx, char hex[65])
 static int digest_dir(const char *dir, size_t mem_bytes, size_t bucket_bytes, int threads, char hex[65],
                       uint64_t *nlines, hz_dg_times *tm, char *err, size_t errlen);
 
-int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen)
-{
-    return digest_dir(dir, MEM_BYTES, BUCKET_BYTES, threads, hex, nlines, NULL, err, errlen);
-}
-
-int hz_canonical_digest_timed(const char *dir, int threads, char hex[65], uint64_t *nlines, hz_dg_times *tm,
-                              char *err, size_t errlen)
+int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, hz_dg_times *tm,
+                        char *err, size_t errlen)
 {
     if (tm) memset(tm, 0, sizeof *tm);
-    double t0 = dg_now();
-    int rc = digest_dir(dir, MEM_BYTES, BUCKET_BYTES, threads, hex, nlines, tm, err, errlen);
-    if (tm) tm->total = dg_now() - t0;
-    return rc;
+    return digest_dir(dir, MEM_BYTES, BUCKET_BYTES, threads, hex, nlines, tm, err, errlen);
 }
 
 int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,

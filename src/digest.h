@@ -5,12 +5,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where hz_canonical_digest's time went, in seconds (benchmarks: HSPZ_TRACE): for output
+ * bucket-sorted through files, choosing the splitters, distributing the lines to the buckets
+ * (their files and buffers opened first), then sorting buckets ahead while one thread hashes
+ * them in order, and of that last phase the hashing thread's waits for a sorted bucket and
+ * its SHA-256 updates (nested levels count in the phase of the level above).  All 0 for
+ * output sorted in memory. */
+typedef struct { double splitters, distribute, sort_hash, hash_wait, hash_update; } hz_dg_times;
+
 /* RULES.md "canonical digest" (sha256 hex of all segment lines, byte-sorted) of the
  * *.segments files of dir, and their line count; all.segments (the --single-file copy of the
- * same lines) is not counted.  threads (>= 1) sort at a time (src/digest.c).  Returns 0, or
- * -1 with err naming an unreadable file, a folder where no temporary file can be written, or
- * out of memory. */
-int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, char *err, size_t errlen);
+ * same lines) is not counted.  threads (>= 1) sort at a time (src/digest.c); tm (NULL: not
+ * measured) gets the phase times, zeroed first.  Returns 0, or -1 with err naming an
+ * unreadable file, a folder where no temporary file can be written, or out of memory. */
+int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, hz_dg_times *tm,
+                        char *err, size_t errlen);
 
 /* The same with buckets of about bucket_bytes: output up to bucket_bytes is sorted in memory
  * (the output, plus 50 to 85 bytes a line: hz_dg_lines_hash); larger output is bucket-sorted
@@ -21,17 +30,5 @@ int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nl
  * 64 MiB + 85 bytes a line, 180 MB for segment lines of 50 bytes). */
 int hz_canonical_digest_buckets(const char *dir, size_t bucket_bytes, int threads, char hex[65], uint64_t *nlines,
                                 char *err, size_t errlen);
-
-/* Where hz_canonical_digest_timed's time went, in seconds (benchmarks: HSPZ_TRACE): total;
- * for output bucket-sorted through files, choosing the splitters, distributing the lines to
- * the buckets (their files and buffers opened first), then sorting buckets ahead while one
- * thread hashes them in order, and of that last phase the hashing thread's waits for a
- * sorted bucket and its SHA-256 updates (nested levels count in the phase of the level
- * above).  Only total for output sorted in memory. */
-typedef struct { double total, splitters, distribute, sort_hash, hash_wait, hash_update; } hz_dg_times;
-
-/* hz_canonical_digest, and where its time went in *tm (zeroed first; NULL: not measured). */
-int hz_canonical_digest_timed(const char *dir, int threads, char hex[65], uint64_t *nlines, hz_dg_times *tm,
-                              char *err, size_t errlen);
 
 #endif

@@ -384,7 +384,7 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
         char hex[65];
         uint64_t nl = 0;
         hz_dg_times dt;
-        int drc = hz_canonical_digest_timed(outdir, nt, hex, &nl, mi->trace ? &dt : NULL, err, errlen);
+        int drc = hz_canonical_digest(outdir, nt, hex, &nl, mi->trace ? &dt : NULL, err, errlen);
         double t1 = hz_now();
         if (threaded) pthread_join(th, NULL);
         if (!drc && oj.rc) snprintf(err, errlen, "%s", oj.err);

@@ -218,7 +218,7 @@ static void test_digest(void)
     snprintf(p, sizeof p, "%s/x.name", sub);
     fp = fopen(p, "wb"); fputs("zzz\n", fp); fclose(fp);
     uint64_t nl = 0;
-    check(hz_canonical_digest(sub, 1, hex, &nl, err, sizeof err) == 0 && nl == 4, "digest of 4 lines");
+    check(hz_canonical_digest(sub, 1, hex, &nl, NULL, err, sizeof err) == 0 && nl == 4, "digest of 4 lines");
     char want[65];
     {
         snprintf(p, sizeof p, "%s/ref.txt", dir);
@@ -324,7 +324,7 @@ static void test_digest(void)
         int r2 = hz_canonical_digest_buckets(d6, (size_t)1 << 30, 3, h2, &n2, err, sizeof err);
         int r3 = hz_canonical_digest_buckets(d6, (size_t)1 << 30, 16, h3, &n3, err, sizeof err);
         int r4 = hz_canonical_digest_buckets(d6, 65536, 4, h4, &n4, err, sizeof err);
-        int r5 = hz_canonical_digest(d6, 7, h5, &n5, err, sizeof err);
+        int r5 = hz_canonical_digest(d6, 7, h5, &n5, NULL, err, sizeof err);
         sort_sha256(d6, "f[0-3].segments", want6);
         check(r1 == 0 && r2 == 0 && r3 == 0 && r4 == 0 && r5 == 0 && n1 == 120000 && n2 == n1 && n3 == n1 && n4 == n1 &&
               n5 == n1 && !strcmp(h2, h1) && !strcmp(h3, h1) && !strcmp(h4, h1) && !strcmp(h5, h1) && !strncmp(h1, want6, 64),
