@@ -46,12 +46,15 @@ subprocess.call(["rm", "-rf", o])
 env = dict(os.environ)
 tr = b"HSPZ_TRACE" in open(f".dev/bin/{b}", "rb").read()
 if tr: env["HSPZ_TRACE"] = "1"
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
 s = time.time()
 p = subprocess.run([f".dev/bin/{b}", "run", "-r", t, "-q", q, "-o", o, "--device", "cuda", "--quiet"] + sys.argv[5:],
                    env=env, stderr=subprocess.PIPE, text=True)
 e = time.time()
 rc, w = p.returncode, e - s
-r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1048576
+r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+r = r1.ru_maxrss / 1048576
+cpu = f", cpu user {r1.ru_utime - r0.ru_utime:.2f} sys {r1.ru_stime - r0.ru_stime:.2f} s"
 try:
     m = json.load(open(f"{o}/manifest.json"))
     ts, d, f = m["time_s"], m["gpu"]["devices"][0], m["funnel"]
@@ -76,7 +79,7 @@ if tr:   # the timeline: start latency, work done, manifest written, freed or qu
     sys.stderr.write("".join(l + "\n" for l in p.stderr.splitlines() if not l.startswith("hspz: trace")))
 else:
     sys.stderr.write(p.stderr)
-print(f"{name} {b:11s}: exit {rc}, wall {w:.2f} s, peak RSS {r:.2f} GiB{extra}", flush=True)
+print(f"{name} {b:11s}: exit {rc}, wall {w:.2f} s, peak RSS {r:.2f} GiB{cpu}{extra}", flush=True)
 PY
 }
 same() {   # NAME A B: the files, and the manifests' canonical digests and line counts

@@ -639,13 +639,28 @@ static void be_close(hz_backend *be)
     free(B);
 }
 
+/* HSPZ_SYNC: how a host thread waits for its stream.  block (the default) sleeps until the
+ * GPU's interrupt; CUDA's own choice (auto) for one context on many cores spins, so each
+ * waiting worker holds a core (the flood: 202 against 48 CPU-s, the same wall time), which the
+ * formatter and the digest's distribution need; yield spins but gives its core away.  Never
+ * changes the output. */
+static unsigned sync_flag(void)
+{
+    const char *v = getenv("HSPZ_SYNC");   /* checked by hz_env_check */
+    if (!v || !strcmp(v, "block")) return cudaDeviceScheduleBlockingSync;
+    if (!strcmp(v, "auto")) return cudaDeviceScheduleAuto;
+    if (!strcmp(v, "spin")) return cudaDeviceScheduleSpin;
+    return cudaDeviceScheduleYield;
+}
+
 extern "C" void hz_cuda_prewarm(int n)
 {
     int have = 0;
     if (cudaGetDeviceCount(&have) != cudaSuccess) { cudaGetLastError(); return; }
     if (n <= 0 || n > have) n = have;
     for (int g = 0; g < n; g++)
-        if (cudaSetDevice(g) != cudaSuccess || cudaFree(0) != cudaSuccess) cudaGetLastError();
+        if (cudaSetDevice(g) != cudaSuccess || cudaSetDeviceFlags(sync_flag()) != cudaSuccess ||
+            cudaFree(0) != cudaSuccess) cudaGetLastError();
 }
 
 static int env_choice(const char *name, const char *const *allowed, int def, char *err, size_t errlen)
@@ -715,6 +730,9 @@ extern "C" int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_b
         devstate *D = &B->d[g];
         D->dev = g;
         D->fault = &B->fault;
+        if (cudaGetDeviceProperties(&D->p, g) == cudaSuccess && cudaSetDevice(g) == cudaSuccess &&
+            cudaSetDeviceFlags(sync_flag()) != cudaSuccess)   /* again, in case the prewarm's failed; */
+            cudaGetLastError();                               /* a runtime that refuses keeps its own */
         if (cudaGetDeviceProperties(&D->p, g) != cudaSuccess || cudaSetDevice(g) != cudaSuccess ||
             cudaEventCreate(&D->ref) != cudaSuccess || cudaEventRecord(D->ref, 0) != cudaSuccess) {
             cudaGetLastError();

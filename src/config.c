@@ -488,6 +488,7 @@ static hz_envvar ENV[] = {
     { "HSPZ_DEVICE_DEDUP", "1, 0", NULL },
     { "HSPZ_REF_BUCKETS", "auto, on, off", NULL },
     { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },
+    { "HSPZ_SYNC", "block, auto, spin, yield", NULL },
     /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh) */
     { "HSPZ_FAULT", "gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)", NULL },
     /* benchmarks: phase times on stderr (src/pipeline.c trace) */
@@ -544,7 +545,7 @@ int hz_env_check(char *err, size_t errlen)
             if (h) continue;
             char en[256];
             snprintf(err, errlen, "environment variable %s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
-                     "HSPZ_DEVICE_LONG, HSPZ_DEVICE_DEDUP, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_FAULT (tests), HSPZ_TRACE; test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
+                     "HSPZ_DEVICE_LONG, HSPZ_DEVICE_DEDUP, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_SYNC, HSPZ_FAULT (tests), HSPZ_TRACE; test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
                      "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", hz_printable(*e, nl > 200 ? 200 : nl, en, sizeof en));
             return -1;
         }

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #define BUCKET_BYTES ((size_t)8 << 20)   /* target bucket size: many buckets keep threads busy */
-#define MEM_BYTES ((size_t)64 << 20)     /* output up to this is sorted in memory, without files */
+#define MEM_BYTES ((size_t)HZ_DG_MEM_BYTES) /* output up to this is sorted in memory, without files */
 #define MAX_BUCKETS 512                  /* temporary files of one level, at most */
 #define MAX_DEPTH 6                      /* nested levels; past it a bucket is sorted in memory */
 #define MAX_THREADS 64
@@ -704,4 +704,185 @@ out:
     if (ctx) EVP_MD_CTX_free(ctx);
     files_free(&f);
     return rc;
+}
+
+/* ---- the digest fed while a run writes (hz_dg_stream) -------------------------------------- */
+typedef struct { char *base; uint64_t size; dev_t dev; ino_t ino; struct timespec mtime; } fed_file;
+
+struct hz_dg_stream {
+    bsort s;
+    char *dir;
+    pthread_mutex_t mu;            /* the fields below */
+    fed_file *file; size_t nfile, capfile;
+    uint64_t bytes;                /* bytes fed */
+    int spent;                     /* a feed failed: the folder is digested instead */
+};
+
+hz_dg_stream *hz_dg_stream_open(const char *dir, char *const *paths, size_t n, size_t bucket_bytes, int threads,
+                                char *err, size_t errlen)
+{
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    hz_dg_stream *ds = calloc(1, sizeof *ds);
+    char *d = strdup(dir);
+    files_t f = { calloc(n ? n : 1, sizeof *f.path), NULL, calloc(n ? n : 1, sizeof *f.size), n, 0 };
+    pthread_t *th = malloc((size_t)threads * sizeof *th);
+    if (!ds || !d || !f.path || !f.size || !th) {
+        free(ds); free(d); free(f.path); free(f.size); free(th);
+        snprintf(err, errlen, "out of memory in the canonical digest"); return NULL; }
+    ds->dir = d;
+    pthread_mutex_init(&ds->mu, NULL);
+    bs_init(&ds->s, ds->dir, bucket_bytes ? bucket_bytes : BUCKET_BYTES, threads, 0);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) || !S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: cannot read: %s", paths[i], strerror(errno)); rc = -1; }
+        else { f.path[i] = (char *)paths[i]; f.size[i] = (uint64_t)st.st_size; f.total += f.size[i]; }
+    }
+    /* splitters sampled from these files: later files of the run are assumed to spread alike
+     * (a bucket that grows past 4 x bucket_bytes is sorted again at the end) */
+    if (!rc && pick_splitters(&ds->s, &f, bucket_cap())) { snprintf(err, errlen, "out of memory in the canonical digest"); rc = -1; }
+    if (!rc) rc = bs_open(&ds->s, err, errlen);
+    for (size_t i = 0; i < n && !rc; i++)
+        if (bs_add(&ds->s, paths[i], -1, f.size[i])) { snprintf(err, errlen, "out of memory in the canonical digest"); rc = -1; }
+    int started = 0;
+    for (int t = 0; !rc && t < threads; t++) if (!pthread_create(&th[started], NULL, distribute_main, &ds->s)) started++;
+    if (!rc && !started) distribute_main(&ds->s);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    if (!rc && ds->s.failed) { snprintf(err, errlen, "%s", ds->s.err); rc = -1; }
+    ds->s.next_piece = ds->s.npiece = 0;
+    ds->bytes = f.total;
+    free(f.path); free(f.size); free(th);   /* the paths are the caller's */
+    for (size_t i = 0; i < n && !rc; i++) rc = hz_dg_stream_file(ds, paths[i]);
+    if (rc) { hz_dg_stream_free(ds); return NULL; }
+    return ds;
+}
+
+static int stream_spend(hz_dg_stream *ds)
+{
+    pthread_mutex_lock(&ds->mu);
+    ds->spent = 1;
+    pthread_mutex_unlock(&ds->mu);
+    return -1;
+}
+
+/* two passes over the lines: each one's bucket, then the lines laid out bucket by bucket in
+ * one copy, each bucket's run appended to its file with one write */
+int hz_dg_stream_lines(hz_dg_stream *ds, const char *buf, size_t len)
+{
+    bsort *s = &ds->s;
+    if (!len) return 0;
+    if (buf[len - 1] != '\n') return stream_spend(ds);
+    size_t nl = 0;
+    for (const char *p = buf, *e = buf + len; p < e; nl++) p = (const char *)memchr(p, '\n', (size_t)(e - p)) + 1;
+    uint16_t *bk = malloc(nl * sizeof *bk);   /* nb <= MAX_BUCKETS + 1 < 0xffff, the mark of a splitter's copy */
+    size_t *at = calloc(s->nb + 1, sizeof *at);
+    uint64_t *eq = calloc(s->nspl ? s->nspl : 1, sizeof *eq);
+    char *out = malloc(len);
+    int rc = bk && at && eq && out ? 0 : -1;
+    const char *p = buf;
+    for (size_t i = 0; !rc && i < nl; i++) {
+        const char *q = memchr(p, '\n', (size_t)(buf + len - p));
+        size_t n = (size_t)(q - p);
+        int equal;
+        size_t b = bucket_of(s, p, n, &equal);
+        if (equal) { eq[b - 1]++; bk[i] = 0xffff; }
+        else { bk[i] = (uint16_t)b; at[b + 1] += n + 1; }
+        p = q + 1;
+    }
+    for (size_t b = 0; !rc && b < s->nb; b++) at[b + 1] += at[b];   /* at[b]: where bucket b starts */
+    p = buf;
+    for (size_t i = 0; !rc && i < nl; i++) {
+        size_t n = (size_t)((const char *)memchr(p, '\n', (size_t)(buf + len - p)) - p) + 1;
+        if (bk[i] != 0xffff) { memcpy(out + at[bk[i]], p, n); at[bk[i]] += n; }
+        p += n;
+    }
+    for (size_t b = 0, from = 0; !rc && b < s->nb; from = at[b], b++)   /* now at[b]: where it ends */
+        if (at[b] > from && bucket_flush(s, b, out + from, at[b] - from)) rc = -1;
+    if (!rc) {
+        pthread_mutex_lock(&s->mu);
+        s->lines += nl;
+        for (size_t k = 0; k < s->nspl; k++) s->eq[k] += eq[k];
+        pthread_mutex_unlock(&s->mu);
+        pthread_mutex_lock(&ds->mu);
+        ds->bytes += len;
+        pthread_mutex_unlock(&ds->mu);
+    }
+    free(bk); free(at); free(eq); free(out);
+    return rc ? stream_spend(ds) : 0;
+}
+
+int hz_dg_stream_file(hz_dg_stream *ds, const char *path)
+{
+    struct stat st;
+    const char *sl = strrchr(path, '/');
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) return stream_spend(ds);
+    pthread_mutex_lock(&ds->mu);
+    int rc = 0;
+    if (ds->nfile == ds->capfile) {
+        size_t c = ds->capfile ? 2 * ds->capfile : 64;
+        fed_file *nf = realloc(ds->file, c * sizeof *nf);
+        if (nf) { ds->file = nf; ds->capfile = c; } else rc = -1;
+    }
+    fed_file *a = rc ? NULL : &ds->file[ds->nfile];
+    if (a && (a->base = strdup(sl ? sl + 1 : path))) {
+        a->size = (uint64_t)st.st_size; a->dev = st.st_dev; a->ino = st.st_ino; a->mtime = st.st_mtim;
+        ds->nfile++;
+    } else rc = -1;
+    if (rc) ds->spent = 1;
+    pthread_mutex_unlock(&ds->mu);
+    return rc;
+}
+
+static int fed_cmp(const void *a, const void *b) { return strcmp(((const fed_file *)a)->base, ((const fed_file *)b)->base); }
+
+/* dir holds exactly the files recorded (RULES.md's set: *.segments but all.segments), each
+ * with the inode, size and modification time it had then */
+static int stream_same_files(hz_dg_stream *ds)
+{
+    files_t f;
+    char e[256];
+    if (files_list(ds->dir, &f, e, sizeof e)) return 0;
+    int same = f.n == ds->nfile;
+    qsort(ds->file, ds->nfile, sizeof *ds->file, fed_cmp);
+    for (size_t i = 0; same && i < f.n; i++) {
+        const fed_file *a = &ds->file[i];
+        const char *sl = strrchr(f.path[i], '/');
+        struct stat st;
+        same = !strcmp(sl ? sl + 1 : f.path[i], a->base) && !stat(f.path[i], &st) && st.st_dev == a->dev &&
+               st.st_ino == a->ino && (uint64_t)st.st_size == a->size && st.st_mtim.tv_sec == a->mtime.tv_sec &&
+               st.st_mtim.tv_nsec == a->mtime.tv_nsec;
+    }
+    files_free(&f);
+    return same;
+}
+
+int hz_dg_stream_finish(hz_dg_stream *ds, char hex[65], uint64_t *nlines, hz_dg_times *tm)
+{
+    if (!ds || ds->spent || ds->bytes <= 8 * (uint64_t)ds->s.bucket_bytes || !stream_same_files(ds)) return 1;
+    ds->spent = 1;   /* its buckets are used up either way */
+    EVP_MD_CTX *ctx = NULL;
+    char e[1024];
+    int rc = 1;
+    if (tm) memset(tm, 0, sizeof *tm);
+    ds->s.tm = tm;
+    double t0 = hz_now();
+    if (!digest_start(&ctx) && !bs_hash(&ds->s, ctx, e, sizeof e)) {
+        digest_hex(ctx, hex);
+        if (nlines) *nlines = ds->s.lines;
+        rc = 0;
+    }
+    if (tm) tm->sort_hash = hz_now() - t0;
+    if (ctx) EVP_MD_CTX_free(ctx);
+    return rc;
+}
+
+void hz_dg_stream_free(hz_dg_stream *ds)
+{
+    if (!ds) return;
+    bs_free(&ds->s);
+    for (size_t i = 0; i < ds->nfile; i++) free(ds->file[i].base);
+    free(ds->file); free(ds->dir);
+    pthread_mutex_destroy(&ds->mu);
+    free(ds);
 }

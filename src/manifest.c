@@ -384,15 +384,18 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
         char hex[65];
         uint64_t nl = 0;
         hz_dg_times dt;
-        int drc = hz_canonical_digest(outdir, nt, hex, &nl, mi->trace ? &dt : NULL, err, errlen);
+        memset(&dt, 0, sizeof dt);
+        int streamed = mi->digest_stream && !hz_dg_stream_finish(mi->digest_stream, hex, &nl, mi->trace ? &dt : NULL);
+        int drc = streamed ? 0 : hz_canonical_digest(outdir, nt, hex, &nl, mi->trace ? &dt : NULL, err, errlen);
         double t1 = hz_now();
         if (threaded) pthread_join(th, NULL);
         if (!drc && oj.rc) snprintf(err, errlen, "%s", oj.err);
         if (drc || oj.rc) { json_decref(m); json_decref(outs); return -1; }
         if (mi->trace)
-            fprintf(stderr, "hspz: trace manifest: outputs hashed in %.4f s, canonical digest in %.4f s (at once); digest: "
+            fprintf(stderr, "hspz: trace manifest: outputs hashed in %.4f s, canonical digest in %.4f s (at once); digest%s: "
                     "splitters %.4f, distribution %.4f, sort and hash %.4f (hashing thread: waits %.4f, sha256 %.4f)\n",
-                    oj.secs, t1 - t0, dt.splitters, dt.distribute, dt.sort_hash, dt.hash_wait, dt.hash_update);
+                    oj.secs, t1 - t0, streamed ? " (fed during the run)" : "", dt.splitters, dt.distribute, dt.sort_hash,
+                    dt.hash_wait, dt.hash_update);
         digest = json_string(hex);
         nseg = json_integer((json_int_t)nl);
     }

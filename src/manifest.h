@@ -23,6 +23,7 @@ typedef struct {
     double t_load, t_plan, t_table, t_output, t_wall;
     int threads;
     int trace;                   /* HSPZ_TRACE=1: the output hashing and the digest timed on stderr */
+    hz_dg_stream *digest_stream; /* the run's canonical digest fed as it wrote outdir, or NULL */
     const char *backend;         /* be->name, or "cpu" */
     int device_seeding, device_table;   /* kernels the backend chose */
     const char *gpu_report;      /* be->report()'s JSON object text (GPU runs), or NULL */

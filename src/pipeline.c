@@ -290,6 +290,8 @@ typedef struct {
     char *dir;                 /* the folder being written */
     hz_seqset qseqs; hz_side qside;
     hz_segwriter sw;
+    hz_dg_stream *ds;          /* the canonical digest fed as the files are written, or NULL */
+    int ds_off;                /* it could not be opened: the manifest digests the folder */
     hz_cmd *cmds; size_t ncmd, capcmd;
     hz_funnel total;
     double t_load, t_plan, t_table, t_output;
@@ -448,8 +450,59 @@ static int chunkplan_make(run_t *R, size_t r, size_t q, uint32_t L, chunkplan *c
     return 0;
 }
 
+/* One strand of an interval: exact-duplicate removal, then its segments file (none when no
+ * HSP is left).  Both strands of an interval run at once, each on its share of the threads. */
+typedef struct {
+    qjob_t *J; hz_hspvec *v; size_t r, q, k; uint64_t tstart;
+    int strand, threads, rc;
+    double t_dedup, t_write;
+    char base[512], err[1024];
+} strand_out;
+
+static void *strand_main(void *arg)
+{
+    strand_out *S = arg;
+    double ts = hz_now();
+    S->v->n = hz_dedup_interval(S->v->v, S->v->n, S->threads);
+    S->t_dedup = hz_now() - ts;
+    if (S->v->n == SIZE_MAX) { snprintf(S->err, sizeof S->err, "out of memory in dedup"); S->rc = -1; return NULL; }
+    if (S->v->n == 0) return NULL;
+    snprintf(S->base, sizeof S->base, "tmp%zu.block%zu.r%llu.%s", S->k + 1, S->q, (unsigned long long)S->tstart,
+             S->strand ? "minus" : "plus");
+    ts = hz_now();
+    S->rc = hz_segwriter_write(&S->J->sw, S->J->dir, S->base, S->v->v, S->v->n, S->strand, S->r, S->q, S->threads, S->J->ds,
+                               S->err, sizeof S->err);
+    S->t_write = hz_now() - ts;
+    return NULL;
+}
+
+/* The canonical digest fed from the formatter (digest.h), from the next interval on, once the
+ * files written pass what the folder's digest sorts in memory (at 32 bytes or more a line):
+ * its splitters are sampled from those files, which it distributes while the next interval's
+ * chunks run.  Without it, or when it fails, the manifest digests the folder (same bytes). */
+static void stream_start(run_t *R, qjob_t *J)
+{
+    char e[512];
+    char **paths = calloc(J->ncmd ? J->ncmd : 1, sizeof *paths);
+    int ok = paths != NULL;
+    for (size_t i = 0; ok && i < J->ncmd; i++) {
+        const hz_cmd *c = &J->cmds[i];
+        size_t pl = strlen(J->dir) + 96;
+        if ((ok = (paths[i] = malloc(pl)) != NULL))
+            snprintf(paths[i], pl, "%s/tmp%zu.block%zu.r%llu.%s.segments", J->dir, c->k, c->q, (unsigned long long)c->r,
+                     c->strand ? "minus" : "plus");
+    }
+    J->ds = ok ? hz_dg_stream_open(J->dir, paths, J->ncmd, 0, R->nthreads, e, sizeof e) : NULL;
+    J->ds_off = J->ds == NULL;
+    J->mi.digest_stream = J->ds;
+    for (size_t i = 0; paths && i < J->ncmd; i++) free(paths[i]);
+    free(paths);
+}
+
 /* Interval k's HSPs (its chunks' results in plan order), exact-duplicate removal (0.3.x,
- * RULES.md), then its plus and minus segments files and their lastz commands. */
+ * RULES.md), then its plus and minus segments files and their lastz commands.  The strands
+ * are independent until their commands are listed (plus first), so they run at once: the
+ * last interval's dedup and write come after the GPU's last chunk. */
 static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkplan *c, size_t k, hz_hspvec *res)
 {
     const hz_opts *o = &J->o;
@@ -463,18 +516,25 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
         if (need[st] && !(v[st].v = malloc(need[st] * sizeof *v[st].v))) rc = FAIL(R, "out of memory while joining chunk results");
         else v[st].cap = need[st];
     if (!rc) hz_hspvec_join(v, res, c->kfirst[k], c->kplus[k], c->kfirst[k + 1], R->nthreads);
-    double t0 = hz_now(), t_dedup = 0, t_write = 0;
+    double t0 = hz_now();
+    strand_out S[2];
+    /* threads by each strand's share of the HSPs, at least one each */
+    int nt = R->nthreads, tp = need[0] + need[1] ? (int)((double)nt * (double)need[0] / (double)(need[0] + need[1]) + 0.5) : nt;
+    if (tp < 1) tp = 1;
+    if (tp > nt - 1) tp = nt - 1 < 1 ? 1 : nt - 1;
+    for (int st = 0; st < 2; st++)
+        S[st] = (strand_out){ .J = J, .v = &v[st], .r = r, .q = q, .k = k, .tstart = tb->start, .strand = st,
+                              .threads = need[0] && need[1] ? (st ? (nt - tp > 1 ? nt - tp : 1) : tp) : nt };
+    if (!rc) {
+        pthread_t th;
+        int apart = need[0] && need[1] && nt > 1 && pthread_create(&th, NULL, strand_main, &S[1]) == 0;
+        strand_main(&S[0]);
+        if (apart) pthread_join(th, NULL);
+        else strand_main(&S[1]);
+    }
     for (int strand = 0; strand < 2 && !rc; strand++) {
-        double ts = hz_now();
-        v[strand].n = hz_dedup_interval(v[strand].v, v[strand].n, R->nthreads);
-        t_dedup += hz_now() - ts;
-        if (v[strand].n == SIZE_MAX) { rc = FAIL(R, "out of memory in dedup"); break; }
+        if (S[strand].rc) { rc = FAIL(R, "%s", S[strand].err); break; }
         if (v[strand].n == 0) continue;
-        char base[512];
-        snprintf(base, sizeof base, "tmp%zu.block%zu.r%llu.%s", k + 1, q, (unsigned long long)tb->start, strand ? "minus" : "plus");
-        ts = hz_now();
-        if (hz_segwriter_write(&J->sw, J->dir, base, v[strand].v, v[strand].n, strand, r, q, R->nthreads, R->err, sizeof R->err)) { rc = -1; break; }
-        t_write += hz_now() - ts;
         J->total.written += v[strand].n;
         if (J->ncmd == J->capcmd) {
             size_t nc = J->capcmd ? 2 * J->capcmd : 64;
@@ -482,13 +542,14 @@ static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkpla
             if (!c2) { rc = FAIL(R, "out of memory"); break; }
             J->cmds = c2; J->capcmd = nc;
         }
-        J->cmds[J->ncmd] = (hz_cmd){ strand, k + 1, q, tb->start, hz_lastz_command(o, base, r, q, strand) };
+        J->cmds[J->ncmd] = (hz_cmd){ strand, k + 1, q, tb->start, hz_lastz_command(o, S[strand].base, r, q, strand) };
         if (!J->cmds[J->ncmd].line) { rc = FAIL(R, "out of memory"); break; }
         J->ncmd++;
     }
     if (R->trace && !rc)   /* where the run's thread spends its output time (benchmarks); join: with its allocation */
-        fprintf(stderr, "hspz: trace %.4f emit interval %zu of %zu (blocks %zu, %zu): %zu + %zu lines, join %.4f dedup %.4f write %.4f s\n",
-                hz_now() - R->t_start, k + 1, c->niv, r, q, v[0].n, v[1].n, t0 - tj, t_dedup, t_write);
+        fprintf(stderr, "hspz: trace %.4f emit interval %zu of %zu (blocks %zu, %zu): %zu + %zu lines, join %.4f dedup %.4f + %.4f "
+                "write %.4f + %.4f s (strands at once: %.4f s)\n", hz_now() - R->t_start, k + 1, c->niv, r, q, v[0].n, v[1].n,
+                t0 - tj, S[0].t_dedup, S[1].t_dedup, S[0].t_write, S[1].t_write, hz_now() - t0);
     hz_hspvec_free(&v[0]); hz_hspvec_free(&v[1]);
     return rc;
 }
@@ -554,6 +615,13 @@ static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q
         if (rc) w.failed = 1;
         pthread_cond_broadcast(&w.cv_work);
         pthread_mutex_unlock(&w.mu);
+        if (!rc && k + 1 < c.niv && !J->ds && !J->ds_off && J->total.written * 32 > HZ_DG_MEM_BYTES) {
+            double ts = hz_now();   /* while the next interval's chunks run */
+            stream_start(R, J);
+            if (R->trace)
+                fprintf(stderr, "hspz: trace %.4f digest stream %s after interval %zu: %.4f s\n", hz_now() - R->t_start,
+                        J->ds ? "opened" : "not opened", k + 1, hz_now() - ts);
+        }
     }
     if (rc) job_fail(&w);
     for (int t = 0; t < nt; t++) pthread_join(R->th[t], NULL);
@@ -635,6 +703,7 @@ static void job_free(qjob_t *J)
     for (size_t i = 0; i < J->ncmd; i++) free(J->cmds[i].line);
     free(J->cmds);
     free(J->outdir_own); free(J->tar_own);
+    hz_dg_stream_free(J->ds);
     hz_segwriter_free(&J->sw);
     hz_side_free(&J->qside);
     hz_seqset_free(&J->qseqs);

@@ -84,6 +84,7 @@ size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, s
  * the helpers into a ring of `nslot` buffers; the writing thread writes them in order. */
 typedef struct {
     hz_segwriter *w; const hz_hsp *h; size_t n; int strand; size_t r, q;
+    hz_dg_stream *ds;              /* the canonical digest fed, or NULL */
     size_t per, nslice, nslot, line_max;
     char **buf; size_t *len; int *ready;
     size_t next, written;          /* next slice to format; slices written so far */
@@ -111,6 +112,7 @@ static void *format_main(void *arg)
         pthread_mutex_unlock(&F->mu);
         size_t i0 = k * F->per, i1 = i0 + F->per < F->n ? i0 + F->per : F->n;
         size_t len = format_slice(F->w, F->h, F->n, F->strand, F->r, F->q, i0, i1, F->buf[slot]);
+        if (F->ds) hz_dg_stream_lines(F->ds, F->buf[slot], len);   /* a failure spends the stream only */
         pthread_mutex_lock(&F->mu);
         F->len[slot] = len; F->ready[slot] = 1;
         pthread_cond_broadcast(&F->cv);
@@ -122,9 +124,9 @@ static void *format_main(void *arg)
 /* format and write h's lines to fp with `threads` helpers; 0, or -1 (write failed or out of
  * memory: *oom says which) */
 static int write_parallel(hz_segwriter *w, FILE *fp, const hz_hsp *h, size_t n, int strand, size_t r, size_t q,
-                          size_t line_max, int threads, int *oom)
+                          size_t line_max, int threads, hz_dg_stream *ds, int *oom)
 {
-    fmtjob F = { w, h, n, strand, r, q, 0, 0, 0, line_max, NULL, NULL, NULL, 0, 0, 0,
+    fmtjob F = { w, h, n, strand, r, q, ds, 0, 0, 0, line_max, NULL, NULL, NULL, 0, 0, 0,
                  PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
     F.per = ((size_t)4 << 20) / line_max;   /* about 4 MiB of text a slice at most */
     if (F.per < 256) F.per = 256;
@@ -160,7 +162,7 @@ static int write_parallel(hz_segwriter *w, FILE *fp, const hz_hsp *h, size_t n, 
 }
 
 int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const hz_hsp *h,
-                       size_t n, int strand, size_t r, size_t q, int threads, char *err, size_t errlen)
+                       size_t n, int strand, size_t r, size_t q, int threads, hz_dg_stream *ds, char *err, size_t errlen)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/%s.segments", dir, base);
@@ -175,7 +177,7 @@ int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const
     size_t line_max = maxname + maxq + 128;
     int ok = 1, oom = 0;
     if (threads > 1 && n >= 4 * ((((size_t)4 << 20) / line_max) + 256)) {   /* several slices: helpers format them */
-        ok = write_parallel(w, fp, h, n, strand, r, q, line_max, threads > 64 ? 64 : threads, &oom) == 0;
+        ok = write_parallel(w, fp, h, n, strand, r, q, line_max, threads > 64 ? 64 : threads, ds, &oom) == 0;
     } else {
         size_t cap = 1 << 20;
         char *buf = malloc(cap + line_max);
@@ -184,8 +186,12 @@ int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const
         for (size_t i = 0; i < n && ok; i++) {
             const hz_hsp *x = strand ? &h[n - 1 - i] : &h[i];
             used += hz_segment_line(w, x, strand, r, q, buf + used);
-            if (used >= cap) { ok = fwrite(buf, 1, used, fp) == used; used = 0; }
+            if (used >= cap) {
+                if (ds) hz_dg_stream_lines(ds, buf, used);
+                ok = fwrite(buf, 1, used, fp) == used; used = 0;
+            }
         }
+        if (ok && used && ds) hz_dg_stream_lines(ds, buf, used);
         if (ok && used) ok = fwrite(buf, 1, used, fp) == used;
         free(buf);
     }
@@ -196,6 +202,7 @@ int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const
         remove(tmp);
         return -1;
     }
+    if (ds) hz_dg_stream_file(ds, path);
     return 0;
 }
 

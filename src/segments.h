@@ -11,6 +11,7 @@
 #include "plan.h"
 #include "options.h"
 #include "xdrop.h"
+#include "digest.h"
 
 typedef struct {
     const hz_side *t, *q;
@@ -28,10 +29,12 @@ void hz_segwriter_free(hz_segwriter *w);
 /* Write dir/<base>.segments from h[0..n) (block-relative HSPs of target block r and query
  * block q), in vector order for plus (strand 0) and reversed for minus (strand 1), through a
  * temporary name renamed into place.  threads (>= 1) format large files in slices of about
- * 4 MiB, written in order (the bytes never depend on it).  Returns 0, or -1 with err naming
- * the file. */
+ * 4 MiB, written in order (the bytes never depend on it).  ds (NULL: none) gets every line as
+ * it is formatted and the file once renamed (digest.h); a failure there only spends the
+ * stream.  Strands of one query block may be written at once.  Returns 0, or -1 with err
+ * naming the file. */
 int hz_segwriter_write(hz_segwriter *w, const char *dir, const char *base, const hz_hsp *h,
-                       size_t n, int strand, size_t r, size_t q, int threads, char *err, size_t errlen);
+                       size_t n, int strand, size_t r, size_t q, int threads, hz_dg_stream *ds, char *err, size_t errlen);
 
 /* Format one segment line for h into buf (>= 64 + name lengths bytes); returns its length. */
 size_t hz_segment_line(hz_segwriter *w, const hz_hsp *h, int strand, size_t r, size_t q, char *buf);

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <unistd.h>
 #include "tap.h"
 
@@ -168,15 +169,24 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == 0, "valid values accepted: %s", err);
     int n;
     const hz_envvar *v = hz_env_vars(&n);
-    check(n == 9 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
+    check(n == 10 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
           !strcmp(v[1].name, "HSPZ_GATE_KERNEL") && v[1].value == NULL && v[2].value == NULL &&
           !strcmp(v[4].name, "HSPZ_DEVICE_DEDUP") && v[4].value == NULL &&
           !strcmp(v[6].name, "HSPZ_GPU_TILE") && !strcmp(v[6].value, "1073741824") &&
-          !strcmp(v[7].name, "HSPZ_FAULT") && v[7].value == NULL &&
-          !strcmp(v[8].name, "HSPZ_TRACE") && v[8].value == NULL, "values recorded");
+          !strcmp(v[7].name, "HSPZ_SYNC") && v[7].value == NULL &&
+          !strcmp(v[8].name, "HSPZ_FAULT") && v[8].value == NULL &&
+          !strcmp(v[9].name, "HSPZ_TRACE") && v[9].value == NULL, "values recorded");
     setenv("HSPZ_FAULT", "gpu-kernel:3", 1);
-    check(hz_env_check(err, sizeof err) == 0 && (v = hz_env_vars(&n)) && !strcmp(v[7].value, "gpu-kernel:3"),
+    check(hz_env_check(err, sizeof err) == 0 && (v = hz_env_vars(&n)) && !strcmp(v[8].value, "gpu-kernel:3"),
           "HSPZ_FAULT=gpu-kernel:3 accepted and recorded");
+    unsetenv("HSPZ_FAULT");
+    setenv("HSPZ_SYNC", "yield", 1);
+    check(hz_env_check(err, sizeof err) == 0 && (v = hz_env_vars(&n)) && !strcmp(v[7].value, "yield"),
+          "HSPZ_SYNC=yield accepted and recorded");
+    setenv("HSPZ_SYNC", "sleep", 1);
+    check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_SYNC='sleep' is not allowed (allowed: block, auto, spin, yield)"),
+          "HSPZ_SYNC=sleep refused: %s", err);
+    unsetenv("HSPZ_SYNC");
     setenv("HSPZ_FAULT", "gpu-alloc:0", 1);
     check(hz_env_check(err, sizeof err) == -1 && strstr(err, "HSPZ_FAULT='gpu-alloc:0' is not allowed"), "HSPZ_FAULT=gpu-alloc:0 refused: %s", err);
     unsetenv("HSPZ_FAULT");
@@ -399,6 +409,130 @@ static void test_digest(void)
     check(hz_failed_manifest_path("") == NULL && hz_failed_manifest_path(NULL) == NULL, "no path without OUTDIR");
 }
 
+/* the canonical digest fed while files are written (digest.h hz_dg_stream) */
+typedef struct { hz_dg_stream *ds; const char *buf; size_t len; int rc; } feed_arg;
+
+static void *feed_main(void *arg)   /* a formatter's feeding: whole lines, in pieces of up to ~3 KiB */
+{
+    feed_arg *a = arg;
+    for (size_t at = 0; at < a->len && !a->rc;) {
+        size_t end = at + 3000 < a->len ? at + 3000 : a->len;
+        while (end < a->len && a->buf[end - 1] != '\n') end++;
+        a->rc = hz_dg_stream_lines(a->ds, a->buf + at, end - at);
+        at = end;
+    }
+    return NULL;
+}
+
+/* n lines of segments into buf (malloc'd); names from the target's, one unknown, one empty;
+ * a line now and then twice */
+static char *stream_lines(uint64_t seed, size_t n, size_t *len)
+{
+    static const char *const nm[] = { "chr1", "chr2", "c", "zz_unknown", "" };
+    char *b = malloc(n * 64), *p = b;
+    uint64_t x = seed;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int k = (int)((x >> 33) % 100);
+        const char *name = nm[k < 45 ? 0 : k < 80 ? 1 : k < 95 ? 2 : k < 98 ? 3 : 4];
+        unsigned st = (unsigned)((x >> 20) % 250000) + 1, len = (unsigned)((x >> 8) % 300) + 1;
+        char *line = p;
+        p += sprintf(p, "%s\t%u\t%u\tq%u\t%u\t%u\t%c\t%u\n", name, st, st + len, k % 3, st, st + len, k % 2 ? '+' : '-', (unsigned)(x % 9000));
+        if (i % 997 == 5 && i + 1 < n) { size_t ll = (size_t)(p - line); memmove(p, line, ll); p += ll; i++; }   /* a copy */
+    }
+    *len = (size_t)(p - b);
+    return b;
+}
+
+static void put_file(const char *path, const char *buf, size_t len)
+{
+    FILE *fp = fopen(path, "wb"); fwrite(buf, 1, len, fp); fclose(fp);
+}
+
+static void test_digest_stream(void)
+{
+    char d[600], p[700], q[700], err[512], hs[65], hf[65], want[65];
+    uint64_t ns = 0, nf = 0;
+    snprintf(d, sizeof d, "%s/stream", dir);
+    mkdir(d, 0777);
+    size_t l0, l1, l2;
+    char *b0 = stream_lines(1, 20000, &l0), *b1 = stream_lines(2, 30000, &l1), *b2 = stream_lines(3, 25000, &l2);
+    /* f0 written before the stream opened (splitters sampled from it, distributed from disk);
+     * f1 and f2 fed at once by two threads */
+    snprintf(p, sizeof p, "%s/tmp1.block0.r0.plus.segments", d); put_file(p, b0, l0);
+    char *first[] = { p };
+    hz_dg_stream *ds = hz_dg_stream_open(d, first, 1, 4096, 3, err, sizeof err);
+    check(ds != NULL, "stream opened on a first file: %s", ds ? "" : err);
+    if (!ds) return;
+    feed_arg a1 = { ds, b1, l1, 0 }, a2 = { ds, b2, l2, 0 };
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, feed_main, &a1); pthread_create(&t2, NULL, feed_main, &a2);
+    pthread_join(t1, NULL); pthread_join(t2, NULL);
+    snprintf(p, sizeof p, "%s/tmp1.block0.r0.minus.segments", d); put_file(p, b1, l1);
+    snprintf(q, sizeof q, "%s/tmp2.block0.r0.plus.segments", d); put_file(q, b2, l2);
+    check(!a1.rc && !a2.rc && !hz_dg_stream_file(ds, p) && !hz_dg_stream_file(ds, q), "two files fed by two threads, recorded");
+    snprintf(p, sizeof p, "%s/all.segments", d); put_file(p, b0, l0);   /* --single-file's copy: not digested */
+    hz_dg_times tm;
+    int rs = hz_dg_stream_finish(ds, hs, &ns, &tm);
+    int rf = hz_canonical_digest_buckets(d, (size_t)1 << 30, 1, hf, &nf, err, sizeof err);
+    sort_sha256(d, "tmp*.segments", want);
+    check(rs == 0 && rf == 0 && ns == 75000 && nf == 75000 && !strcmp(hs, hf) && !strncmp(hs, want, 64) && tm.sort_hash > 0,
+          "75,000 lines (one file from disk, two fed in 3 KiB pieces by two threads) == the folder's digest == sort | sha256sum (%.12s)", want);
+    hz_dg_stream_free(ds);
+    snprintf(p, sizeof p, "ls -A '%s' | grep -c . | grep -qx 4", d);
+    check(system(p) == 0, "no bucket file left in the folder");
+    /* lines of names the first file never had (all in the first or last bucket): sorted again, same digest */
+    {
+        char d2[640], p2[700];
+        snprintf(d2, sizeof d2, "%s/stream2", dir);
+        mkdir(d2, 0777);
+        snprintf(p2, sizeof p2, "%s/tmp1.block0.r0.plus.segments", d2); put_file(p2, b0, l0);
+        char *f2[] = { p2 };
+        ds = hz_dg_stream_open(d2, f2, 1, 4096, 2, err, sizeof err);
+        size_t lz = 0;
+        char *bz = malloc(40000 * 24), *pz = bz;
+        for (int i = 0; i < 40000; i++) pz += sprintf(pz, "%s\t%d\t5\tq\t1\t2\t+\t9\n", i % 2 ? "zzz" : "AAA", 40000 - i);
+        lz = (size_t)(pz - bz);
+        int fr = ds && !hz_dg_stream_lines(ds, bz, lz);
+        snprintf(p2, sizeof p2, "%s/tmp2.block0.r0.plus.segments", d2); put_file(p2, bz, lz);
+        fr = fr && !hz_dg_stream_file(ds, p2);
+        int r = ds ? hz_dg_stream_finish(ds, hs, &ns, NULL) : -1;
+        sort_sha256(d2, "tmp*.segments", want);
+        check(fr && r == 0 && ns == 60000 && !strncmp(hs, want, 64), "60,000 lines, 40,000 past every splitter: == sort | sha256sum (%.12s)", want);
+        hz_dg_stream_free(ds);
+        free(bz);
+    }
+
+    /* what makes it give way to the folder's digest (1) */
+    const char *why[] = { "a file changed after it was recorded", "a file in the folder never fed", "a file recorded but gone",
+                          "a line without its newline", "output under 8 x the bucket size" };
+    for (int c = 0; c < 5; c++) {
+        snprintf(p, sizeof p, "%s/tmp1.block0.r0.plus.segments", d);
+        ds = hz_dg_stream_open(d, first, 1, c == 4 ? 1 << 20 : 4096, 2, err, sizeof err);
+        int fed = ds != NULL;
+        snprintf(q, sizeof q, "%s/tmp1.block0.r0.minus.segments", d);
+        fed = fed && hz_dg_stream_lines(ds, b1, l1) == 0 && hz_dg_stream_file(ds, q) == 0;
+        snprintf(q, sizeof q, "%s/tmp2.block0.r0.plus.segments", d);
+        fed = fed && hz_dg_stream_lines(ds, b2, l2) == 0 && hz_dg_stream_file(ds, q) == 0;
+        char extra[700];
+        snprintf(extra, sizeof extra, "%s/tmp9.block0.r0.plus.segments", d);
+        if (c == 0) { usleep(20000); FILE *fp = fopen(q, "ab"); fputs("c\t1\t2\tq\t1\t2\t+\t5\n", fp); fclose(fp); }
+        if (c == 1) put_file(extra, "c\t1\t2\tq\t1\t2\t+\t5\n", 18);
+        if (c == 2) rename(q, extra);
+        int lr = c == 3 ? hz_dg_stream_lines(ds, "c\t1", 3) : 0;
+        int r = hz_dg_stream_finish(ds, hs, &ns, NULL);
+        check(fed && r == 1 && (c != 3 || lr == -1), "%s: the stream gives way (finish %d)", why[c], r);
+        hz_dg_stream_free(ds);
+        if (c == 0) put_file(q, b2, l2);
+        if (c == 1) unlink(extra);
+        if (c == 2) rename(extra, q);
+    }
+    char *missing[] = { "/nonexistent/tmp1.block0.r0.plus.segments" };
+    check(hz_dg_stream_open(d, missing, 1, 4096, 2, err, sizeof err) == NULL && strstr(err, "cannot read"),
+          "a first file that cannot be read: no stream (%s)", err);
+    free(b0); free(b1); free(b2);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -410,6 +544,7 @@ int main(void)
     test_print_round_trip();
     test_env();
     test_digest();
+    test_digest_stream();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) {}

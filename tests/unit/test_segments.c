@@ -152,7 +152,7 @@ static void test_minus(hz_segwriter *w, const char *dir)
      *  m3: qs 0 len 3  -> "" 1..4; rs 11 -> "" 1..4
      *  m4: qs 13 len 0 -> q1 9..9 (= first base of forward q1); rs 9 -> chrA 10..10 */
     hz_hsp m[4] = {H(0, 5, 8, 300), H(1, 15, 5, 200), H(11, 0, 3, 100), H(9, 13, 0, 90)};
-    int rc = hz_segwriter_write(w, dir, "tmp1.block0.r0.minus", m, 4, 1, 0, 0, 1, err, sizeof err);
+    int rc = hz_segwriter_write(w, dir, "tmp1.block0.r0.minus", m, 4, 1, 0, 0, 1, NULL, err, sizeof err);
     check(rc == 0 && file_is(dir, "tmp1.block0.r0.minus.segments",
                              "chrA\t10\t10\tq1\t9\t9\t-\t90\n"
                              "\t1\t4\t\t1\t4\t-\t100\n"
@@ -165,19 +165,19 @@ static void test_minus(hz_segwriter *w, const char *dir)
 
     /* query block 1 minus: q3 rc_start 21 -> qs 0 = q3 1, qs 6 = q3 7; target block 1 */
     hz_hsp m2[2] = {H(2, 0, 4, 55), H(0, 6, 0, 9)};
-    rc = hz_segwriter_write(w, dir, "tmp1.block1.r16.minus", m2, 2, 1, 1, 1, 1, err, sizeof err);
+    rc = hz_segwriter_write(w, dir, "tmp1.block1.r16.minus", m2, 2, 1, 1, 1, 1, NULL, err, sizeof err);
     check(rc == 0 && file_is(dir, "tmp1.block1.r16.minus.segments",
                              "chrC\t1\t1\tq3\t7\t7\t-\t9\n"
                              "chrC\t3\t7\tq3\t1\t5\t-\t55\n"),
           "minus file of query block 1 / target block 1 (rc table rebuilt for another block)");
     /* back to block 0 */
-    rc = hz_segwriter_write(w, dir, "tmp2.block0.r0.minus", m + 2, 1, 1, 0, 0, 1, err, sizeof err);
+    rc = hz_segwriter_write(w, dir, "tmp2.block0.r0.minus", m + 2, 1, 1, 0, 0, 1, NULL, err, sizeof err);
     check(rc == 0 && file_is(dir, "tmp2.block0.r0.minus.segments", "\t1\t4\t\t1\t4\t-\t100\n"),
           "minus file of query block 0 again");
 
     /* plus file: vector order */
     hz_hsp p[3] = {H(1, 7, 8, 123), H(11, 0, 4, 50), H(12, 17, 3, 7)};
-    rc = hz_segwriter_write(w, dir, "tmp1.block0.r0.plus", p, 3, 0, 0, 0, 1, err, sizeof err);
+    rc = hz_segwriter_write(w, dir, "tmp1.block0.r0.plus", p, 3, 0, 0, 0, 1, NULL, err, sizeof err);
     check(rc == 0 && file_is(dir, "tmp1.block0.r0.plus.segments",
                              "chrA\t2\t10\tq1\t1\t9\t+\t123\n"
                              "\t1\t5\tq0\t1\t5\t+\t50\n"
@@ -200,8 +200,8 @@ static void test_minus(hz_segwriter *w, const char *dir)
     int same = 1;
     for (int strand = 0; strand < 2 && big; strand++) {
         const char *b1 = strand ? "big1.minus" : "big1.plus", *b5 = strand ? "big5.minus" : "big5.plus";
-        int r1 = hz_segwriter_write(w, dir, b1, big, nb, strand, 0, 0, 1, err, sizeof err);
-        int r5 = hz_segwriter_write(w, dir, b5, big, nb, strand, 0, 0, 5, err, sizeof err);
+        int r1 = hz_segwriter_write(w, dir, b1, big, nb, strand, 0, 0, 1, NULL, err, sizeof err);
+        int r5 = hz_segwriter_write(w, dir, b5, big, nb, strand, 0, 0, 5, NULL, err, sizeof err);
         char cmd[2400];
         snprintf(cmd, sizeof cmd, "cmp -s '%s/%s.segments' '%s/%s.segments' && [ $(wc -l < '%s/%s.segments') = %zu ]",
                  dir, b1, dir, b5, dir, b5, nb);
