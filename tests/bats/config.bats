@@ -15,7 +15,7 @@ setup() {
     T="$BATS_TEST_TMPDIR"
     OUT="$T/out"
     # a clean HSPZ_* environment (the harness's own variables are allowed)
-    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_DEVICE_DEDUP HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_FAULT HSPZ_TRACE
+    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_DEVICE_DEDUP HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_SYNC HSPZ_FAULT HSPZ_TRACE
 }
 
 # value KEY — the value printed by the last `hspz config` for KEY (comment stripped).
@@ -289,7 +289,7 @@ EOF
     local spec
     for spec in "HSPZ_GATE=fast|score, full" "HSPZ_GATE_KERNEL=block|refill, vec, thread, warp" "HSPZ_DEVICE_SEEDS=yes|0, 1" "HSPZ_DEVICE_LONG=2|diag, 1, 0" "HSPZ_DEVICE_DEDUP=on|1, 0" \
                 "HSPZ_REF_BUCKETS=maybe|auto, on, off" "HSPZ_GPU_TILE=0|an integer 1..1073741824" \
-                "HSPZ_GPU_TILE=12x|an integer 1..1073741824" \
+                "HSPZ_GPU_TILE=12x|an integer 1..1073741824" "HSPZ_SYNC=sleep|block, auto, spin, yield" \
                 "HSPZ_FAULT=gpu-alloc|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)" \
                 "HSPZ_FAULT=cpu-alloc:3|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)"; do
         local kv="${spec%%|*}" allowed="${spec#*|}"

@@ -16,7 +16,7 @@ setup() {
     require_hspz
     T="$BATS_TEST_TMPDIR"
     OUT="$T/out"
-    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_DEVICE_DEDUP HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_FAULT HSPZ_TRACE
+    unset HSPZ_GATE HSPZ_GATE_KERNEL HSPZ_DEVICE_SEEDS HSPZ_DEVICE_LONG HSPZ_DEVICE_DEDUP HSPZ_REF_BUCKETS HSPZ_GPU_TILE HSPZ_SYNC HSPZ_FAULT HSPZ_TRACE
 }
 
 # validate FILE — FILE is valid against the schema (python3 jsonschema, installed by
@@ -107,7 +107,7 @@ golden_field() {
     [ "$(mf "$M" 'd["config"]["values"]["xdrop"]')" = '{"value": 910, "source": "default", "section": "extension"}' ]
     [ "$(mf "$M" 'd["config"]["values"]["threads"]["source"]')" = flag ]
     [ "$(mf "$M" 'd["config"]["file"]')" = null ]
-    [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_GATE_KERNEL": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_DEVICE_LONG": null, "HSPZ_DEVICE_DEDUP": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null, "HSPZ_FAULT": null, "HSPZ_TRACE": null}' ]
+    [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_GATE_KERNEL": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_DEVICE_LONG": null, "HSPZ_DEVICE_DEDUP": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null, "HSPZ_SYNC": null, "HSPZ_FAULT": null, "HSPZ_TRACE": null}' ]
 }
 
 @test "manifest: written last and atomically (no temp file, newest file of OUTDIR)" {
