@@ -857,9 +857,19 @@ static int stream_same_files(hz_dg_stream *ds)
     return same;
 }
 
+/* the bucket files closed (their disk space freed at once: the folder's digest may need it) */
+static int stream_release(hz_dg_stream *ds)
+{
+    for (size_t b = 0; ds->s.fd && b < ds->s.nb; b++)
+        if (ds->s.fd[b] >= 0) { close(ds->s.fd[b]); ds->s.fd[b] = -1; }
+    ds->spent = 1;
+    return 1;
+}
+
 int hz_dg_stream_finish(hz_dg_stream *ds, char hex[65], uint64_t *nlines, hz_dg_times *tm)
 {
-    if (!ds || ds->spent || ds->bytes <= 8 * (uint64_t)ds->s.bucket_bytes || !stream_same_files(ds)) return 1;
+    if (!ds) return 1;
+    if (ds->spent || ds->bytes <= 8 * (uint64_t)ds->s.bucket_bytes || !stream_same_files(ds)) return stream_release(ds);
     ds->spent = 1;   /* its buckets are used up either way */
     EVP_MD_CTX *ctx = NULL;
     char e[1024];
@@ -874,6 +884,7 @@ int hz_dg_stream_finish(hz_dg_stream *ds, char hex[65], uint64_t *nlines, hz_dg_
     }
     if (tm) tm->sort_hash = hz_now() - t0;
     if (ctx) EVP_MD_CTX_free(ctx);
+    if (rc) stream_release(ds);
     return rc;
 }
 

@@ -60,7 +60,8 @@ int hz_dg_stream_file(hz_dg_stream *ds, const char *path);
  * caller then runs hz_canonical_digest, which names any error): the stream is spent, its
  * files hold 8 x bucket_bytes or less (64 MiB: HZ_DG_MEM_BYTES, sorted in memory from the
  * folder, faster), or dir's *.segments
- * files (all.segments aside) are not exactly the files recorded, each unchanged.  Once. */
+ * files (all.segments aside) are not exactly the files recorded, each unchanged.  On 1 its
+ * bucket files are closed first (their disk space freed).  Once. */
 int hz_dg_stream_finish(hz_dg_stream *ds, char hex[65], uint64_t *nlines, hz_dg_times *tm);
 
 /* Output up to this many bytes is sorted in memory (hz_canonical_digest): a stream pays off

@@ -479,7 +479,8 @@ static void *strand_main(void *arg)
 /* The canonical digest fed from the formatter (digest.h), from the next interval on, once the
  * files written pass what the folder's digest sorts in memory (at 32 bytes or more a line):
  * its splitters are sampled from those files, which it distributes while the next interval's
- * chunks run.  Without it, or when it fails, the manifest digests the folder (same bytes). */
+ * chunks run.  Without it, or when it fails, the manifest digests the folder (same bytes).
+ * pair_run opens it only where later lines carry target names the samples cover. */
 static void stream_start(run_t *R, qjob_t *J)
 {
     char e[512];
@@ -615,7 +616,10 @@ static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q
         if (rc) w.failed = 1;
         pthread_cond_broadcast(&w.cv_work);
         pthread_mutex_unlock(&w.mu);
-        if (!rc && k + 1 < c.niv && !J->ds && !J->ds_off && J->total.written * 32 > HZ_DG_MEM_BYTES) {
+        /* only in the last target block, whose names the files sampled cover (earlier blocks'
+         * files are among them), with work left, and no -D, whose split files replace the fed ones */
+        if (!rc && r + 1 == R->tside.n_block && (k + 1 < c.niv || q + 1 < J->qside.n_block) && !J->o.diagonal_partition &&
+            !J->ds && !J->ds_off && J->total.written * 32 > HZ_DG_MEM_BYTES) {
             double ts = hz_now();   /* while the next interval's chunks run */
             stream_start(R, J);
             if (R->trace)

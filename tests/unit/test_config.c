@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <pthread.h>
+#include <dirent.h>
 #include <unistd.h>
 #include "tap.h"
 
@@ -449,6 +450,16 @@ static void put_file(const char *path, const char *buf, size_t len)
     FILE *fp = fopen(path, "wb"); fwrite(buf, 1, len, fp); fclose(fp);
 }
 
+static int open_fds(void)   /* descriptors open in this process */
+{
+    int n = 0;
+    DIR *dp = opendir("/proc/self/fd");
+    if (!dp) return -1;
+    while (readdir(dp)) n++;
+    closedir(dp);
+    return n;
+}
+
 static void test_digest_stream(void)
 {
     char d[600], p[700], q[700], err[512], hs[65], hf[65], want[65];
@@ -508,7 +519,9 @@ static void test_digest_stream(void)
                           "a line without its newline", "output under 8 x the bucket size" };
     for (int c = 0; c < 5; c++) {
         snprintf(p, sizeof p, "%s/tmp1.block0.r0.plus.segments", d);
+        int fds0 = open_fds();
         ds = hz_dg_stream_open(d, first, 1, c == 4 ? 1 << 20 : 4096, 2, err, sizeof err);
+        int fds1 = open_fds();
         int fed = ds != NULL;
         snprintf(q, sizeof q, "%s/tmp1.block0.r0.minus.segments", d);
         fed = fed && hz_dg_stream_lines(ds, b1, l1) == 0 && hz_dg_stream_file(ds, q) == 0;
@@ -521,7 +534,9 @@ static void test_digest_stream(void)
         if (c == 2) rename(q, extra);
         int lr = c == 3 ? hz_dg_stream_lines(ds, "c\t1", 3) : 0;
         int r = hz_dg_stream_finish(ds, hs, &ns, NULL);
-        check(fed && r == 1 && (c != 3 || lr == -1), "%s: the stream gives way (finish %d)", why[c], r);
+        int fds2 = open_fds();
+        check(fed && r == 1 && (c != 3 || lr == -1) && (c == 4 || fds1 > fds0) && fds2 == fds0,
+              "%s: the stream gives way (finish %d), its bucket files closed (%d, %d, %d open)", why[c], r, fds0, fds1, fds2);
         hz_dg_stream_free(ds);
         if (c == 0) put_file(q, b2, l2);
         if (c == 1) unlink(extra);
