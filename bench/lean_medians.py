@@ -31,4 +31,4 @@ for path in sys.argv[1:]:
                 r[name].append(float(f[1]))
 for (inp, arm), r in sorted(runs.items()):
     print(inp, arm, f"{len(r['wall'])} runs:",
-          " ".join(f"{k} {statistics.median(v):.3f} ({min(v):.2f}-{max(v):.2f})" for k, v in r.items()))
+          " ".join(f"{k} {statistics.median(v):.3f} ({min(v):.3f}-{max(v):.3f})" for k, v in r.items()))
