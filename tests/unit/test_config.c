@@ -530,7 +530,7 @@ static void test_digest_stream(void)
         char extra[700];
         snprintf(extra, sizeof extra, "%s/tmp9.block0.r0.plus.segments", d);
         if (c == 0) { usleep(20000); FILE *fp = fopen(q, "ab"); fputs("c\t1\t2\tq\t1\t2\t+\t5\n", fp); fclose(fp); }
-        if (c == 1) put_file(extra, "c\t1\t2\tq\t1\t2\t+\t5\n", 18);
+        if (c == 1) put_file(extra, "c\t1\t2\tq\t1\t2\t+\t5\n", strlen("c\t1\t2\tq\t1\t2\t+\t5\n"));
         if (c == 2) rename(q, extra);
         int lr = c == 3 ? hz_dg_stream_lines(ds, "c\t1", 3) : 0;
         int r = hz_dg_stream_finish(ds, hs, &ns, NULL);
