@@ -450,6 +450,13 @@ static int chunkplan_make(run_t *R, size_t r, size_t q, uint32_t L, chunkplan *c
     return 0;
 }
 
+/* A segments file's stem (RULES.md "file names"): interval k (1-based), query block q, target
+ * block start r, strand 0 plus / 1 minus; also how stream_start finds the files written */
+static void segments_base(char *buf, size_t size, size_t k, size_t q, uint64_t r, int strand)
+{
+    snprintf(buf, size, "tmp%zu.block%zu.r%llu.%s", k, q, (unsigned long long)r, strand ? "minus" : "plus");
+}
+
 /* One strand of an interval: exact-duplicate removal, then its segments file (none when no
  * HSP is left).  Both strands of an interval run at once, each on its share of the threads. */
 typedef struct {
@@ -467,8 +474,7 @@ static void *strand_main(void *arg)
     S->t_dedup = hz_now() - ts;
     if (S->v->n == SIZE_MAX) { snprintf(S->err, sizeof S->err, "out of memory in dedup"); S->rc = -1; return NULL; }
     if (S->v->n == 0) return NULL;
-    snprintf(S->base, sizeof S->base, "tmp%zu.block%zu.r%llu.%s", S->k + 1, S->q, (unsigned long long)S->tstart,
-             S->strand ? "minus" : "plus");
+    segments_base(S->base, sizeof S->base, S->k + 1, S->q, S->tstart, S->strand);
     ts = hz_now();
     S->rc = hz_segwriter_write(&S->J->sw, S->J->dir, S->base, S->v->v, S->v->n, S->strand, S->r, S->q, S->threads, S->J->ds,
                                S->err, sizeof S->err);
@@ -488,10 +494,10 @@ static void stream_start(run_t *R, qjob_t *J)
     int ok = paths != NULL;
     for (size_t i = 0; ok && i < J->ncmd; i++) {
         const hz_cmd *c = &J->cmds[i];
-        size_t pl = strlen(J->dir) + 96;
-        if ((ok = (paths[i] = malloc(pl)) != NULL))
-            snprintf(paths[i], pl, "%s/tmp%zu.block%zu.r%llu.%s.segments", J->dir, c->k, c->q, (unsigned long long)c->r,
-                     c->strand ? "minus" : "plus");
+        char base[512];
+        segments_base(base, sizeof base, c->k, c->q, c->r, c->strand);
+        size_t pl = strlen(J->dir) + strlen(base) + 16;
+        if ((ok = (paths[i] = malloc(pl)) != NULL)) snprintf(paths[i], pl, "%s/%s.segments", J->dir, base);
     }
     J->ds = ok ? hz_dg_stream_open(J->dir, paths, J->ncmd, 0, R->nthreads, e, sizeof e) : NULL;
     J->ds_off = J->ds == NULL;
