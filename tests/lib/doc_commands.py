@@ -30,6 +30,7 @@ environment (a user's shell has none).  Each block has DOC_TIMEOUT seconds (defa
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -112,6 +113,20 @@ def scratch(root, hspz):
     return top, work
 
 
+def run_block(text, cwd, env, timeout):
+    """Run one block with bash -e in its own process group (a timeout ends the whole group);
+    returns (exit status, stdout and stderr together)."""
+    p = subprocess.Popen(["bash", "-e", "-c", text], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return 124, out.decode("utf-8", "replace") + f"\n(timed out after {timeout} s)"
+
+
 def run_file(path, root, hspz, timeout):
     """Run the sh blocks of one file; returns (ran, skipped, failed)."""
     rel = os.path.relpath(path, root)
@@ -132,13 +147,7 @@ def run_file(path, root, hspz, timeout):
                 print(f"file {where} -> {b['arg']}")
             elif b["action"] == "run":
                 t0 = time.monotonic()
-                try:
-                    p = subprocess.run(["bash", "-e", "-c", b["text"]], cwd=work, env=env,
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, timeout=timeout)
-                    rc, log = p.returncode, p.stdout.decode("utf-8", "replace")
-                except subprocess.TimeoutExpired as e:
-                    rc, log = 124, (e.stdout or b"").decode("utf-8", "replace") + f"\n(timed out after {timeout} s)"
+                rc, log = run_block(b["text"], work, env, timeout)
                 dt = time.monotonic() - t0
                 if rc != 0:
                     print(f"FAIL {where}: exit {rc} after {dt:.1f} s; the block:")
