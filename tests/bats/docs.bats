@@ -54,14 +54,15 @@ doc_run() {
 
 @test "docs: a documented command that breaks, a broken link and a bad marker fail the check" {
     local d="$BATS_TEST_TMPDIR"
-    # README with one option misspelled in the Run example
-    sed 's/--wga-chunk-size 15000/--wga-chunk-sise 15000/' README.md >"$d/README.md"
+    # README with a wrong option planted in its first example (the Run section)
+    sed 's#-o out/ao$#-o out/ao --wga-chunk-sise 15000#' README.md >"$d/README.md"
     ! cmp -s README.md "$d/README.md"
     run python3 "$HZ_LIB/doc_commands.py" run --hspz "$HSPZ" "$d/README.md"
     echo "$output"
     [ "$status" -eq 1 ]
     grep -q "^FAIL .*README.md:[0-9]*: exit 2 " <<<"$output"
-    grep -q "hspz: .*wga-chunk-sise" <<<"$output"
+    grep -q "hspz: unknown option '--wga-chunk-sise'" <<<"$output"
+    [ "$(grep -c '^ok ' <<<"$output")" -eq 0 ]   # the first block failed, the rest did not run
     # a link to a missing page and to a missing heading
     cp -r docs "$d/docs"
     printf '[a](docs/nope.md) [b](docs/cli.md#no-such-heading) [c](docs/cli.md#exit-status) [d](../x.md)\n' >"$d/t.md"
