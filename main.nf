@@ -15,18 +15,19 @@ include { HSPZ_PLAN  } from './workflows/nextflow/modules/local/hspz/plan/main'
 include { HSPZ_RUN   } from './workflows/nextflow/modules/local/hspz/run/main'
 include { HSPZ_MERGE } from './workflows/nextflow/modules/local/hspz/merge/main'
 include { HSPZ_LASTZ } from './workflows/nextflow/modules/local/hspz/lastz/main'
-include { asBool; lastzFormat; alignmentExtension; alignmentHeader } from './workflows/nextflow/functions'
+include { asBool; asInt; lastzFormat; alignmentExtension; alignmentHeader } from './workflows/nextflow/functions'
 
 workflow {
     if (!params.target || !params.query) {
         error("give --target and --query (or -profile test)")
     }
-    def per_task = params.units_per_task as int
-    if (per_task < 1) {
-        error("--units_per_task must be 1 or more")
+    // command-line values are Strings under the strict parser: parsed here, checked once
+    def per_task = asInt('units_per_task', params.units_per_task)
+    if (per_task < 1 || asInt('max_unit_hits', params.max_unit_hits) < 0) {
+        error("--units_per_task must be 1 or more and --max_unit_hits 0 or more")
     }
     def gapped = asBool('gapped', params.gapped)
-    def hspz_args = params.hspz_args as String
+    def hspz_args = params.hspz_args.toString()
     if (gapped && !hspz_args.tokenize(' ').any { w -> w == '-Z' || w.startsWith('--tarball') }) {
         error("--gapped runs lastz on hspz's data package: add --tarball to --hspz_args")
     }

@@ -72,28 +72,38 @@ PY
 
 # main.nf's Groovy functions run with Debian's groovy (Nextflow is Groovy; its runtime is not
 # installable here).  $1: Groovy statements after functions.nf.
-run_functions() {
+require_groovy() {
     [ -f workflows/nextflow/functions.nf ] || { echo "no workflows/nextflow/functions.nf"; return 1; }
     command -v groovy >/dev/null || skip "groovy is needed to run main.nf's functions (apt-get install groovy)"
+}
+run_functions() {
     local java; java=$(readlink -f "$(command -v java)")
     { echo 'def error(String m) { throw new IllegalArgumentException(m) }'
       cat workflows/nextflow/functions.nf; printf '%s\n' "$1"; } >"$BATS_TEST_TMPDIR/t.groovy"
     JAVA_HOME="${java%/bin/java}" groovy "$BATS_TEST_TMPDIR/t.groovy"
 }
 
-@test "nextflow: --gapped false from the command line (a String) is false; main.nf reads it through asBool" {
+@test "nextflow: command-line values are Strings: --gapped false is false, --units_per_task 2 is 2 (main.nf parses them)" {
     grep -q "def gapped = asBool('gapped', params.gapped)" main.nf
     ! grep -nE "if \(params\.gapped|params\.gapped \?|params\.gpu" main.nf nextflow.config
+    grep -q "def per_task = asInt('units_per_task', params.units_per_task)" main.nf
+    require_groovy
     run run_functions "
 assert asBool('gapped', 'false') == false && asBool('gapped', 'False ') == false
 assert asBool('gapped', 'true') == true && asBool('gapped', true) == true && asBool('gapped', false) == false
+assert asInt('units_per_task', '2') == 2 && asInt('units_per_task', 3) == 3 && asInt('max_unit_hits', ' 0') == 0
+try { asInt('units_per_task', '2x'); assert false } catch (IllegalArgumentException e) { println(e.message) }
 try { asBool('gapped', 'flase'); assert false } catch (IllegalArgumentException e) { println(e.message) }"
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "$output" = "--gapped: 'flase' is neither true nor false" ]
+    [ "$output" = "--units_per_task: '2x' is not a whole number
+--gapped: 'flase' is neither true nor false" ]
 }
 
-@test "nextflow: the final file is named by --format as batched_lastz names it (.axt, no MAF header), equal to the package run" {
+@test "nextflow: main.nf names the final file by --format as batched_lastz does (functions.nf against the harness's table)" {
+    grep -q 'def format = lastzFormat(hspz_args)' main.nf
+    grep -q 'name: "${params.id}.${alignmentExtension(format)}"' main.nf
+    require_groovy
     run run_functions "
 assert lastzFormat('--tarball') == 'maf-' && lastzFormat('--format axt --tarball') == 'axt' && lastzFormat('--format=general- --format sam') == 'sam'
 println(['maf-','maf','maf+','axt','axt+','sam','sam-','softsam','softsam-','cigar','differences','lav','lav+text','general','general-','general:name1,score'].collect { f -> f + '=' + alignmentExtension(f) + ':' + alignmentHeader(f).size() }.join(' '))"
@@ -108,6 +118,9 @@ for f, v in got.items():
     kind = harness.FORMAT_KIND.get(f, "tabular")
     assert v == "%s:%d" % (kind, 16 if kind == "maf" else 0), (f, v)
 PY
+}
+
+@test "nextflow: with --format axt the lastz tasks give one .axt file (no MAF header) equal to the package run in order" {
     run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w" --gapped --min-units 1 \
         --target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa \
         --hspz-args "--format axt --tarball"
