@@ -56,6 +56,8 @@ $M/lastz/main.nf~s/eval\(workflow\.stubRun \? .echo stub. : /eval(/~eval() outpu
 main.nf~s/groupTuple\(sort: \{ a, b -> a\.name <=> b\.name \}\)/groupTuple()/~groupTuple() without sort:
 main.nf~s/, remainder: true\)/)/~joined without remainder: true
 main.nf~s/^(include)/nextflow.enable.dsl = 2\n$1/m~nextflow.enable.dsl is not allowed
+main.nf~s/channel\.of\(\[meta/Channel.of([meta/~use channel, not Channel
+main.nf~s/findAll \{ l -> l\.trim\(\) \}/findAll { it.trim() }/~implicit closure parameter 'it'
 PLANTS
 echo "nextflow: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

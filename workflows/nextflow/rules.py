@@ -1,7 +1,10 @@
-"""reftrace lint rules for hspZ's Nextflow modules (workflows/nextflow; run by .ci/nextflow.sh).
+"""reftrace lint rules for hspZ's Nextflow code (main.nf, workflows/nextflow; run by .ci/nextflow.sh,
+which also plants a violation of each rule and fails unless it is reported).
 
 nf-core shape: every process has exactly one of nf-core's resource labels (process_gpu for
-the one that uses GPUs), an upper-case TOOL_SUBTOOL name, and a container without spaces.
+the one that uses GPUs) and an upper-case HSPZ_SUBTOOL name.  Below, the strict syntax
+(Nextflow >= 25.04 `nextflow lint`, the default parser from 26.04) and the nf-core module rules
+that reftrace's model does not check, read from each file's text.
 """
 from reftrace import Module
 from reftrace.linting import LintError, LintResults, rule
@@ -26,8 +29,6 @@ def upper_case_name(module: Module, results: LintResults):
             results.errors.append(LintError(line=p.line, error=f"process '{p.name}' is not named HSPZ_<SUBTOOL>"))
 
 
-# --- the strict syntax (Nextflow >= 25.04 `nextflow lint`, the default parser from 26.04) and
-# nf-core module rules that reftrace's model does not check; read from each file's text.
 import os
 import re
 
@@ -127,3 +128,14 @@ def no_dsl_flag(module: Module, results: LintResults):
     code = _code(module)
     for m in re.finditer(r"\bnextflow\.enable\.dsl\b", code):
         results.errors.append(LintError(line=_line(code, m.start()), error="strict syntax: nextflow.enable.dsl is not allowed"))
+
+
+@rule
+def no_deprecated_channel_or_it(module: Module, results: LintResults):
+    # strict syntax warnings (errors to come): `Channel.` for the channel factories and the
+    # implicit closure parameter `it`; strings are left out of the search
+    code = re.sub(r"'[^'\n]*'|\"[^\"\n]*\"", "''", _code(module))
+    for m in re.finditer(r"\bChannel\s*\.", code):
+        results.errors.append(LintError(line=_line(code, m.start()), error="strict syntax: use channel, not Channel"))
+    for m in re.finditer(r"(?<![.\w])it\b", code):
+        results.errors.append(LintError(line=_line(code, m.start()), error="strict syntax: implicit closure parameter 'it'"))
