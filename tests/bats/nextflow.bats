@@ -61,6 +61,137 @@ for m in mods:
     main = open(m + "main.nf").read()
     for need in ("stub:", "task.ext.when == null || task.ext.when", "topic: versions", "template '", "label '"):
         assert need in main, (m, need)
+    y = yaml.safe_load(open(m + "meta.yml"))
+    tool = "lastz" if m.endswith("/lastz/") else "hspz"
+    assert "versions_" + tool in y["output"] and y["output"]["versions_" + tool] == y["topics"]["versions"], m
+    assert all(list(t.values())[0].get("homepage", "").startswith("https://") for t in y["tools"]), m
+    assert y["authors"] == ["@hspz"], m
 print("ok", len(mods))
 PY
+}
+
+# main.nf's Groovy functions run with Debian's groovy (Nextflow is Groovy; its runtime is not
+# installable here).  $1: Groovy statements after functions.nf.
+require_groovy() {
+    [ -f workflows/nextflow/functions.nf ] || { echo "no workflows/nextflow/functions.nf"; return 1; }
+    command -v groovy >/dev/null || skip "groovy is needed to run main.nf's functions (apt-get install groovy)"
+}
+run_functions() {
+    local java; java=$(readlink -f "$(command -v java)")
+    { echo 'def error(String m) { throw new IllegalArgumentException(m) }'
+      cat workflows/nextflow/functions.nf; printf '%s\n' "$1"; } >"$BATS_TEST_TMPDIR/t.groovy"
+    JAVA_HOME="${java%/bin/java}" groovy "$BATS_TEST_TMPDIR/t.groovy"
+}
+
+@test "nextflow: command-line values are Strings: --gapped false is false, --units_per_task 2 is 2 (main.nf parses them)" {
+    grep -q "def gapped = asBool('gapped', params.gapped)" main.nf
+    ! grep -nE "if \(params\.gapped|params\.gapped \?|params\.gpu" main.nf nextflow.config
+    grep -q "def per_task = asInt('units_per_task', params.units_per_task)" main.nf
+    require_groovy
+    run run_functions "
+assert asBool('gapped', 'false') == false && asBool('gapped', 'False ') == false
+assert asBool('gapped', 'true') == true && asBool('gapped', true) == true && asBool('gapped', false) == false
+assert asInt('units_per_task', '2') == 2 && asInt('units_per_task', 3) == 3 && asInt('max_unit_hits', ' 0') == 0
+try { asInt('units_per_task', '2x'); assert false } catch (IllegalArgumentException e) { println(e.message) }
+try { asBool('gapped', 'flase'); assert false } catch (IllegalArgumentException e) { println(e.message) }"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "--units_per_task: '2x' is not a whole number
+--gapped: 'flase' is neither true nor false" ]
+}
+
+@test "nextflow: main.nf names the final file by --format as batched_lastz does (functions.nf against the harness's table)" {
+    grep -q 'def format = lastzFormat(hspz_args)' main.nf
+    grep -q 'name: "${params.id}.${alignmentExtension(format)}"' main.nf
+    require_groovy
+    run run_functions "
+assert lastzFormat('--tarball') == 'maf-' && lastzFormat('--format axt --tarball') == 'axt' && lastzFormat('--format=general- --format sam') == 'sam'
+println(['maf-','maf','maf+','axt','axt+','sam','sam-','softsam','softsam-','cigar','differences','lav','lav+text','general','general-','general:name1,score'].collect { f -> f + '=' + alignmentExtension(f) + ':' + alignmentHeader(f).size() }.join(' '))"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    python3 - "$output" <<'PY'
+import sys
+sys.path.insert(0, "tests/nextflow")
+import harness
+got = dict(x.split("=", 1) for x in sys.argv[1].split())
+for f, v in got.items():
+    kind = harness.FORMAT_KIND.get(f, "tabular")
+    assert v == "%s:%d" % (kind, 16 if kind == "maf" else 0), (f, v)
+PY
+}
+
+@test "nextflow: with --format axt the lastz tasks give one .axt file (no MAF header) equal to the package run in order" {
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w" --gapped --min-units 1 \
+        --target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa \
+        --hspz-args "--format axt --tarball"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"lastz tasks -> AXT == the package run in order"* ]]
+    [ "${lines[-1]}" = "final: $BATS_TEST_TMPDIR/w/results/pair.axt" ]
+    [ -s "$BATS_TEST_TMPDIR/w/results/pair.axt" ]
+    ! grep -q '^##maf' "$BATS_TEST_TMPDIR/w/results/pair.axt"       # a MAF header only before MAF
+    grep -q '^0 ' "$BATS_TEST_TMPDIR/w/results/pair.axt"            # axt's first alignment block
+}
+
+@test "nextflow: HSPZ_LASTZ gives lastz --allocate:traceback=1.99G, tolerates its truncation notes, fails on any other stderr line" {
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    cat >"$BATS_TEST_TMPDIR/bin/lastz" <<SH
+#!/bin/sh
+echo "\$*" >> "$BATS_TEST_TMPDIR/argv"
+[ -z "\${HZ_PLANT:-}" ] || echo "\$HZ_PLANT" >&2
+exec /usr/bin/lastz "\$@"
+SH
+    chmod +x "$BATS_TEST_TMPDIR/bin/lastz"
+    local pair=(--target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa --min-units 1 --gapped --path "$BATS_TEST_TMPDIR/bin")
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w1" "${pair[@]}"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    grep -c -- '--allocate:traceback=1.99G' "$BATS_TEST_TMPDIR/argv"
+    [ "$(grep -c -- '--allocate:traceback=1.99G$' "$BATS_TEST_TMPDIR/argv")" -eq "$(wc -l < "$BATS_TEST_TMPDIR/argv")" ]
+    # 200K of traceback cuts MT's long alignments: lastz notes the truncations, the task passes,
+    # and the MAF is that of lastz run by hand with the same memory
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w2" "${pair[@]}" --lastz-args=--allocate:traceback=200K
+    echo "$output"
+    [ "$status" -eq 0 ]
+    grep -q '^truncating alignment ending at ([0-9]*,[0-9]*);  anchor at' "$BATS_TEST_TMPDIR"/w2/work/*-lastz/.command.err
+    # any other line on lastz's stderr fails the task
+    HZ_PLANT="lastz: something else" run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w3" "${pair[@]}"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"lastz: something else"*"lastz failed (exit 0) or wrote more than truncation notes"* ]]
+}
+
+@test "nextflow: a plan without units merges from no folders and publishes one run's empty output; unit folders sorted for -resume" {
+    printf '>short\nACGTACGTAC\n' >"$BATS_TEST_TMPDIR/short.fa"
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w" --min-units 0 --gapped \
+        --target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query "$BATS_TEST_TMPDIR/short.fa"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == "nextflow-harness: ok: 0 units in 0 tasks"*"merge == one hspz run"*"0 lastz tasks"* ]]
+    [ "$(cat "$BATS_TEST_TMPDIR/w/results/pair.maf")" = "##maf version=1" ]
+    # main.nf (Groovy, not run here): the grouped folders sorted by name and joined with
+    # remainder: true (the lint in .ci/nextflow.sh plants each violation)
+    grep -q "\.join(HSPZ_RUN\.out\.unit\.groupTuple(sort: { a, b -> a\.name <=> b\.name }), remainder: true)" main.nf
+    grep -q "dirs ?: \[\]" main.nf
+}
+
+@test "nextflow: nextflow run <repository> finds main.nf and its config; includes and the test profile's files exist" {
+    grep -q "^    mainScript      = 'main.nf'" nextflow.config
+    [ -f main.nf ] && [ ! -e workflows/nextflow/main.nf ] && [ ! -e workflows/nextflow/nextflow.config ]
+    sed -n "s/^include .* from '\.\/\(.*\)'$/\1.nf/p" main.nf >"$BATS_TEST_TMPDIR/inc"
+    [ "$(wc -l < "$BATS_TEST_TMPDIR/inc")" -eq 5 ]
+    while read -r f; do [ -f "$f" ] || { echo "missing $f"; false; }; done <"$BATS_TEST_TMPDIR/inc"
+    for f in $(sed -n 's/.*"${projectDir}\/\(.*\)"$/\1/p' nextflow.config); do [ -f "$f" ] || { echo "missing $f"; false; }; done
+    grep -q "hspz_container = 'ghcr.io/hspz/hspz:0.1.0'" nextflow.config
+    grep -q "ext.container = { params.hspz_container }" nextflow.config
+}
+
+@test "nextflow: stubs run with nothing installed and the nf-test snapshots are their rendering" {
+    run python3 tests/nextflow/snapshots.py --check
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "snapshots: 4 modules, 0 differ" ]
+    for m in plan run merge lastz; do
+        grep -q 'assert snapshot(process.out).match()' workflows/nextflow/modules/local/hspz/$m/tests/main.nf.test
+    done
 }

@@ -6,7 +6,10 @@ that plan -> units (shuffled, in groups, any --threads) -> merge gives the bytes
 commands run in order.
 
 Nextflow's runtime cannot be installed on the build machines (README "Nextflow"), so this is
-what CI runs; `nextflow run workflows/nextflow -profile test,docker` runs the same templates.
+what CI runs; `nextflow run . -profile test,docker` (main.nf at the repository root) runs the
+same templates.  Where main.nf decides something in Groovy (unit folders sorted by name, the
+final file's name and header by --format), this file does the same in Python; nextflow.bats runs
+main.nf's Groovy functions (workflows/nextflow/functions.nf) against these.
 
 Template language (the subset the templates may use; anything else is an error, so a template
 cannot silently rely on something this harness does not render):
@@ -16,9 +19,11 @@ cannot silently rely on something this harness does not render):
   'text', 123            literals inside ${...}
   \\$                    a literal $ for the shell; any other $ is an error
 
-  harness.py --hspz BIN [--config workflows/nextflow/nextflow.config --profile test]
+  harness.py --hspz BIN [--config nextflow.config --profile test]
              [--target T --query Q --hspz-args ARGS --max-unit-hits N --units-per-task K]
-             [--gapped] [--min-units N] [--seed S] --work DIR
+             [--gapped] [--min-units N] [--lastz-args ARGS] [--path DIR] [--seed S] --work DIR
+  --lastz-args: HSPZ_LASTZ's task.ext.args; --path: a folder put first on the tasks' PATH (a
+  logging lastz); the last line names the final file, as main.nf publishes it.
 """
 import argparse
 import os
@@ -30,6 +35,11 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NF = os.path.join(ROOT, "workflows", "nextflow")
+# batched_lastz's output kinds by lastz format (run_lastz_tarball.py); main.nf's
+# alignmentExtension() in workflows/nextflow/functions.nf is the same table
+FORMAT_KIND = {"axt": "axt", "axt+": "axt", "cigar": "cigar", "differences": "interval", "lav": "lav",
+               "lav+text": "lav", "maf": "maf", "maf+": "maf", "maf-": "maf", "sam": "sam", "sam-": "sam",
+               "softsam": "sam", "softsam-": "sam"}
 MOD = os.path.join(NF, "modules", "local", "hspz")
 
 
@@ -110,9 +120,10 @@ def task_ctx(process, cpus, accelerator=None, args=None, prefix=None):
 
 
 class Runner:
-    def __init__(self, work, hspz):
+    def __init__(self, work, hspz, path=None):
         self.work, self.n = work, 0
-        self.env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(hspz)) + os.pathsep + os.environ["PATH"])
+        first = ([os.path.abspath(path)] if path else []) + [os.path.dirname(os.path.abspath(hspz))]
+        self.env = dict(os.environ, PATH=os.pathsep.join(first + [os.environ["PATH"]]))
 
     def task(self, name, template, ctx, stage):
         """Render TEMPLATE, stage STAGE {name: path} as links in a new task folder, run the
@@ -145,7 +156,7 @@ def test_profile(config, profile):
     params = {}
     for k, v in re.findall(r"params\.(\w+)\s*=\s*(.+)", m.group(1)):
         v = v.strip()
-        v = v.replace("${projectDir}", NF)
+        v = v.replace("${projectDir}", ROOT)
         if v[0] in "'\"":
             params[k] = v[1:-1]
         elif v in ("true", "false"):
@@ -165,7 +176,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hspz", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--config", default=os.path.join(NF, "nextflow.config"))
+    ap.add_argument("--config", default=os.path.join(ROOT, "nextflow.config"))
     ap.add_argument("--profile")
     ap.add_argument("--target"); ap.add_argument("--query")
     ap.add_argument("--hspz-args", dest="hspz_args")
@@ -173,6 +184,8 @@ def main():
     ap.add_argument("--units-per-task", dest="units_per_task", type=int)
     ap.add_argument("--gapped", action="store_true", default=None)
     ap.add_argument("--min-units", type=int, default=6)
+    ap.add_argument("--lastz-args", dest="lastz_args")
+    ap.add_argument("--path")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     p = {"hspz_args": "--tarball", "max_unit_hits": 0, "units_per_task": 1, "gapped": False, "id": "pair"}
@@ -184,7 +197,7 @@ def main():
     rng = random.Random(a.seed)
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
-    run = Runner(a.work, a.hspz)
+    run = Runner(a.work, a.hspz, a.path)
     meta = {"id": p["id"]}
     T, Q = os.path.basename(p["target"]), os.path.basename(p["query"])
     inputs = {T: p["target"], Q: p["query"]}
@@ -210,10 +223,11 @@ def main():
                      dict(inputs, **{os.path.basename(plan): plan}))
         unit_dirs.append(os.path.join(d, "%s.units-%s-%s" % (meta["id"], g[0], g[-1])))
 
-    # HSPZ_MERGE: unit folders staged as units/* (stageAs), in arrival (here: shuffled) order
+    # HSPZ_MERGE: unit folders staged as units/* (stageAs), sorted by name as main.nf's
+    # groupTuple(sort:) gives them (none for a plan without units)
     stage = dict(inputs, **{os.path.basename(plan): plan})
     staged = []
-    for u in unit_dirs:
+    for u in sorted(unit_dirs, key=os.path.basename):
         stage["units/" + os.path.basename(u)] = u
         staged.append("units/" + os.path.basename(u))
     ctx = dict(task_ctx("HSPZ_MERGE", 2), meta=meta, plan=os.path.basename(plan), target=T, query=Q, unit_dirs=staged)
@@ -244,30 +258,45 @@ def main():
     if p["gapped"]:
         if not tarball:
             raise SystemExit("--gapped needs --tarball in hspz_args")
+        words = p["hspz_args"].split()
+        fmt = "maf-"
+        for k, w in enumerate(words):
+            if w.startswith("--format="):
+                fmt = w[len("--format="):]
+            elif w == "--format" and k + 1 < len(words):
+                fmt = words[k + 1]
+        kind = FORMAT_KIND.get(fmt, "tabular")
+        header = "##maf version=1\n" if kind == "maf" else ""
         lines = open(os.path.join(merged, "lastz-commands.txt")).read().splitlines()
         order = list(range(len(lines)))
         rng.shuffle(order)
         outs = {}
         for i in order:
             out = re.search(r"--output=(\S+)", lines[i]).group(1)
-            ctx = dict(task_ctx("HSPZ_LASTZ", 1), meta=meta, tarball=os.path.basename(merged) + ".tar.gz",
-                       index=i + 1, command=lines[i], output=out)
+            ctx = dict(task_ctx("HSPZ_LASTZ", 1, args=a.lastz_args), meta=meta,
+                       tarball=os.path.basename(merged) + ".tar.gz", index=i + 1, command=lines[i], output=out)
             d = run.task("lastz", os.path.join(MOD, "lastz", "templates", "lastz.sh"), ctx,
                          {os.path.basename(merged) + ".tar.gz": merged + ".tar.gz"})
             outs[i] = open(os.path.join(d, "%d.%s" % (i + 1, out))).read()
-        maf = "##maf version=1\n" + "".join(outs[i] for i in range(len(lines)))
-        # reference: the single run's package, every command in order in one folder
+        final = header + "".join(outs[i] for i in range(len(lines)))
+        os.makedirs(os.path.join(a.work, "results"))
+        final_path = os.path.join(a.work, "results", "%s.%s" % (meta["id"], kind))
+        open(final_path, "w").write(final)
+        # reference: the single run's package, every command in order in one folder, with the
+        # traceback memory batched_lastz gives lastz (and the task's ext.args after it)
         ref = os.path.join(a.work, "ref-gapped")
         os.makedirs(ref)
         subprocess.run(["tar", "-xzf", single + ".tar.gz", "-C", ref], check=True)
         files = os.path.join(ref, "galaxy", "files")
-        want = "##maf version=1\n"
+        want = header
         for line in open(os.path.join(single, "lastz-commands.txt")).read().splitlines():
-            subprocess.run(["sh", "-c", line], cwd=files)
+            subprocess.run(["sh", "-c", line + " --allocate:traceback=1.99G " + (a.lastz_args or "")], cwd=files)
             want += open(os.path.join(files, re.search(r"--output=(\S+)", line).group(1))).read()
-        if maf != want:
-            raise SystemExit("the per-command lastz tasks' MAF differs from the package's commands run in order")
-        msg += "; %d lastz tasks -> MAF == the package run in order (%d alignment blocks)" % (len(lines), maf.count("\na score="))
+        if final != want:
+            raise SystemExit("the per-command lastz tasks' %s differs from the package's commands run in order" % kind)
+        msg += "; %d lastz tasks -> %s == the package run in order (%d alignment blocks)" % (
+            len(lines), kind.upper(), final.count("\na score="))
+        msg += "\nfinal: " + final_path
     print("nextflow-harness: ok: " + msg)
 
 
