@@ -10,7 +10,7 @@
 #   runtime  the shared libraries the built hspz needs, a font for the report's PNG, lastz
 #            (the gapped stage), bash, ps
 #   test     bats, python3 with pip, GNU time, lastz, chromium (the report's browser test;
-#            tests/run_tests.sh)
+#            tests/run_tests.sh), groovy (main.nf's helper functions, tests/bats/nextflow.bats)
 #   python   the pinned PyPI packages of the tests (jsonschema), with pip
 #   sanitize clang 14 with its runtimes (ASan, UBSan, LSan, libFuzzer) and llvm-symbolizer,
 #            for .ci/sanitize.sh (-DHSPZ_SANITIZE, -DHSPZ_FUZZ)
@@ -64,6 +64,7 @@ HZ_TEST_PACKAGES=(
     python3-yaml
     time
     chromium
+    groovy
 )
 
 # Python packages from PyPI, pinned: jsonschema validates the run manifest against
