@@ -6,6 +6,7 @@
 #include "seqio.h"
 #include "inputcheck.h"
 #include "inread.h"
+#include "scoring.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -267,6 +268,10 @@ static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
             char e2[256];
             if (hz_shape_parse(s, 1, &sh, e2, sizeof e2))
                 return yerr(y, v->start_mark, "seeding.seed: %s (allowed: 12of19, 14of22 or a 1/T/0 pattern)", e2);
+        }
+        if (!strcmp(p->key, "ambiguous")) {   /* the rules of the flag (scoring.h), here with FILE:LINE:COLUMN */
+            char e2[512];
+            if (hz_ambiguous_check(s, e2, sizeof e2)) return yerr(y, v->start_mark, "scoring.ambiguous: %s", e2 + 13);
         }
         char *d = strdup(s);
         if (!d) return yerr(y, v->start_mark, "out of memory");

@@ -9,6 +9,7 @@
 #include "index.h"
 #include "inputcheck.h"
 #include "report.h"
+#include "scoring.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -64,7 +65,7 @@ static const char *USAGE =
 "  -x, --xdrop N                    X-drop [910]\n"
 "  -H, --hspthresh N                HSP score threshold K [3000]\n"
 "  -E, --noentropy                  no entropy adjustment\n"
-"  -a, --ambiguous S                n, iupac, or n|iupac,REWARD,PENALTY\n"
+"  -a, --ambiguous S                n or iupac, then optionally [,REWARD],PENALTY (as lastz)\n"
 "  -c, --scoring FILE               LASTZ score file\n"
 "LASTZ command lines (lastz-commands.txt)\n"
 "      --format F [maf-]  --ydrop N [9430]  --gappedthresh N [= hspthresh]  --notrivial\n"
@@ -122,26 +123,6 @@ static long long parse_int(const char *opt, const char *v, long long lo, long lo
         exit(2);
     }
     return x;
-}
-
-/* --ambiguous: LASTZ's forms n | iupac, optionally ",REWARD" and ",PENALTY" (integers) */
-static int ambiguous_ok(const char *a)
-{
-    if (!a || !a[0]) return 1;
-    const char *c = strchr(a, ',');
-    size_t fl = c ? (size_t)(c - a) : strlen(a);
-    if (!((fl == 1 && !strncmp(a, "n", 1)) || (fl == 5 && !strncmp(a, "iupac", 5)))) return 0;
-    int parts = 0;
-    while (c) {
-        const char *v = c + 1;
-        char *end;
-        if (!(*v == '-' || (*v >= '0' && *v <= '9'))) return 0;
-        (void)strtol(v, &end, 10);
-        if (end == v || (*end && *end != ',')) return 0;
-        if (++parts > 2) return 0;
-        c = *end == ',' ? end : NULL;
-    }
-    return 1;
 }
 
 enum {
@@ -254,7 +235,8 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
         hz_path_check("-o/--output", o->outdir, perr, sizeof perr) ||
         hz_path_check("--tarball", o->tarball, perr, sizeof perr) ||
         hz_path_check("--index", indexpath, perr, sizeof perr) ||
-        hz_path_check("--query-list", qlistpath, perr, sizeof perr))
+        hz_path_check("--query-list", qlistpath, perr, sizeof perr) ||
+        hz_ambiguous_check(o->ambiguous, perr, sizeof perr))   /* LASTZ's rules (scoring.h) */
         usage_error("%s%s", perr, "");
 }
 
@@ -591,8 +573,6 @@ static int cmd_run(int argc, char **argv, int mode)
         hz_shape psh;
         char perr[512];
         if (hz_shape_parse(o.seed, o.transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
-        if (!ambiguous_ok(o.ambiguous))
-            usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
         if (o.dump_plan || dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
         {   /* the plan file: never an input, an existing file only with --force */
             struct stat pst;
@@ -630,8 +610,6 @@ static int cmd_run(int argc, char **argv, int mode)
     char err[512];
     if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
     if (o.progress == 1 && o.quiet) o.progress = 0;
-    if (!ambiguous_ok(o.ambiguous))
-        usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
     o.outdir = outdir_normalize(o.outdir);
     int prc = hz_package_precheck(&o, err, sizeof err);
     if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
