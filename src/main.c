@@ -10,6 +10,7 @@
 #include "inputcheck.h"
 #include "report.h"
 #include "scoring.h"
+#include "optonce.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -191,6 +192,17 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     return 0;
 }
 
+/* A single-valued option given twice: usage error (optonce.h).  -D, -Z and -G share their
+ * long option's value. */
+static void once(hz_optonce *s, int c, const char *val, const struct option *lo)
+{
+    int canon = c == 'D' ? O_DIAGPART : c == 'Z' ? O_TARBALL : c == 'G' ? O_GPUS : c;
+    int shortc = canon == O_DIAGPART ? 'D' : canon == O_TARBALL ? 'Z' : canon == O_GPUS ? 'G' :
+                 canon < 128 && canon != ':' && canon != '?' ? canon : 0;
+    char err[700];
+    if (hz_optonce_check(s, canon, shortc, val, lo, err, sizeof err)) usage_error("%s%s", err, "");
+}
+
 /* getopt's "unknown option": name the word it stopped at (a short option is optopt; a
  * long one the last word that starts with '-'). */
 static void unknown_option(int argc, char **argv, const struct option *lo)
@@ -254,8 +266,10 @@ static int cmd_merge(int argc, char **argv)
     unsigned char set[HZ_CFG_MAX] = {0};
     opterr = 0; optind = 1;
     int c, li;
+    static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:t:h", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
+        once(&given, c, optarg, lo);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
@@ -443,8 +457,10 @@ static int cmd_run(int argc, char **argv, int mode)
     uint64_t max_unit_hits = 0;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
+    static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD:ZG:uy", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
+        once(&given, c, optarg, lo);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;

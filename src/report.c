@@ -7,6 +7,7 @@
 #include "publish.h"
 #include <errno.h>
 #include <getopt.h>
+#include "optonce.h"
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -156,7 +157,13 @@ int hz_report_main(int argc, char **argv)
     int force = 0, quiet = 0, c;
     size_t max_lines = HZ_REPORT_VECTOR_MAX;
     opterr = 0; optind = 1;
+    static hz_optonce given;
+    char oerr[700];
     while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+        if (hz_optonce_check(&given, c, c == 'o' ? 'o' : 0, optarg, lo, oerr, sizeof oerr)) {
+            fprintf(stderr, "hspz: report: %s (see 'hspz report --help')\n", oerr);
+            return 2;
+        }
         switch (c) {
         case 'o': out = optarg; break;
         case 'm': {

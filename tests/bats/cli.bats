@@ -562,3 +562,48 @@ EOF
     hz_run version -v
     [ "$status" -eq 0 ] && [[ "$output" == *"commit "* ]]
 }
+
+@test "issue 31: a single-valued option given twice is a usage error under every spelling; flags may repeat" {
+    local pair a b
+    # run / plan: each option that takes a value, as two spellings (KegAlign's '_' and --opt=value too)
+    for pair in "-r $MTR|--reference=$MTR" "-q $MTQ|--query $MTQ" "-o $OUT|--output=$OUT" "-T a|--target_prefix b" \
+                "-Q a|--query-prefix=b" "-B 100000|--seq_block_size 200000" "-I 5|--lastz_interval_size=6" \
+                "-C 5|--wga-chunk-size 6" "-m 1|--max_hits 2" "-s 12of19|--seed=14of22" "-e 1|--step 2" \
+                "-S plus|--strand=minus" "-x 900|--xdrop 910" "-H 3000|--hspthresh=3001" "-a n|--ambiguous iupac" \
+                "-c tests/data/scoring/hoxd70.txt|--scoring=tests/data/scoring/hoxd70.txt" "--format maf|--format=axt" \
+                "--ydrop 1|--ydrop 2" "--gappedthresh 1|--gappedthresh=2" "--data-folder a/|--data_folder b/" \
+                "-t 1|--num_threads 2" "--device cpu|--device=auto" "-G 1|--num_gpu 2" "-D 5|--diagonal-partition=6" \
+                "-Z|--tarball" "--config /dev/null|--config=/dev/null" "--dump-plan a|--dump-plan b" \
+                "--dump-manifest a|--dump-manifest b" "--index a|--index b" "--query-list a|--query_list b"; do
+        a="${pair%%|*}"; b="${pair#*|}"
+        # shellcheck disable=SC2086
+        hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run $a $b
+        [ "$status" -eq 2 ] || { echo "run $a $b: exit $status"; show_run; return 1; }
+        assert_one_error_line 2; assert_stderr_matches "given twice \(.*\): give it once"
+        assert_no_outdir "$OUT"
+    done
+    hz_run run -r "$MTR" -r "$MTQ" -q "$MTQ" -o "$OUT"
+    grep -qxF "hspz: -r/--target given twice ('$MTR', then '$MTQ'): give it once (see 'hspz help')" "$T/stderr"
+    hz_run plan -r "$MTR" -q "$MTQ" -o "$T/p.json" --max-unit-hits 3 --max-unit-hits=4
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --max-unit-hits given twice \('3', then '4'\)"
+    hz_run run --plan a --plan b --unit 1 -o "$OUT"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --plan given twice"
+    hz_run run --plan a --unit 1 --unit 2 -o "$OUT"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --unit given twice"
+    hz_run index -r "$MTR" -o "$T/i.hzi" --step 2 -e 3
+    assert_one_error_line 2; assert_stderr_matches "^hspz: -e/--step given twice \('2', then '3'\)"
+    hz_run merge "$T/p.json" -o "$T/a" --output "$T/b"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: -o/--output given twice"
+    hz_run merge "$T/p.json" -o "$T/a" -t 1 --threads 2
+    assert_one_error_line 2; assert_stderr_matches "^hspz: -t/--threads given twice"
+    hz_run report "$T" -o "$T/a.html" --output="$T/b.html"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: report: -o/--output given twice"
+    hz_run report "$T" --max-lines 1 --max-lines 2
+    assert_one_error_line 2; assert_stderr_matches "^hspz: report: --max-lines given twice"
+    # control bytes in the values are escaped
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" -T $'a\tb' -T c
+    grep -qF "('a\\x09b', then 'c')" "$T/stderr"
+    # flags given twice ask for the same thing: accepted
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run --force --force -n --notransition -E -E --quiet --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+}
