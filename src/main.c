@@ -236,6 +236,11 @@ static const char *outdir_normalize(const char *outdir)
 static void values_check(const hz_opts *o, const char *indexpath, const char *qlistpath)
 {
     char perr[512];
+    /* an empty path names no file: a usage error like -o "" (issue 31), not "hspz: : cannot open" */
+    const char *const names[] = { "-r/--target", "-q/--query", "-c/--scoring", "--index", "--query-list" };
+    const char *const vals[] = { o->target, o->query, o->scoring, indexpath, qlistpath };
+    for (int i = 0; i < 5; i++)
+        if (vals[i] && !vals[i][0]) usage_error("%s: empty path%s", names[i], "");
     if (hz_prefix_check("-T/--target-prefix", o->target_prefix, perr, sizeof perr) ||
         hz_prefix_check("-Q/--query-prefix", o->query_prefix, perr, sizeof perr) ||
         hz_cmdvalue_check("--format", o->format, perr, sizeof perr) ||
@@ -284,6 +289,8 @@ static int cmd_merge(int argc, char **argv)
     }
     if (optind >= argc) usage_error("merge: missing PLAN (hspz merge PLAN.json UNITDIR... -o OUTDIR)%s%s", "", "");
     const char *planpath = argv[optind++];
+    if (!planpath[0]) usage_error("merge: empty PLAN path%s%s", "", "");
+    for (int i = optind; i < argc; i++) if (!argv[i][0]) usage_error("merge: empty UNITDIR path%s%s", "", "");
     if (!o.outdir || !o.outdir[0]) usage_error("merge: missing -o/--output OUTDIR%s%s", "", "");
     static hz_config cfg;
     static hz_unitplan P;
@@ -392,7 +399,7 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
             usage_error("%s is not an option of hspz index (it takes -r, -o, --force, --seed, --step, --seq-block-size and the machine options)%s",
                         hz_param_at(i)->flag, "");
     }
-    if (!o->target) usage_error("index: missing -r/--target TARGET%s%s", "", "");
+    if (!o->target || !o->target[0]) usage_error("index: %s -r/--target TARGET%s", o->target ? "empty" : "missing", "");
     if (!o->outdir || !o->outdir[0]) usage_error("index: missing -o/--output INDEX (e.g. target.hzi)%s%s", "", "");
     hz_shape sh;
     char err[512];
@@ -409,7 +416,8 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
     char par[4096];
     hz_parent_dir(o->outdir, par, sizeof par);
     if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode) || access(par, W_OK | X_OK) != 0) {
-        fprintf(stderr, "hspz: %s: the index's folder '%s' does not exist or is not writable\n", o->outdir, par); return 1;
+        fprintf(stderr, "hspz: %s: the index's %s '%s' %s\n", o->outdir, stat(par, &st) || S_ISDIR(st.st_mode) ? "folder" : "parent", par,
+                stat(par, &st) ? "does not exist" : !S_ISDIR(st.st_mode) ? "is not a folder" : "is not writable"); return 1;
     }
     return hz_index_cmd(o, o->outdir);
 }
@@ -519,8 +527,12 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
         case O_SINGLEFILE: o.single_file = 1; break;
         case O_REPORT: o.report = 1; break;
-        case O_CONFIG: cfgpath = optarg; break;
-        case O_PLAN: planpath = optarg; break;
+        case O_CONFIG:
+            if (!optarg[0]) usage_error("--config: empty path%s%s", "", "");
+            cfgpath = optarg; break;
+        case O_PLAN:
+            if (!optarg[0]) usage_error("--plan: empty path%s%s", "", "");
+            planpath = optarg; break;
         case O_UNIT: unitspec = optarg; break;
         case O_MAXUNITHITS: max_unit_hits = (uint64_t)parse_int("--max-unit-hits", optarg, 0, LLONG_MAX); break;
         case O_DRYRUN: dry_run = 1; break;
@@ -528,7 +540,9 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_DUMPMANIFEST:
             if (!optarg[0]) usage_error("--dump-manifest: empty path%s%s", "", "");
             o.dump_manifest = optarg; break;
-        case O_FROMMANIFEST: planpath = optarg; unitspec = "all"; o.replay = 1; break;
+        case O_FROMMANIFEST:
+            if (!optarg[0]) usage_error("--from-manifest: empty path%s%s", "", "");
+            planpath = optarg; unitspec = "all"; o.replay = 1; break;
         case O_QUERYLIST: qlistpath = optarg; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
