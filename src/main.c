@@ -11,6 +11,8 @@
 #include "report.h"
 #include "scoring.h"
 #include "optonce.h"
+#include "shquote.h"
+#include <stdint.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -241,6 +243,13 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
     const char *const vals[] = { o->target, o->query, o->scoring, indexpath, qlistpath };
     for (int i = 0; i < 5; i++)
         if (vals[i] && !vals[i][0]) usage_error("%s: empty path%s", names[i], "");
+    /* one FIFO (or other stream) as -r and -q: the target would read it all and the query find
+     * it empty; say so before anything is read (issue 31) */
+    struct stat ts, qs;
+    if (o->target && o->query && !o->index && stat(o->target, &ts) == 0 && stat(o->query, &qs) == 0 &&
+        ts.st_dev == qs.st_dev && ts.st_ino == qs.st_ino && !S_ISREG(ts.st_mode))
+        usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
+                    "(give a file, or two streams)", o->target, o->query);
     if (hz_prefix_check("-T/--target-prefix", o->target_prefix, perr, sizeof perr) ||
         hz_prefix_check("-Q/--query-prefix", o->query_prefix, perr, sizeof perr) ||
         hz_cmdvalue_check("--format", o->format, perr, sizeof perr) ||
@@ -340,7 +349,8 @@ static char **query_list_read(const char *path, size_t *n)
         if (b[0] == '/' || !strcmp(dir, ".")) snprintf(v[m], need, "%s", b); else snprintf(v[m], need, "%s/%s", dir, b);
         struct stat qs;   /* every query checked before any work, so a long list never fails late on a typo */
         if (stat(v[m], &qs) != 0 || S_ISDIR(qs.st_mode) || access(v[m], R_OK) != 0) {
-            fprintf(stderr, "hspz: %s: line %zu: %s: %s\n", path, lno, v[m],
+            char pb[4096 * 4 + 8];   /* a binary list: its bytes escaped, not echoed */
+            fprintf(stderr, "hspz: %s: line %zu: %s: %s\n", path, lno, hz_printable(v[m], SIZE_MAX, pb, sizeof pb),
                     stat(v[m], &qs) != 0 ? strerror(errno) : S_ISDIR(qs.st_mode) ? "is a folder" : strerror(errno));
             m++;
             goto fail;
