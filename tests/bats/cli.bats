@@ -607,3 +607,78 @@ EOF
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run --force --force -n --notransition -E -E --quiet --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
 }
+
+@test "issue 31: messages: a file as parent, empty paths, one FIFO as -r and -q, bytes that are not UTF-8" {
+    : >"$T/f"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$T/f/out"
+    assert_one_error_line 1
+    grep -qxF "hspz: $T/f/out: the parent '$T/f' is not a folder" "$T/stderr" || { show_run; return 1; }
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dump-plan "$T/f/p.tsv"
+    assert_one_error_line 1; assert_stderr_matches "the --dump-plan file's parent '.*/f' is not a folder"
+    hz_run index -r "$MTR" -o "$T/f/i.hzi"
+    assert_one_error_line 1; assert_stderr_matches "the index's parent '.*/f' is not a folder"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$T/nodir/out"
+    assert_one_error_line 1; assert_stderr_matches "the parent folder '.*/nodir' does not exist"
+    # an empty path is a usage error (exit 2) like -o "", for every option that names a file
+    local a
+    for a in "-r|-r/--target: empty path" "-q|-q/--query: empty path" "--scoring|-c/--scoring: empty path" \
+             "--config|--config: empty path" "--index|--index: empty path" "--query-list|--query-list: empty path"; do
+        if [ "${a%%|*}" = -r ]; then hz_run run -r "" -q "$MTQ" -o "$OUT"
+        elif [ "${a%%|*}" = -q ]; then hz_run run -r "$MTR" -q "" -o "$OUT"
+        elif [ "${a%%|*}" = --query-list ] || [ "${a%%|*}" = --index ]; then hz_run run -r "$MTR" "${a%%|*}" "" -o "$OUT"
+        else hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" "${a%%|*}" ""; fi
+        assert_one_error_line 2; assert_no_outdir "$OUT"
+        grep -qxF "hspz: ${a#*|} (see 'hspz help')" "$T/stderr" || { show_run; return 1; }
+    done
+    hz_run plan -r "" -q "$MTQ" -o "$T/p.json"
+    assert_one_error_line 2; [ ! -e "$T/p.json" ]
+    hz_run merge "" -o "$OUT"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: merge: empty PLAN path"
+    hz_run index -r "" -o "$T/i.hzi"
+    assert_one_error_line 2
+    hz_run report ""
+    assert_one_error_line 2; assert_stderr_matches "^hspz: report: empty OUTDIR path"
+    # one FIFO as target and query: refused before it is opened (nothing blocks, nothing read)
+    mkfifo "$T/ff"
+    hz_run run -r "$T/ff" -q "$T/ff" -o "$OUT"
+    assert_one_error_line 2; assert_no_outdir "$OUT"
+    grep -qxF "hspz: -r/--target '$T/ff' and -q/--query '$T/ff' are the same stream, which can be read only once (give a file, or two streams) (see 'hspz help')" "$T/stderr" || { show_run; return 1; }
+    # a binary query list: its bytes escaped (\xHH), UTF-8 names kept
+    printf '%s\n\x80\xff\xfeabc\xc3\xa9\n' "$(realpath "$MTQ")" >"$T/ql.txt"
+    hz_run run -r "$MTR" --query-list "$T/ql.txt" -o "$OUT"
+    assert_one_error_line 1
+    grep -qxF "hspz: $T/ql.txt: line 2: $T/\\x80\\xff\\xfeabcé: No such file or directory" "$T/stderr" || { show_run; return 1; }
+}
+
+@test "issue 31: the -D summary counts the segment files actually left" {
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -D 5 --device cpu
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local n
+    n="$(find "$OUT" -name '*.segments' | wc -l)"
+    [ "$n" -gt 2 ]
+    [ "$n" -eq "$(grep -c split "$OUT/lastz-commands.txt")" ]
+    grep -qE "^hspz: backend cpu; wrote [0-9]+ segments in $n files to " "$T/stderr" || { show_run; return 1; }
+}
+
+@test "issue 31: nothing to seed (all soft-masked, no ACGT, no bases): one note each, exit 0; --quiet says nothing" {
+    (echo '>low'; sed 1d "$MTR" | tr ACGT acgt) >"$T/low.fa"
+    (echo '>n'; sed 1d "$MTR" | tr ACGTacgt NNNNNNNN) >"$T/n.fa"
+    printf '>a\n>b\n' >"$T/hdr.fa"
+    local f why
+    for f in "low.fa|every A, C, G and T is soft-masked (lower case)" "n.fa|no A, C, G or T bases (only N or other letters)" \
+             "hdr.fa|no bases (headers only)"; do
+        why="${f#*|}"; f="${f%%|*}"
+        rm -rf "$OUT"
+        hz_run run -r "$MTR" -q "$T/$f" -o "$OUT"
+        [ "$status" -eq 0 ] || { show_run; return 1; }
+        [ "$(grep -c 'nothing to seed' "$T/stderr")" -eq 1 ]
+        grep -qxF "hspz: note: $T/$f: nothing to seed: $why; seeds use only upper-case A, C, G and T, so no HSPs can be found" "$T/stderr" || { show_run; return 1; }
+        rm -rf "$OUT"
+        hz_run run -r "$T/$f" -q "$MTQ" -o "$OUT" --quiet
+        [ "$status" -eq 0 ] && [ ! -s "$T/stderr" ] || { show_run; return 1; }
+    done
+    # an ordinary pair: no such note
+    rm -rf "$OUT"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT"
+    ! grep -q 'nothing to seed' "$T/stderr"
+}
