@@ -243,13 +243,6 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
     const char *const vals[] = { o->target, o->query, o->scoring, indexpath, qlistpath };
     for (int i = 0; i < 5; i++)
         if (vals[i] && !vals[i][0]) usage_error("%s: empty path%s", names[i], "");
-    /* one FIFO (or other stream) as -r and -q: the target would read it all and the query find
-     * it empty; say so before anything is read (issue 31) */
-    struct stat ts, qs;
-    if (o->target && o->query && !o->index && stat(o->target, &ts) == 0 && stat(o->query, &qs) == 0 &&
-        ts.st_dev == qs.st_dev && ts.st_ino == qs.st_ino && !S_ISREG(ts.st_mode))
-        usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
-                    "(give a file, or two streams)", o->target, o->query);
     if (hz_prefix_check("-T/--target-prefix", o->target_prefix, perr, sizeof perr) ||
         hz_prefix_check("-Q/--query-prefix", o->query_prefix, perr, sizeof perr) ||
         hz_cmdvalue_check("--format", o->format, perr, sizeof perr) ||
@@ -264,6 +257,13 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
         hz_path_check("--query-list", qlistpath, perr, sizeof perr) ||
         hz_ambiguous_check(o->ambiguous, perr, sizeof perr))   /* LASTZ's rules (scoring.h) */
         usage_error("%s%s", perr, "");
+    /* (after the control-byte checks: the paths are printed) one FIFO (or other stream) as -r and -q: the target would read it all and the query find
+     * it empty; say so before anything is read (issue 31) */
+    struct stat ts, qs;
+    if (o->target && o->query && !o->index && stat(o->target, &ts) == 0 && stat(o->query, &qs) == 0 &&
+        ts.st_dev == qs.st_dev && ts.st_ino == qs.st_ino && !S_ISREG(ts.st_mode))
+        usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
+                    "(give a file, or two streams)", o->target, o->query);
 }
 
 /* hspz merge PLAN UNITDIR... [-r T] [-q Q] [--force] [--quiet] [-t N] (merge.h) */
