@@ -6,6 +6,7 @@
 #include "seqio.h"
 #include "inputcheck.h"
 #include "inread.h"
+#include "scoring.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -268,6 +269,10 @@ static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
             if (hz_shape_parse(s, 1, &sh, e2, sizeof e2))
                 return yerr(y, v->start_mark, "seeding.seed: %s (allowed: 12of19, 14of22 or a 1/T/0 pattern)", e2);
         }
+        if (!strcmp(p->key, "ambiguous")) {   /* the rules of the flag (scoring.h), here with FILE:LINE:COLUMN */
+            char e2[512];
+            if (hz_ambiguous_check(s, e2, sizeof e2)) return yerr(y, v->start_mark, "scoring.ambiguous: %s", e2 + 13);
+        }
         char *d = strdup(s);
         if (!d) return yerr(y, v->start_mark, "out of memory");
         *(const char **)fld(o, i) = d;   /* owned by the hz_config (load_yaml keeps it in c->str) */
@@ -278,18 +283,60 @@ static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
     return 0;
 }
 
-/* libyaml's input: the file read once through hz_inread, hashed on the way (the manifest's
- * config.file.sha256 is of these bytes; a --config FIFO is not read again). */
-typedef struct { hz_inread r; uint64_t pos; int bad; } yinput;
+/* Bounds checked before libyaml builds a document (issue 31): its scanner is quadratic in the
+ * nesting depth (200 KB of '[' took 36 s) and the document grows with the file (a 57 MB file
+ * took 974 MB before failing at line 2).  hspz's configuration is two levels deep and a few KB
+ * (conf/hspz.yaml). */
+#define HZ_CFG_MAX_BYTES (1u << 20)
+#define HZ_CFG_MAX_DEPTH 8
 
-static int yaml_read(void *data, unsigned char *buf, size_t size, size_t *size_read)
+/* The file, read once through hz_inread (hashed on the way: the manifest's config.file.sha256
+ * is of these bytes; a --config FIFO is not read again), into *buf (*n bytes).  Returns 0, -1
+ * (a read error, errno) or -2 (over HZ_CFG_MAX_BYTES). */
+static int cfg_slurp(hz_inread *r, unsigned char **buf, size_t *n)
 {
-    yinput *in = data;
-    ssize_t k = hz_inread_at(&in->r, in->pos, buf, size);
-    if (k < 0) { in->bad = errno; *size_read = 0; return 0; }
-    in->pos += (uint64_t)k;
-    *size_read = (size_t)k;
-    return 1;
+    size_t cap = 0;
+    *buf = NULL; *n = 0;
+    for (;;) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 65536;
+            unsigned char *nb = realloc(*buf, cap + 1);
+            if (!nb) { errno = ENOMEM; return -1; }
+            *buf = nb;
+        }
+        ssize_t k = hz_inread_at(r, *n, *buf + *n, cap - *n);
+        if (k < 0) return -1;
+        if (k == 0) return 0;
+        *n += (size_t)k;
+        if (*n > HZ_CFG_MAX_BYTES) return -2;
+    }
+}
+
+/* Nesting deeper than HZ_CFG_MAX_DEPTH: an error at the first collection too deep (events
+ * only, so the scan stops there).  Syntax errors are left to the document loader. */
+static int cfg_depth_check(yctx *y, const unsigned char *buf, size_t n)
+{
+    yaml_parser_t ps;
+    if (!yaml_parser_initialize(&ps)) { snprintf(y->err, y->errlen, "out of memory"); return -1; }
+    yaml_parser_set_input_string(&ps, buf, n);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&ps, &ev)) break;
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > HZ_CFG_MAX_DEPTH) {
+                rc = yerr(y, ev.start_mark, "nested deeper than %d levels (sections hold keys, keys hold single values)",
+                          HZ_CFG_MAX_DEPTH);
+                yaml_event_delete(&ev);
+                break;
+            }
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) depth--;
+        yaml_event_delete(&ev);
+        if (t == YAML_STREAM_END_EVENT) break;
+    }
+    yaml_parser_delete(&ps);
+    return rc;
 }
 
 static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, char *err, size_t errlen)
@@ -301,19 +348,34 @@ static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, 
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd); snprintf(err, errlen, "%s: is a directory, not a config file", path); return -1;
     }
-    yinput in = { .pos = 0 };
-    if (hz_inread_init(&in.r, fd)) { close(fd); snprintf(err, errlen, "out of memory"); return -1; }
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)HZ_CFG_MAX_BYTES) {
+        close(fd);
+        snprintf(err, errlen, "%s: %lld bytes; a configuration file is at most 1 MiB (conf/hspz.yaml lists every key in a few KB)",
+                 path, (long long)st.st_size);
+        return -1;
+    }
+    hz_inread in;
+    if (hz_inread_init(&in, fd)) { close(fd); snprintf(err, errlen, "out of memory"); return -1; }
+    unsigned char *text = NULL;
+    size_t tlen = 0;
+    int sr = cfg_slurp(&in, &text, &tlen);
+    if (sr) {
+        if (sr == -2) snprintf(err, errlen, "%s: over 1 MiB; a configuration file is at most 1 MiB (conf/hspz.yaml lists every key in a few KB)", path);
+        else snprintf(err, errlen, "%s: cannot read config file: %s", path, strerror(errno));
+        free(text); hz_inread_free(&in); close(fd);
+        return -1;
+    }
+    if (cfg_depth_check(&y, text, tlen)) { free(text); hz_inread_free(&in); close(fd); return -1; }
     yaml_parser_t ps;
     yaml_document_t doc;
     int rc = -1;
-    if (!yaml_parser_initialize(&ps)) { hz_inread_free(&in.r); close(fd); snprintf(err, errlen, "out of memory"); return -1; }
-    yaml_parser_set_input(&ps, yaml_read, &in);
+    if (!yaml_parser_initialize(&ps)) { free(text); hz_inread_free(&in); close(fd); snprintf(err, errlen, "out of memory"); return -1; }
+    yaml_parser_set_input_string(&ps, text, tlen);
     if (!yaml_parser_load(&ps, &doc)) {
         yaml_mark_t m = ps.problem_mark;
-        if (in.bad) snprintf(err, errlen, "%s: cannot read config file: %s", path, strerror(in.bad));
-        else yerr(&y, m, "YAML syntax error: %s%s%s", ps.problem ? ps.problem : "unknown",
-                  ps.context ? " " : "", ps.context ? ps.context : "");
-        yaml_parser_delete(&ps); hz_inread_free(&in.r); close(fd);
+        yerr(&y, m, "YAML syntax error: %s%s%s", ps.problem ? ps.problem : "unknown",
+             ps.context ? " " : "", ps.context ? ps.context : "");
+        yaml_parser_delete(&ps); free(text); hz_inread_free(&in); close(fd);
         return -1;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -390,13 +452,14 @@ static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, 
     }
 out:
     /* the digest covers the whole file (what follows the document too) */
-    if (rc == 0 && hz_inread_finish(&in.r, c->sha256, NULL) != 0) {
+    if (rc == 0 && hz_inread_finish(&in, c->sha256, NULL) != 0) {
         snprintf(err, errlen, "%s: cannot read config file: %s", path, strerror(errno));
         rc = -1;
     }
     yaml_document_delete(&doc);
     yaml_parser_delete(&ps);
-    hz_inread_free(&in.r);
+    free(text);
+    hz_inread_free(&in);
     close(fd);
     return rc;
 }

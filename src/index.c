@@ -468,10 +468,16 @@ static char *ix_header(int fd, const char *path, uint64_t fsize, char *err, size
         return NULL;
     }
     memcpy(&fmt, pre + 8, 4); memcpy(&bom, pre + 12, 4); memcpy(&hoff, pre + 16, 8); memcpy(&hlen, pre + 24, 8);
+    /* a flipped byte in the prefix is damage, not another machine, format or a short file (issue 31) */
+    if (bom != IX_BOM && bom != __builtin_bswap32(IX_BOM)) {
+        snprintf(err, errlen, "%s: damaged index (its byte-order mark is neither order's): build it again", path); return NULL;
+    }
     if (bom != IX_BOM) { snprintf(err, errlen, "%s: an index written on a machine of the other byte order", path); return NULL; }
+    if (fmt == 0 || fmt > 1000) { snprintf(err, errlen, "%s: damaged index (format number %u): build it again", path, fmt); return NULL; }
     if (fmt != IX_FORMAT) { snprintf(err, errlen, "%s: index format %u; this hspz reads format %u (build it again)", path, fmt, IX_FORMAT); return NULL; }
-    if (hoff > fsize || hlen > fsize - hoff || hlen == 0 || hlen > ((uint64_t)1 << 30)) {
-        snprintf(err, errlen, "%s: truncated index (header at byte %llu, %llu bytes, file %llu bytes)", path,
+    if (hoff > fsize || hlen > fsize - hoff || hlen == 0 || hlen > ((uint64_t)1 << 30) || hoff < IX_PREFIX) {
+        snprintf(err, errlen, "%s: damaged or truncated index (its prefix places the header at byte %llu, %llu bytes, "
+                 "in a file of %llu bytes): build it again", path,
                  (unsigned long long)hoff, (unsigned long long)hlen, (unsigned long long)fsize);
         return NULL;
     }

@@ -167,6 +167,24 @@ static void note_other(const hz_side *s)
             shown(s->name[q->other_rec], nb), (unsigned long long)q->other_off);
 }
 
+/* Nothing to seed on a side: no upper-case A, C, G or T (seeds and their X-drop anchors use only
+ * those, spec §2.2: lower case is the masked code L, N and other letters never seed).  One note
+ * with the reason, so a run with 0 segments says why (issue 31).  Stops at the first ACGT. */
+static void note_seedable(const hz_side *s)
+{
+    const hz_seqset *q = s->seqs;
+    int lower = 0;
+    for (uint64_t i = 0; i < q->total; i++) {
+        unsigned char c = q->data[i];
+        if (c == 'A' || c == 'C' || c == 'G' || c == 'T') return;
+        lower |= c == 'a' || c == 'c' || c == 'g' || c == 't';
+    }
+    fprintf(stderr, "hspz: note: %s: nothing to seed: %s; seeds use only upper-case A, C, G and T, so no HSPs "
+            "can be found\n", q->path,
+            !q->total ? "no bases (headers only)" : lower ? "every A, C, G and T is soft-masked (lower case)"
+                      : "no A, C, G or T bases (only N or other letters)");
+}
+
 int hz_input_check(const hz_opts *o, const hz_side *t, const hz_side *q, char *err, size_t errlen)
 {
     if (check_always(t, "--target-prefix", o->target_prefix, err, errlen)) return -1;
@@ -176,5 +194,7 @@ int hz_input_check(const hz_opts *o, const hz_side *t, const hz_side *q, char *e
     if (!o->tarball && !o->nogapped) { note_package(t); note_package(q); }
     note_other(t);
     note_other(q);
+    note_seedable(t);
+    note_seedable(q);
     return 0;
 }

@@ -9,6 +9,10 @@
 #include "index.h"
 #include "inputcheck.h"
 #include "report.h"
+#include "scoring.h"
+#include "optonce.h"
+#include "shquote.h"
+#include <stdint.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -64,7 +68,7 @@ static const char *USAGE =
 "  -x, --xdrop N                    X-drop [910]\n"
 "  -H, --hspthresh N                HSP score threshold K [3000]\n"
 "  -E, --noentropy                  no entropy adjustment\n"
-"  -a, --ambiguous S                n, iupac, or n|iupac,REWARD,PENALTY\n"
+"  -a, --ambiguous S                n or iupac, then optionally [,REWARD],PENALTY (as lastz)\n"
 "  -c, --scoring FILE               LASTZ score file\n"
 "LASTZ command lines (lastz-commands.txt)\n"
 "      --format F [maf-]  --ydrop N [9430]  --gappedthresh N [= hspthresh]  --notrivial\n"
@@ -122,26 +126,6 @@ static long long parse_int(const char *opt, const char *v, long long lo, long lo
         exit(2);
     }
     return x;
-}
-
-/* --ambiguous: LASTZ's forms n | iupac, optionally ",REWARD" and ",PENALTY" (integers) */
-static int ambiguous_ok(const char *a)
-{
-    if (!a || !a[0]) return 1;
-    const char *c = strchr(a, ',');
-    size_t fl = c ? (size_t)(c - a) : strlen(a);
-    if (!((fl == 1 && !strncmp(a, "n", 1)) || (fl == 5 && !strncmp(a, "iupac", 5)))) return 0;
-    int parts = 0;
-    while (c) {
-        const char *v = c + 1;
-        char *end;
-        if (!(*v == '-' || (*v >= '0' && *v <= '9'))) return 0;
-        (void)strtol(v, &end, 10);
-        if (end == v || (*end && *end != ',')) return 0;
-        if (++parts > 2) return 0;
-        c = *end == ',' ? end : NULL;
-    }
-    return 1;
 }
 
 enum {
@@ -210,6 +194,17 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     return 0;
 }
 
+/* A single-valued option given twice: usage error (optonce.h).  -D, -Z and -G share their
+ * long option's value. */
+static void once(hz_optonce *s, int c, const char *val, const struct option *lo)
+{
+    int canon = c == 'D' ? O_DIAGPART : c == 'Z' ? O_TARBALL : c == 'G' ? O_GPUS : c;
+    int shortc = canon == O_DIAGPART ? 'D' : canon == O_TARBALL ? 'Z' : canon == O_GPUS ? 'G' :
+                 canon < 128 && canon != ':' && canon != '?' ? canon : 0;
+    char err[700];
+    if (hz_optonce_check(s, canon, shortc, val, lo, err, sizeof err)) usage_error("%s%s", err, "");
+}
+
 /* getopt's "unknown option": name the word it stopped at (a short option is optopt; a
  * long one the last word that starts with '-'). */
 static void unknown_option(int argc, char **argv, const struct option *lo)
@@ -243,6 +238,11 @@ static const char *outdir_normalize(const char *outdir)
 static void values_check(const hz_opts *o, const char *indexpath, const char *qlistpath)
 {
     char perr[512];
+    /* an empty path names no file: a usage error like -o "" (issue 31), not "hspz: : cannot open" */
+    const char *const names[] = { "-r/--target", "-q/--query", "-c/--scoring", "--index", "--query-list" };
+    const char *const vals[] = { o->target, o->query, o->scoring, indexpath, qlistpath };
+    for (int i = 0; i < 5; i++)
+        if (vals[i] && !vals[i][0]) usage_error("%s: empty path%s", names[i], "");
     if (hz_prefix_check("-T/--target-prefix", o->target_prefix, perr, sizeof perr) ||
         hz_prefix_check("-Q/--query-prefix", o->query_prefix, perr, sizeof perr) ||
         hz_cmdvalue_check("--format", o->format, perr, sizeof perr) ||
@@ -254,8 +254,16 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
         hz_path_check("-o/--output", o->outdir, perr, sizeof perr) ||
         hz_path_check("--tarball", o->tarball, perr, sizeof perr) ||
         hz_path_check("--index", indexpath, perr, sizeof perr) ||
-        hz_path_check("--query-list", qlistpath, perr, sizeof perr))
+        hz_path_check("--query-list", qlistpath, perr, sizeof perr) ||
+        hz_ambiguous_check(o->ambiguous, perr, sizeof perr))   /* LASTZ's rules (scoring.h) */
         usage_error("%s%s", perr, "");
+    /* (after the control-byte checks: the paths are printed) one FIFO (or other stream) as -r and -q: the target would read it all and the query find
+     * it empty; say so before anything is read (issue 31) */
+    struct stat ts, qs;
+    if (o->target && o->query && !o->index && stat(o->target, &ts) == 0 && stat(o->query, &qs) == 0 &&
+        ts.st_dev == qs.st_dev && ts.st_ino == qs.st_ino && !S_ISREG(ts.st_mode))
+        usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
+                    "(give a file, or two streams)", o->target, o->query);
 }
 
 /* hspz merge PLAN UNITDIR... [-r T] [-q Q] [--force] [--quiet] [-t N] (merge.h) */
@@ -272,8 +280,10 @@ static int cmd_merge(int argc, char **argv)
     unsigned char set[HZ_CFG_MAX] = {0};
     opterr = 0; optind = 1;
     int c, li;
+    static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:t:h", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
+        once(&given, c, optarg, lo);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
@@ -288,6 +298,8 @@ static int cmd_merge(int argc, char **argv)
     }
     if (optind >= argc) usage_error("merge: missing PLAN (hspz merge PLAN.json UNITDIR... -o OUTDIR)%s%s", "", "");
     const char *planpath = argv[optind++];
+    if (!planpath[0]) usage_error("merge: empty PLAN path%s%s", "", "");
+    for (int i = optind; i < argc; i++) if (!argv[i][0]) usage_error("merge: empty UNITDIR path%s%s", "", "");
     if (!o.outdir || !o.outdir[0]) usage_error("merge: missing -o/--output OUTDIR%s%s", "", "");
     static hz_config cfg;
     static hz_unitplan P;
@@ -337,7 +349,8 @@ static char **query_list_read(const char *path, size_t *n)
         if (b[0] == '/' || !strcmp(dir, ".")) snprintf(v[m], need, "%s", b); else snprintf(v[m], need, "%s/%s", dir, b);
         struct stat qs;   /* every query checked before any work, so a long list never fails late on a typo */
         if (stat(v[m], &qs) != 0 || S_ISDIR(qs.st_mode) || access(v[m], R_OK) != 0) {
-            fprintf(stderr, "hspz: %s: line %zu: %s: %s\n", path, lno, v[m],
+            char pb[4096 * 4 + 8];   /* a binary list: its bytes escaped, not echoed */
+            fprintf(stderr, "hspz: %s: line %zu: %s: %s\n", path, lno, hz_printable(v[m], SIZE_MAX, pb, sizeof pb),
                     stat(v[m], &qs) != 0 ? strerror(errno) : S_ISDIR(qs.st_mode) ? "is a folder" : strerror(errno));
             m++;
             goto fail;
@@ -396,7 +409,7 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
             usage_error("%s is not an option of hspz index (it takes -r, -o, --force, --seed, --step, --seq-block-size and the machine options)%s",
                         hz_param_at(i)->flag, "");
     }
-    if (!o->target) usage_error("index: missing -r/--target TARGET%s%s", "", "");
+    if (!o->target || !o->target[0]) usage_error("index: %s -r/--target TARGET%s", o->target ? "empty" : "missing", "");
     if (!o->outdir || !o->outdir[0]) usage_error("index: missing -o/--output INDEX (e.g. target.hzi)%s%s", "", "");
     hz_shape sh;
     char err[512];
@@ -413,7 +426,8 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
     char par[4096];
     hz_parent_dir(o->outdir, par, sizeof par);
     if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode) || access(par, W_OK | X_OK) != 0) {
-        fprintf(stderr, "hspz: %s: the index's folder '%s' does not exist or is not writable\n", o->outdir, par); return 1;
+        fprintf(stderr, "hspz: %s: the index's %s '%s' %s\n", o->outdir, stat(par, &st) || S_ISDIR(st.st_mode) ? "folder" : "parent", par,
+                stat(par, &st) ? "does not exist" : !S_ISDIR(st.st_mode) ? "is not a folder" : "is not writable"); return 1;
     }
     return hz_index_cmd(o, o->outdir);
 }
@@ -461,8 +475,10 @@ static int cmd_run(int argc, char **argv, int mode)
     uint64_t max_unit_hits = 0;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
+    static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD:ZG:uy", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
+        once(&given, c, optarg, lo);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
@@ -521,8 +537,12 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
         case O_SINGLEFILE: o.single_file = 1; break;
         case O_REPORT: o.report = 1; break;
-        case O_CONFIG: cfgpath = optarg; break;
-        case O_PLAN: planpath = optarg; break;
+        case O_CONFIG:
+            if (!optarg[0]) usage_error("--config: empty path%s%s", "", "");
+            cfgpath = optarg; break;
+        case O_PLAN:
+            if (!optarg[0]) usage_error("--plan: empty path%s%s", "", "");
+            planpath = optarg; break;
         case O_UNIT: unitspec = optarg; break;
         case O_MAXUNITHITS: max_unit_hits = (uint64_t)parse_int("--max-unit-hits", optarg, 0, LLONG_MAX); break;
         case O_DRYRUN: dry_run = 1; break;
@@ -530,7 +550,9 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_DUMPMANIFEST:
             if (!optarg[0]) usage_error("--dump-manifest: empty path%s%s", "", "");
             o.dump_manifest = optarg; break;
-        case O_FROMMANIFEST: planpath = optarg; unitspec = "all"; o.replay = 1; break;
+        case O_FROMMANIFEST:
+            if (!optarg[0]) usage_error("--from-manifest: empty path%s%s", "", "");
+            planpath = optarg; unitspec = "all"; o.replay = 1; break;
         case O_QUERYLIST: qlistpath = optarg; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
@@ -591,8 +613,6 @@ static int cmd_run(int argc, char **argv, int mode)
         hz_shape psh;
         char perr[512];
         if (hz_shape_parse(o.seed, o.transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
-        if (!ambiguous_ok(o.ambiguous))
-            usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
         if (o.dump_plan || dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
         {   /* the plan file: never an input, an existing file only with --force */
             struct stat pst;
@@ -630,8 +650,6 @@ static int cmd_run(int argc, char **argv, int mode)
     char err[512];
     if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
     if (o.progress == 1 && o.quiet) o.progress = 0;
-    if (!ambiguous_ok(o.ambiguous))
-        usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
     o.outdir = outdir_normalize(o.outdir);
     int prc = hz_package_precheck(&o, err, sizeof err);
     if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }

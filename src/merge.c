@@ -227,7 +227,8 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
         ncmd++;
     }
     if (hz_commands_write(o, tmpdir, cmds, ncmd, err, sizeof err)) goto done;
-    if (hz_package(o, tmpdir, &tside, &qside, err, sizeof err)) goto done;
+    size_t nfiles = ncmd;   /* -D: the files after the split (issue 31) */
+    if (hz_package(o, tmpdir, &tside, &qside, &nfiles, err, sizeof err)) goto done;
     mi.funnel = uf.funnel;
     mi.have_plan = 1;
     hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);
@@ -242,7 +243,7 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     free(tmpdir); tmpdir = NULL;
     if (!o->quiet)
         fprintf(stderr, "hspz: merge: %zu units from %zu folders; wrote %llu segments in %zu files to %s\n",
-                p->n, ndirs, (unsigned long long)uf.funnel.written, ncmd, o->outdir);
+                p->n, ndirs, (unsigned long long)uf.funnel.written, nfiles, o->outdir);
     status = 0;
 done:
     if (status) {

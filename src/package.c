@@ -895,7 +895,8 @@ done:
 
 /* ------------------------------------------------------------------ entry point */
 
-int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, char *err, size_t errlen)
+int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, size_t *nfiles,
+               char *err, size_t errlen)
 {
     if (!o->tarball && !o->diagonal_partition && !o->single_file) return 0;
     pcmds c = {0}, split = {0};
@@ -907,6 +908,7 @@ int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_sid
             if (partition_one(o, dir, &c.v[i], o->diagonal_partition, &split, err, errlen)) goto done;
         pcmds_free(&c);
         c = split; memset(&split, 0, sizeof split);
+        if (nfiles) *nfiles = c.n;   /* one segments file per command; the split ones replaced theirs */
         if (write_commands(o, dir, &c, err, errlen)) goto done;
     }
     if (o->single_file && single_file(dir, q, err, errlen)) goto done;

@@ -293,6 +293,7 @@ typedef struct {
     hz_dg_stream *ds;          /* the canonical digest fed as the files are written, or NULL */
     int ds_off;                /* it could not be opened: the manifest digests the folder */
     hz_cmd *cmds; size_t ncmd, capcmd;
+    size_t nfiles;             /* the .segments files written (-D: after the split, hz_package) */
     hz_funnel total;
     double t_load, t_plan, t_table, t_output;
     double work_total, work_done;
@@ -750,7 +751,8 @@ static int job_finish(run_t *R, qjob_t *J)
     /* lastz commands (RULES.md "lastz commands"): sorted plus before minus, then tmp, block, r */
     if (hz_commands_write(&J->o, J->dir, J->cmds, J->ncmd, R->err, sizeof R->err)) return -1;
     /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
-    if (hz_package(&J->po, J->dir, &R->tside, &J->qside, R->err, sizeof R->err)) return -1;
+    J->nfiles = J->ncmd;
+    if (hz_package(&J->po, J->dir, &R->tside, &J->qside, &J->nfiles, R->err, sizeof R->err)) return -1;
     if (J->po.tarball && R->o->query_list) {   /* OUTDIR/<n>.tar.gz: in place inside the run's own folder */
         char tt[4300];
         snprintf(tt, sizeof tt, "%s.tmp-%ld", J->tar_own, (long)getpid());
@@ -789,9 +791,9 @@ static void job_report(run_t *R, qjob_t *J)
                 f->t_dedup, J->t_output, J->mi.t_wall, R->nthreads);
         if (R->gpu_report) print_gpu_report(fp, R->gpu_report, f->anchors, J->mi.t_wall);
     }
-    if (!o->quiet)
+    if (!o->quiet)   /* the files left: -D's split files in place of those they split (issue 31) */
         fprintf(fp, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
-                R->be ? R->be->name : "cpu", (unsigned long long)f->written, J->ncmd, J->o.outdir);
+                R->be ? R->be->name : "cpu", (unsigned long long)f->written, J->nfiles, J->o.outdir);
 }
 
 /* Job n (0-based) of the run: its options and manifest facts (its folder: job_dir). */

@@ -174,7 +174,9 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
     hz_parent_dir(o->outdir, parent, sizeof parent);
     struct stat st;
     if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
+        int gone = stat(parent, &st) != 0;
+        if (gone) snprintf(err, errlen, "%s: the parent folder '%s' does not exist", o->outdir, parent);
+        else snprintf(err, errlen, "%s: the parent '%s' is not a folder", o->outdir, parent);
         return -1;
     }
     if (access(parent, W_OK | X_OK) != 0) {
@@ -264,7 +266,7 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
         }
     }
     if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: the %s's folder '%s' does not exist", path, what, par); return 1;
+        snprintf(err, errlen, "%s: the %s's %s '%s' %s", path, what, stat(par, &st) ? "folder" : "parent", par, stat(par, &st) ? "does not exist" : "is not a folder"); return 1;
     }
     if (access(par, W_OK | X_OK) != 0) {
         snprintf(err, errlen, "%s: the %s's folder '%s' is not writable: %s", path, what, par, strerror(errno)); return 1;

@@ -7,6 +7,7 @@
 #include "publish.h"
 #include <errno.h>
 #include <getopt.h>
+#include "optonce.h"
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ static int output_ok(const char *dir, const char *path, int force, char *err, si
     struct stat st;
     char pf[PATH_MAX];
     hz_parent_dir(path, pf, sizeof pf);
-    if (stat(pf, &st) != 0 || !S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%.900s: the folder '%.900s' does not exist", path, pf); return -1; }
+    if (stat(pf, &st) != 0 || !S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%.900s: the %s '%.900s' %s", path, stat(pf, &st) ? "folder" : "parent", pf, stat(pf, &st) ? "does not exist" : "is not a folder"); return -1; }
     if (lstat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
         snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1;
@@ -156,7 +157,13 @@ int hz_report_main(int argc, char **argv)
     int force = 0, quiet = 0, c;
     size_t max_lines = HZ_REPORT_VECTOR_MAX;
     opterr = 0; optind = 1;
+    static hz_optonce given;
+    char oerr[700];
     while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+        if (hz_optonce_check(&given, c, c == 'o' ? 'o' : 0, optarg, lo, oerr, sizeof oerr)) {
+            fprintf(stderr, "hspz: report: %s (see 'hspz report --help')\n", oerr);
+            return 2;
+        }
         switch (c) {
         case 'o': out = optarg; break;
         case 'm': {
@@ -182,6 +189,7 @@ int hz_report_main(int argc, char **argv)
         return 2;
     }
     if (out && !out[0]) { fprintf(stderr, "hspz: report: -o: empty path\n"); return 2; }
+    if (!argv[optind][0]) { fprintf(stderr, "hspz: report: empty OUTDIR path\n"); return 2; }
     const char *dir = argv[optind];
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -400,6 +400,12 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
                             pr == -2 ? "out of range" : "not an integer score (digits with an optional K/M/G suffix)");
                     goto done;
                 }
+                if (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN) {
+                    set_err(err, errlen, "%s:%d:%d: bad_score %ld is outside %d..%d (hspz sums scores in 32 "
+                            "bits; larger ones could overflow)", path, lineno, valcol + (int)(p - v), (long)x,
+                            HZ_SCORE_MIN, HZ_SCORE_MAX);
+                    goto done;
+                }
                 out->bad_score = x;
                 out->has_bad = 1;
                 break;
@@ -439,6 +445,12 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
                 if ((kind == K_XDROP || kind == K_YDROP || kind == K_STEP) && x <= 0) {
                     set_err(err, errlen, "%s:%d:%d: %.*s must be positive", path, lineno, valcol,
                             (int)klen, key);
+                    goto done;
+                }
+                if (kind == K_FILL && (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN)) {
+                    set_err(err, errlen, "%s:%d:%d: fill_score %ld is outside %d..%d (hspz sums scores in 32 "
+                            "bits; larger ones could overflow)", path, lineno, valcol, (long)x, HZ_SCORE_MIN,
+                            HZ_SCORE_MAX);
                     goto done;
                 }
                 if (kind == K_FILL) { out->fill_score = x; out->has_fill = 1; }
@@ -510,6 +522,12 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
                         nt > ncols + 1 ? toks[ncols + 1].col : (int)e + 1, nt, ncols, ncols);
                 goto done;
             }
+            if (nt == ncols && nt > 0 && parse_score(toks[0].s, toks[0].len, &(int32_t){0}) == -1 &&
+                parse_char_code(toks[0].s, toks[0].len) >= 0) {   /* "A 91 -114 -31" under A C G T */
+                set_err(err, errlen, "%s:%d:%d: row '%.*s' has %d scores; expected %d (one per column label)",
+                        path, lineno, (int)e + 1, (int)toks[0].len, toks[0].s, nt - 1, ncols);
+                goto done;
+            }
             nfields = nt;
         } else if (nt != nfields) {
             set_err(err, errlen, "%s:%d:%d: row has %d fields but the first row (line %d) has %d",
@@ -564,6 +582,11 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
                         pr == -2 ? "out of range" : "not an integer (digits with an optional K/M/G suffix)");
                 goto done;
             }
+            if (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN) {   /* scoring.h: 32-bit sums stay exact */
+                set_err(err, errlen, "%s:%d:%d: score %ld is outside %d..%d (hspz sums scores in 32 bits; "
+                        "larger ones could overflow)", path, lineno, t->col, (long)x, HZ_SCORE_MIN, HZ_SCORE_MAX);
+                goto done;
+            }
             int c = acgt_index(col_lab[i]);
             if (r >= 0 && c >= 0) { val[r][c] = x; defined[r][c] = 1; }
         }
@@ -610,6 +633,64 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
 done:
     free(buf);
     return rc;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* hz_ambiguous_check                                                                     */
+/* ------------------------------------------------------------------------------------ */
+
+/* One number of --ambiguous: [-]digits within int, else a message. */
+static int amb_number(const char *amb, const char *s, size_t len, long long *out, char *err, size_t errlen)
+{
+    size_t i = s[0] == '-';
+    int ok = len > i && len < 20;
+    for (size_t k = i; ok && k < len; k++) ok = isdigit((unsigned char)s[k]) != 0;
+    if (!ok) {
+        set_err(err, errlen, "--ambiguous: '%s': '%.*s' is not an integer ([-]digits; lastz reads "
+                "'1.5', '1K' or '0x10' as another number)", amb, (int)len, s);
+        return -1;
+    }
+    *out = strtoll(s, NULL, 10);   /* < 20 characters: no overflow */
+    return 0;
+}
+
+int hz_ambiguous_check(const char *amb, char *err, size_t errlen)
+{
+    if (!amb || !amb[0]) return 0;
+    const char *part[3] = { amb, NULL, NULL };
+    size_t plen[3] = {0};
+    int np = 1;
+    for (const char *p = amb; *p; p++)
+        if (*p == ',') { if (np < 3) part[np] = p + 1; np++; }
+    for (int k = 0; k < np && k < 3; k++) {
+        const char *c = strchr(part[k], ',');
+        plen[k] = c ? (size_t)(c - part[k]) : strlen(part[k]);
+    }
+    int word = (plen[0] == 1 && !memcmp(amb, "n", 1)) || (plen[0] == 5 && !memcmp(amb, "iupac", 5));
+    if (np > 3 || !word) {
+        set_err(err, errlen, "--ambiguous: '%s' is not n, iupac, n[,REWARD],PENALTY or "
+                "iupac[,REWARD],PENALTY", amb);
+        return -1;
+    }
+    long long v[3] = {0};
+    for (int k = 1; k < np; k++)
+        if (amb_number(amb, part[k], plen[k], &v[k], err, errlen)) return -1;
+    if (np >= 2 && v[np - 1] < 0) {
+        set_err(err, errlen, "--ambiguous: '%s': the penalty %lld is negative (lastz: the penalty "
+                "must be non-negative)", amb, v[np - 1]);
+        return -1;
+    }
+    if (np == 3 && (v[1] > HZ_SCORE_MAX || v[1] < HZ_SCORE_MIN)) {
+        set_err(err, errlen, "--ambiguous: '%s': the reward %lld is outside %d..%d (scores are "
+                "summed in 32 bits)", amb, v[1], HZ_SCORE_MIN, HZ_SCORE_MAX);
+        return -1;
+    }
+    if (np >= 2 && v[np - 1] > -(long long)HZ_SCORE_MIN) {
+        set_err(err, errlen, "--ambiguous: '%s': the penalty %lld is above %lld (scores are summed "
+                "in 32 bits)", amb, v[np - 1], -(long long)HZ_SCORE_MIN);
+        return -1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -33,6 +33,27 @@ typedef struct {
  * (unknown key, non-integer score, ragged row, missing A/C/G/T label) is an error. */
 int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t errlen);
 
+/* The scores a run may use (score file entries, bad/fill, --ambiguous reward and penalty).
+ * KegAlign sums scores in 32 bits (spec §4.2; xdrop.h's int32 S/best) and hspz must give its
+ * bytes, so the sum cannot widen: instead entries are bounded.  With at most +10000 per column
+ * an X-drop sum needs over 214,000 columns at the top score to leave int32 (HOXD70's 100 meets
+ * KegAlign's own limit only after 21 Mbp); the scan stops once best - S > xdrop, so with
+ * entries down to -10^9 and xdrop <= 10^8 S and best - S stay within +-1.1e9.  LASTZ 1.04.22 takes any int and, with
+ * 2,000,000,000 on the diagonal, overflows too (no output, a warning): hspz refuses instead. */
+#define HZ_SCORE_MAX 10000
+#define HZ_SCORE_MIN (-1000000000)
+
+/* Check an --ambiguous value as LASTZ 1.04.22 reads it (lastz.c, "--ambiguous=n[,<penalty>]"):
+ * NULL or "" (none), "n" or "iupac", optionally ",PENALTY" or ",REWARD,PENALTY".  Refused, as
+ * LASTZ refuses them: another first word, an empty or non-integer number, more than three
+ * parts, a negative penalty.  Refused because LASTZ would read another number than the HSP
+ * stage: anything but [-]digits (LASTZ reads "1.5", "1K", "0x10", " 5" its own way) and values
+ * outside int (LASTZ wraps 99999999999).  Refused to keep 32-bit sums exact: a reward above
+ * HZ_SCORE_MAX or below HZ_SCORE_MIN, a penalty above -HZ_SCORE_MIN.  "N"/"IUPAC" (LASTZ
+ * accepts them) are refused: KegAlign's HSP stage would not read them as n/iupac (spec §9.1).
+ * Returns 0, or -1 with "--ambiguous: 'VALUE' ..." (one line) in err. */
+int hz_ambiguous_check(const char *amb, char *err, size_t errlen);
+
 /* Build the full 8x8 matrix (§9.1 with v0.3 rules).
  * sf: score file or NULL (HOXD70, bad -1000, fill -100).
  * ambiguous: the --ambiguous string or NULL/"" ("n", "iupac", or "<field>,<reward>,<penalty>").

@@ -36,7 +36,13 @@ const char *hz_printable(const char *s, size_t maxlen, char *buf, size_t n)
     size_t k = 0;
     for (size_t i = 0; s && i < maxlen && s[i] && k + 5 < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+        size_t L = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 1;
+        if (c >= 0x80) {   /* whole UTF-8 characters as they are; any other byte >= 0x80 escaped (issue 31) */
+            size_t j = 1;
+            while (L > 1 && j < L && i + j < maxlen && ((unsigned char)s[i + j] & 0xc0) == 0x80) j++;
+            if (L > 1 && j == L && k + L + 5 < n) { memcpy(buf + k, s + i, L); k += L; i += L - 1; continue; }
+        }
+        if (c < 0x20 || c >= 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
         else buf[k++] = (char)c;
     }
     buf[k] = 0;

@@ -23,7 +23,7 @@ int hz_sh_safe(const char *s);
 char *hz_sh_quote(const char *s);
 
 /* At most maxlen bytes of s (up to its NUL) for a one-line message: control bytes (0x00-0x1f,
- * 0x7f) as \xHH, into buf (n bytes, always terminated; cut where it is full).  Returns buf. */
+ * 0x7f) and bytes >= 0x80 that do not form a UTF-8 character as \xHH, into buf (n bytes, always terminated; cut where it is full).  Returns buf. */
 const char *hz_printable(const char *s, size_t maxlen, char *buf, size_t n);
 
 #endif

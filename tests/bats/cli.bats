@@ -562,3 +562,123 @@ EOF
     hz_run version -v
     [ "$status" -eq 0 ] && [[ "$output" == *"commit "* ]]
 }
+
+@test "issue 31: a single-valued option given twice is a usage error under every spelling; flags may repeat" {
+    local pair a b
+    # run / plan: each option that takes a value, as two spellings (KegAlign's '_' and --opt=value too)
+    for pair in "-r $MTR|--reference=$MTR" "-q $MTQ|--query $MTQ" "-o $OUT|--output=$OUT" "-T a|--target_prefix b" \
+                "-Q a|--query-prefix=b" "-B 100000|--seq_block_size 200000" "-I 5|--lastz_interval_size=6" \
+                "-C 5|--wga-chunk-size 6" "-m 1|--max_hits 2" "-s 12of19|--seed=14of22" "-e 1|--step 2" \
+                "-S plus|--strand=minus" "-x 900|--xdrop 910" "-H 3000|--hspthresh=3001" "-a n|--ambiguous iupac" \
+                "-c tests/data/scoring/hoxd70.txt|--scoring=tests/data/scoring/hoxd70.txt" "--format maf|--format=axt" \
+                "--ydrop 1|--ydrop 2" "--gappedthresh 1|--gappedthresh=2" "--data-folder a/|--data_folder b/" \
+                "-t 1|--num_threads 2" "--device cpu|--device=auto" "-G 1|--num_gpu 2" "-D 5|--diagonal-partition=6" \
+                "-Z|--tarball" "--config /dev/null|--config=/dev/null" "--dump-plan a|--dump-plan b" \
+                "--dump-manifest a|--dump-manifest b" "--index a|--index b" "--query-list a|--query_list b"; do
+        a="${pair%%|*}"; b="${pair#*|}"
+        # shellcheck disable=SC2086
+        hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run $a $b
+        [ "$status" -eq 2 ] || { echo "run $a $b: exit $status"; show_run; return 1; }
+        assert_one_error_line 2; assert_stderr_matches "given twice \(.*\): give it once"
+        assert_no_outdir "$OUT"
+    done
+    hz_run run -r "$MTR" -r "$MTQ" -q "$MTQ" -o "$OUT"
+    grep -qxF "hspz: -r/--target given twice ('$MTR', then '$MTQ'): give it once (see 'hspz help')" "$T/stderr"
+    hz_run plan -r "$MTR" -q "$MTQ" -o "$T/p.json" --max-unit-hits 3 --max-unit-hits=4
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --max-unit-hits given twice \('3', then '4'\)"
+    hz_run run --plan a --plan b --unit 1 -o "$OUT"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --plan given twice"
+    hz_run run --plan a --unit 1 --unit 2 -o "$OUT"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --unit given twice"
+    hz_run index -r "$MTR" -o "$T/i.hzi" --step 2 -e 3
+    assert_one_error_line 2; assert_stderr_matches "^hspz: -e/--step given twice \('2', then '3'\)"
+    hz_run merge "$T/p.json" -o "$T/a" --output "$T/b"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: -o/--output given twice"
+    hz_run merge "$T/p.json" -o "$T/a" -t 1 --threads 2
+    assert_one_error_line 2; assert_stderr_matches "^hspz: -t/--threads given twice"
+    hz_run report "$T" -o "$T/a.html" --output="$T/b.html"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: report: -o/--output given twice"
+    hz_run report "$T" --max-lines 1 --max-lines 2
+    assert_one_error_line 2; assert_stderr_matches "^hspz: report: --max-lines given twice"
+    # control bytes in the values are escaped
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" -T $'a\tb' -T c
+    grep -qF "('a\\x09b', then 'c')" "$T/stderr"
+    # flags given twice ask for the same thing: accepted
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run --force --force -n --notransition -E -E --quiet --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+}
+
+@test "issue 31: messages: a file as parent, empty paths, one FIFO as -r and -q, bytes that are not UTF-8" {
+    : >"$T/f"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$T/f/out"
+    assert_one_error_line 1
+    grep -qxF "hspz: $T/f/out: the parent '$T/f' is not a folder" "$T/stderr" || { show_run; return 1; }
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dump-plan "$T/f/p.tsv"
+    assert_one_error_line 1; assert_stderr_matches "the --dump-plan file's parent '.*/f' is not a folder"
+    hz_run index -r "$MTR" -o "$T/f/i.hzi"
+    assert_one_error_line 1; assert_stderr_matches "the index's parent '.*/f' is not a folder"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$T/nodir/out"
+    assert_one_error_line 1; assert_stderr_matches "the parent folder '.*/nodir' does not exist"
+    # an empty path is a usage error (exit 2) like -o "", for every option that names a file
+    local a
+    for a in "-r|-r/--target: empty path" "-q|-q/--query: empty path" "--scoring|-c/--scoring: empty path" \
+             "--config|--config: empty path" "--index|--index: empty path" "--query-list|--query-list: empty path"; do
+        if [ "${a%%|*}" = -r ]; then hz_run run -r "" -q "$MTQ" -o "$OUT"
+        elif [ "${a%%|*}" = -q ]; then hz_run run -r "$MTR" -q "" -o "$OUT"
+        elif [ "${a%%|*}" = --query-list ] || [ "${a%%|*}" = --index ]; then hz_run run -r "$MTR" "${a%%|*}" "" -o "$OUT"
+        else hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" "${a%%|*}" ""; fi
+        assert_one_error_line 2; assert_no_outdir "$OUT"
+        grep -qxF "hspz: ${a#*|} (see 'hspz help')" "$T/stderr" || { show_run; return 1; }
+    done
+    hz_run plan -r "" -q "$MTQ" -o "$T/p.json"
+    assert_one_error_line 2; [ ! -e "$T/p.json" ]
+    hz_run merge "" -o "$OUT"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: merge: empty PLAN path"
+    hz_run index -r "" -o "$T/i.hzi"
+    assert_one_error_line 2
+    hz_run report ""
+    assert_one_error_line 2; assert_stderr_matches "^hspz: report: empty OUTDIR path"
+    # one FIFO as target and query: refused before it is opened (nothing blocks, nothing read)
+    mkfifo "$T/ff"
+    hz_run run -r "$T/ff" -q "$T/ff" -o "$OUT"
+    assert_one_error_line 2; assert_no_outdir "$OUT"
+    grep -qxF "hspz: -r/--target '$T/ff' and -q/--query '$T/ff' are the same stream, which can be read only once (give a file, or two streams) (see 'hspz help')" "$T/stderr" || { show_run; return 1; }
+    # a binary query list: its bytes escaped (\xHH), UTF-8 names kept
+    printf '%s\n\x80\xff\xfeabc\xc3\xa9\n' "$(realpath "$MTQ")" >"$T/ql.txt"
+    hz_run run -r "$MTR" --query-list "$T/ql.txt" -o "$OUT"
+    assert_one_error_line 1
+    grep -qxF "hspz: $T/ql.txt: line 2: $T/\\x80\\xff\\xfeabcé: No such file or directory" "$T/stderr" || { show_run; return 1; }
+}
+
+@test "issue 31: the -D summary counts the segment files actually left" {
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -D 5 --device cpu
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local n
+    n="$(find "$OUT" -name '*.segments' | wc -l)"
+    [ "$n" -gt 2 ]
+    [ "$n" -eq "$(grep -c split "$OUT/lastz-commands.txt")" ]
+    grep -qE "^hspz: backend cpu; wrote [0-9]+ segments in $n files to " "$T/stderr" || { show_run; return 1; }
+}
+
+@test "issue 31: nothing to seed (all soft-masked, no ACGT, no bases): one note each, exit 0; --quiet says nothing" {
+    (echo '>low'; sed 1d "$MTR" | tr ACGT acgt) >"$T/low.fa"
+    (echo '>n'; sed 1d "$MTR" | tr ACGTacgt NNNNNNNN) >"$T/n.fa"
+    printf '>a\n>b\n' >"$T/hdr.fa"
+    local f why
+    for f in "low.fa|every A, C, G and T is soft-masked (lower case)" "n.fa|no A, C, G or T bases (only N or other letters)" \
+             "hdr.fa|no bases (headers only)"; do
+        why="${f#*|}"; f="${f%%|*}"
+        rm -rf "$OUT"
+        hz_run run -r "$MTR" -q "$T/$f" -o "$OUT"
+        [ "$status" -eq 0 ] || { show_run; return 1; }
+        [ "$(grep -c 'nothing to seed' "$T/stderr")" -eq 1 ]
+        grep -qxF "hspz: note: $T/$f: nothing to seed: $why; seeds use only upper-case A, C, G and T, so no HSPs can be found" "$T/stderr" || { show_run; return 1; }
+        rm -rf "$OUT"
+        hz_run run -r "$T/$f" -q "$MTQ" -o "$OUT" --quiet
+        [ "$status" -eq 0 ] && [ ! -s "$T/stderr" ] || { show_run; return 1; }
+    done
+    # an ordinary pair: no such note
+    rm -rf "$OUT"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT"
+    ! grep -q 'nothing to seed' "$T/stderr"
+}

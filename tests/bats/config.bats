@@ -371,3 +371,41 @@ EOF
     [ "$(grep target_prefix <<<"$output" | cut -d'#' -f1)" = "$(grep target_prefix "$T/c2.yaml" | cut -d'#' -f1)" ]
 }
 
+
+@test "issue 31: depth and size are bounded before the YAML is parsed (fast, bounded memory)" {
+    # 200 KB of nested '[' (quadratic in libyaml: 36 s before the error) fails at the 9th level
+    python3 -c "print('[' * 200000)" >"$T/c.yaml"
+    local t0=$SECONDS
+    yaml_error 1 9 "nested deeper than 8 levels"
+    [ $((SECONDS - t0)) -le 3 ]
+    printf 'inputs:\n  target: [a, {b: [[[[[[c]]]]]]}]\n' >"$T/c.yaml"
+    yaml_error 2 23 "nested deeper than 8 levels"
+    # over 1 MiB: refused before reading it (a regular file) or after 1 MiB (a pipe), in little memory
+    python3 -c "import sys; sys.stdout.write('inputs:\n  target: ' + 'a' * (8 << 20) + '\n')" >"$T/big.yaml"
+    hz_run config --config "$T/big.yaml"
+    assert_one_error_line 2
+    grep -qxF "hspz: $T/big.yaml: 8388627 bytes; a configuration file is at most 1 MiB (conf/hspz.yaml lists every key in a few KB)" "$T/stderr" || { show_run; return 1; }
+    # through a pipe: the peak memory of hspz (KB), its exit status and its message
+    python3 - "$HSPZ" "$T/big.yaml" "$T/stderr" >"$T/kb" <<'PY'
+import resource, subprocess, sys
+hz, big, se = sys.argv[1:]
+with open(big, "rb") as f, open(se, "wb") as e:
+    p = subprocess.Popen([hz, "config", "--config", "/dev/stdin"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=e)
+    try:
+        p.stdin.write(f.read())
+    except BrokenPipeError:
+        pass
+    p.stdin.close()
+    rc = p.wait()
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+    grep -qxF "hspz: /dev/stdin: over 1 MiB; a configuration file is at most 1 MiB (conf/hspz.yaml lists every key in a few KB)" "$T/stderr" || { cat "$T/stderr"; return 1; }
+    read -r rc kb <"$T/kb"
+    [ "$rc" -eq 2 ] && [ "$kb" -lt 60000 ] || { echo "exit $rc, max RSS $kb KB"; return 1; }
+    # exactly 1 MiB of comments is still read
+    python3 -c "import sys; s = 'seeding:\n  step: 2\n'; sys.stdout.write(s + '#' * ((1 << 20) - len(s) - 1) + '\n')" >"$T/ok.yaml"
+    [ "$(stat -c %s "$T/ok.yaml")" -eq 1048576 ]
+    hz_run config --config "$T/ok.yaml"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(value step)" = 2 ]
+}

@@ -209,7 +209,7 @@ refused() {
 
 @test "hardening: ordinary values keep KegAlign's bytes; a format with a blank is quoted and still splits" {
     hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$OUT" --data-folder data/x_1-2.3/ \
-        --format maf+ --scoring tests/data/scoring/hoxd70.txt --ambiguous n,100,-100 --quiet
+        --format maf+ --scoring tests/data/scoring/hoxd70.txt --ambiguous n,100,100 --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     ! grep -q "'" "$OUT/lastz-commands.txt"
     head -n 1 "$OUT/lastz-commands.txt" | grep -qF 'lastz data/x_1-2.3/ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name] data/x_1-2.3/query.2bit'
@@ -367,3 +367,66 @@ PY
     [ ! -e "$T/m" ] && [ ! -e PWNED ]
 }
 
+
+# ---------------------------------------------------------------- issue 31: smaller faults
+
+@test "issue 31: --ambiguous: every value lastz 1.04.22 refuses is a usage error at parse time (run, plan, --dry-run, --config)" {
+    require_cmd lastz
+    local v lz acc=""
+    for v in n iupac n,5 n,0 n,-0 n,1,2 n,-1,2 iupac,50,80 iupac,10000,1000000000 \
+             N IUPAC x n,-5 n,1,-2 n,1000000,-1 'iupac,99999999999,-99999999999' n, 'n,,5' n,5, n,1,2,3 \
+             'n,5 ' n,inf n,nan n,3000000000 n,2147483648 \
+             n,99999999999,5 n,1.5 n,1K n,0x10 'n, 5' n,+5 n,50000000,1 n,1,2147483647; do
+        lastz "$MTR" "$MTQ" --ambiguous="$v" >/dev/null 2>&1 && lz=0 || lz=$?
+        hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run --ambiguous "$v"
+        if [ "$status" -eq 0 ]; then
+            acc="$acc $v"
+            [ "$lz" -eq 0 ] || { echo "hspz accepts '$v', lastz refuses it"; return 1; }
+        else
+            assert_one_error_line 2
+            grep -qF -- "hspz: --ambiguous: '$v'" "$T/stderr" || { show_run; return 1; }
+        fi
+        [ "$lz" -eq 0 ] || [ "$status" -eq 2 ] || { echo "lastz refuses '$v', hspz says $status"; return 1; }
+        hz_run plan -r "$MTR" -q "$MTQ" -o "$T/p.json" --ambiguous "$v"
+        if [ "$lz" -ne 0 ]; then assert_one_error_line 2; [ ! -e "$T/p.json" ]; fi
+        rm -f "$T/p.json"
+    done
+    # what hspz takes: the forms whose numbers lastz and the HSP stage read alike
+    [ "$acc" = " n iupac n,5 n,0 n,-0 n,1,2 n,-1,2 iupac,50,80 iupac,10000,1000000000" ] || { echo "accepted:$acc"; return 1; }
+    # the issue's two values, with the reason lastz gives
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --ambiguous 'iupac,99999999999,-99999999999'
+    assert_one_error_line 2; assert_no_outdir "$OUT"
+    grep -qxF "hspz: --ambiguous: 'iupac,99999999999,-99999999999': the penalty -99999999999 is negative (lastz: the penalty must be non-negative) (see 'hspz help')" "$T/stderr"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --ambiguous n,1000000,-1
+    assert_one_error_line 2; assert_stderr_matches "penalty -1 is negative"
+    # the same rule in a --config file, with FILE:LINE:COLUMN
+    printf 'scoring:\n  ambiguous: "n,1000000,-1"\n' >"$T/c.yaml"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --config "$T/c.yaml"
+    assert_one_error_line 2; assert_no_outdir "$OUT"
+    grep -qF "hspz: $T/c.yaml:2:14: scoring.ambiguous: 'n,1000000,-1': the penalty -1 is negative" "$T/stderr"
+}
+
+@test "issue 31: scores whose 32-bit sums can overflow are refused naming the file, line and column" {
+    sed 's/^A   91 /A   2000000000 /' tests/data/scoring/hoxd70.txt >"$T/big.txt"
+    grep -q 2000000000 "$T/big.txt"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --scoring "$T/big.txt"
+    [ "$status" -ne 0 ]; assert_one_error_line "$status"; assert_no_outdir "$OUT"
+    grep -qF "hspz: $T/big.txt:11:5: score 2000000000 is outside -1000000000..10000 (hspz sums scores in 32 bits; larger ones could overflow)" "$T/stderr" || { show_run; return 1; }
+    sed 's/^fill_score         = -100 /fill_score         = -2G  /' tests/data/scoring/hoxd70.txt >"$T/fill.txt"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --scoring "$T/fill.txt"
+    [ "$status" -ne 0 ]; assert_stderr_matches "fill.txt:6:22: fill_score -2000000000 is outside"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --ambiguous n,50000000,1
+    assert_one_error_line 2
+    assert_stderr_matches "the reward 50000000 is outside -1000000000..10000"
+    # the largest allowed values still run
+    sed 's/^A   91 /A   10000 /' tests/data/scoring/hoxd70.txt >"$T/top.txt"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --scoring "$T/top.txt" --ambiguous n,10000,1000000000 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+}
+
+@test "issue 31: a short score-file row names the row and the count" {
+    printf '     A     C     G     T\nA   91  -114   -31\n' >"$T/short.txt"
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --scoring "$T/short.txt"
+    [ "$status" -ne 0 ]; assert_one_error_line "$status"
+    grep -qF "hspz: $T/short.txt:2:19: row 'A' has 3 scores; expected 4 (one per column label)" "$T/stderr" || { show_run; return 1; }
+}

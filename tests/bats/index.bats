@@ -72,7 +72,18 @@ PY
     [[ "$stderr" == "hspz: $d/flip.hzi: checksum mismatch in section 'record_bytes' (the 16 MiB piece at byte 12288;"* ]]
     head -c 20000 "$d/mt.hzi" > "$d/short.hzi"
     hz_run run --index "$d/short.hzi" -q $MT/MT-orang.fa -o "$d/o2"
-    [ "$status" -eq 1 ] && [[ "$stderr" == "hspz: $d/short.hzi: truncated index"* ]]
+    [ "$status" -eq 1 ] && [[ "$stderr" == "hspz: $d/short.hzi: damaged or truncated index"* ]]
+    # a flipped byte in the prefix (header offset, format, byte-order mark) is damage, said so (issue 31)
+    local off want
+    for off in 23:"damaged or truncated index (its prefix places the header at byte " 9:"damaged index (format number " \
+               13:"damaged index (its byte-order mark is neither order's)"; do
+        want="${off#*:}"; off="${off%%:*}"
+        cp "$d/mt.hzi" "$d/p.hzi"
+        printf '\x5a' | dd of="$d/p.hzi" bs=1 seek="$off" conv=notrunc status=none
+        hz_run run --index "$d/p.hzi" -q $MT/MT-orang.fa -o "$d/o5"
+        [ "$status" -eq 1 ] && [[ "$stderr" == "hspz: $d/p.hzi: $want"* ]] || { show_run; return 1; }
+        [ "$(printf "%s\n" "$stderr" | wc -l)" -eq 1 ] && [ ! -e "$d/o5" ]
+    done
     hz_run run --index $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o3"
     [ "$status" -eq 1 ] && [[ "$stderr" == "hspz: $MT/MT-human.fa: not an hspz index"* ]]
     [ ! -e "$d/o1" ] && [ ! -e "$d/o2" ] && [ ! -e "$d/o3" ]

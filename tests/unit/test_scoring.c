@@ -477,6 +477,33 @@ static void test_files(void)
              "setting after the matrix header");
 }
 
+/* hz_ambiguous_check: LASTZ 1.04.22's acceptance (lastz.c "--ambiguous=n[,<penalty>]"), the
+ * values it reads differently refused, and the 32-bit bounds (scoring.h). */
+static void test_ambiguous_check(void)
+{
+    char err[512];
+    const char *ok[] = {NULL, "", "n", "iupac", "n,5", "n,0", "n,-0", "n,1,2", "n,-1,2", "iupac,50,80",
+                        "iupac,10000,1000000000", "n,-1000000000,0"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        check(hz_ambiguous_check(ok[i], err, sizeof err) == 0, "--ambiguous %s accepted", ok[i] ? ok[i] : "(null)");
+    const struct { const char *v, *msg; } bad[] = {
+        {"N", "is not n, iupac"}, {"IUPAC", "is not n, iupac"}, {"x,1,2", "is not n, iupac"},
+        {"n,1,2,3", "is not n, iupac"}, {"n,", "'' is not an integer"}, {"n,,5", "'' is not an integer"},
+        {"n,1.5", "'1.5' is not an integer"}, {"n,1K", "'1K' is not an integer"}, {"n,+5", "'+5' is not an integer"},
+        {"n, 5", "' 5' is not an integer"}, {"n,-5", "the penalty -5 is negative"},
+        {"n,1000000,-1", "the penalty -1 is negative"}, {"iupac,99999999999,-99999999999", "the penalty -99999999999 is negative"},
+        {"n,10001,1", "the reward 10001 is outside -1000000000..10000"},
+        {"n,-1000000001,1", "the reward -1000000001 is outside"}, {"n,1000000001", "the penalty 1000000001 is above 1000000000"},
+        {"n,99999999999999999999", "is not an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        int rc = hz_ambiguous_check(bad[i].v, err, sizeof err);
+        check(rc == -1 && !strncmp(err, "--ambiguous: '", 14) && strstr(err, bad[i].msg),
+              "--ambiguous %s refused: '%s'", bad[i].v, err);
+    }
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -485,6 +512,7 @@ int main(void)
     find_datadir();
 
     test_build();
+    test_ambiguous_check();
     test_files();
 
     /* clean up (HZ_TEST_KEEP=1 keeps the files, e.g. to feed them to lastz) */
