@@ -75,8 +75,10 @@ static const char *USAGE =
 "  -Z, --tarball [PATH]             also write Galaxy's data package (galaxy/commands.json,\n"
 "                                   format.txt, files/: 2bit, .name, .segments) as a\n"
 "                                   reproducible .tar.gz [OUTDIR.tar.gz, next to OUTDIR]\n"
-"  -D, --diagonal-partition N       split segment files along the diagonal so that no lastz\n"
-"                                   command gets more than N segments (tmp*.splitK.segments)\n"
+"  -D, --diagonal-partition [N|auto] split segment files along the diagonal so that no lastz\n"
+"                                   command gets more than N segments (tmp*.splitK.segments);\n"
+"                                   without N or with auto: N as KegAlign's Galaxy runner\n"
+"                                   estimates it; 0 = off [0]\n"
 "      --single-file                also write OUTDIR/all.segments: every segment in the order\n"
 "                                   lastz TARGET[multiple] QUERY --segments= reads\n"
 "      --report                     also write OUTDIR/report.html (self-contained page: dot\n"
@@ -444,7 +446,7 @@ static int cmd_run(int argc, char **argv, int mode)
         {"gpus", 1, 0, O_GPUS}, {"num_gpu", 1, 0, O_GPUS},
         {"quiet", 0, 0, O_QUIET}, {"progress", 0, 0, O_PROGRESS}, {"no-progress", 0, 0, O_NOPROGRESS},
         {"debug", 0, 0, O_DEBUG}, {"help", 0, 0, 'h'},
-        {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 1, 0, O_DIAGPART},
+        {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 2, 0, O_DIAGPART},
         {"single-file", 0, 0, O_SINGLEFILE}, {"report", 0, 0, O_REPORT},
         {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
         /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
@@ -461,7 +463,7 @@ static int cmd_run(int argc, char **argv, int mode)
     uint64_t max_unit_hits = 0;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
-    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD:ZG:uy", lo, &li))) != -1) {
+    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD::ZG:uy", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
         switch (c) {
         case 'r': o.target = optarg; break;
@@ -518,7 +520,13 @@ static int cmd_run(int argc, char **argv, int mode)
             if (!optarg[0]) usage_error("--dump-plan: empty path%s%s", "", "");
             o.dump_plan = optarg; break;
         case 'D':
-        case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
+        case O_DIAGPART:
+            /* optional value (hillerlab/hspZ's bare -D): attached, or the next word unless it
+             * starts with '-'; none or "auto" = automatic (HZ_DIAG_AUTO) */
+            if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
+            o.diagonal_partition = !optarg || !strcmp(optarg, "auto") ? HZ_DIAG_AUTO
+                : (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX);
+            break;
         case O_SINGLEFILE: o.single_file = 1; break;
         case O_REPORT: o.report = 1; break;
         case O_CONFIG: cfgpath = optarg; break;
