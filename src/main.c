@@ -260,6 +260,15 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
         usage_error("%s%s", perr, "");
 }
 
+/* One note naming the HSPZ_* variables hspz does not read (config.h hz_env_unknown). */
+static void env_note(int quiet)
+{
+    char unk[1024];
+    int n = hz_env_unknown(unk, sizeof unk);
+    if (n && !quiet)
+        fprintf(stderr, "hspz: note: ignoring environment variable%s hspz does not read: %s\n", n > 1 ? "s" : "", unk);
+}
+
 /* hspz merge PLAN UNITDIR... [-r T] [-q Q] [--force] [--quiet] [-t N] (merge.h) */
 static int cmd_merge(int argc, char **argv)
 {
@@ -296,6 +305,7 @@ static int cmd_merge(int argc, char **argv)
     int rc = plan_settings(planpath, &P, &cfg, &o, set);
     if (rc) return rc;
     o = cfg.o;
+    env_note(o.quiet);
     values_check(&o, NULL, NULL);   /* the plan's settings too: merge writes lastz-commands.txt */
     o.outdir = outdir_normalize(o.outdir);
     char err[1024];
@@ -566,6 +576,7 @@ static int cmd_run(int argc, char **argv, int mode)
         if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
         o = cfg.o;
     }
+    env_note(o.quiet);
     if (mode == 3) return index_cmd(&o, set, cfgpath);
     if ((indexpath || qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
     if (qlistpath && planpath) usage_error("--query-list does not go with %s%s", o.replay ? "--from-manifest" : "--plan", "");
