@@ -66,7 +66,7 @@ PY
 import sys, json, glob, os
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 out = sys.argv[2]
-for side, stem in (("ref", "ref"), ("query", "query")):
+for side, stem in (("reference", "ref"), ("query", "query")):
     mine = [r for r in rows if r[0] == side]
     blocks = sorted({int(r[1]) for r in mine})
     assert len(blocks) >= 2, (side, blocks)          # 100 kb blocks: several
@@ -77,9 +77,9 @@ for side, stem in (("ref", "ref"), ("query", "query")):
     assert all(int(r[3]) > 0 for r in mine)
 m = json.load(open(os.path.join(out, "manifest.json")))
 lens = {i["role"]: i for i in m["inputs"]} if isinstance(m["inputs"], list) else m["inputs"]
-total = {s: sum(int(r[3]) for r in rows if r[0] == s) for s in ("ref", "query")}
+total = {s: sum(int(r[3]) for r in rows if r[0] == s) for s in ("reference", "query")}
 tb = lens["target"]["bases"]; qb = lens["query"]["bases"]
-assert (total["ref"], total["query"]) == (tb, qb), (total, tb, qb)
+assert (total["reference"], total["query"]) == (tb, qb), (total, tb, qb)
 print("ok", len(rows))
 PY
 }
