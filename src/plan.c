@@ -245,7 +245,7 @@ int hz_plan_dump(const hz_side *t, const hz_side *q, const char *path, char *err
     FILE *f = fopen(tmp, "w");
     int rc = -1;
     if (!f) { snprintf(err, errlen, "%s: cannot write the plan dump: %s", path, strerror(errno)); goto out; }
-    int bad = dump_side(f, t, "ref") || dump_side(f, q, "query");
+    int bad = dump_side(f, t, "reference") || dump_side(f, q, "query");
     int e = errno;
     if (fclose(f) != 0 && !bad) { bad = 1; e = errno; }
     if (bad) { snprintf(err, errlen, "%s: cannot write the plan dump: %s", path, strerror(e)); unlink(tmp); goto out; }

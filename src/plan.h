@@ -65,7 +65,7 @@ void hz_block_encode(const hz_side *side, size_t b, uint8_t *fwd, uint8_t *rc, u
 int64_t hz_block_find(const hz_side *side, size_t b, uint8_t c, uint32_t **pos);
 
 /* Write the blocks of both sides to path as TSV lines "side<TAB>block<TAB>record<TAB>bp"
- * (side "ref" or "query"; block 0-based; record = the prefixed name; bp = record length),
+ * (side "reference" or "query", as hillerlab/hspZ writes it (src/run.rs); block 0-based; record = the prefixed name; bp = record length),
  * target first, records in input order: hillerlab/hspZ's --dump-plan bin membership, where
  * a block is a bin.  Written to path.tmp-<pid> and renamed.  Returns 0 or -1 with err
  * naming the file and errno. */
