@@ -564,7 +564,9 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
         }
     } else if (lstat(o->outdir, &st) == 0) {
         if (!S_ISDIR(st.st_mode) || !o->force) {   /* another run's (its manifest.json: no failure manifest) */
-            snprintf(err, errlen, "%s: the output directory exists now (another run?)", o->outdir); goto out;
+            snprintf(err, errlen, "%s: output directory %s (another run?)", o->outdir,
+                     S_ISDIR(st.st_mode) && !outdir_empty(o->outdir) ? "is not empty any more" : "appeared meanwhile");
+            goto out;
         }
         snprintf(old, sizeof old, "%s.old-%ld-%s", o->outdir, (long)getpid(), hz_out_token());
     }
