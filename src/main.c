@@ -404,8 +404,10 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
     char err[512];
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
     {   /* by identity: never the target, never through a link, device or FIFO (outsafe.h) */
-        const char *ins[1] = { o->target };
-        int rc = hz_out_check(o->outdir, ins, 1, o->force, "index", err, sizeof err);
+        if (hz_same_file(o->target, o->outdir)) {
+            fprintf(stderr, "hspz: %s: the index would overwrite the target %s\n", o->outdir, o->target); return 2;
+        }
+        int rc = hz_out_check(o->outdir, NULL, 0, o->force, "index file", err, sizeof err);
         if (rc) { fprintf(stderr, "hspz: %s\n", err); return rc; }
     }
     return hz_index_cmd(o, o->outdir);
@@ -588,8 +590,12 @@ static int cmd_run(int argc, char **argv, int mode)
             usage_error("--ambiguous: '%s' is not n, iupac, n,REWARD[,PENALTY] or iupac,REWARD[,PENALTY]%s", o.ambiguous, "");
         if (o.dump_plan || dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
         {   /* the plan file: never an input (the --config file too), an existing regular file only with --force */
-            const char *ins[3] = { o.target, o.query, o.scoring }, *cins[4] = { o.target, o.query, o.scoring, cfgpath };
-            int rc = hz_out_check(o.outdir, cfgpath ? cins : ins, cfgpath ? 4 : 3, o.force, "plan", perr, sizeof perr);
+            const char *ins[4] = { o.target, o.query, o.scoring, cfgpath };
+            for (int i = 0; i < 4; i++)
+                if (hz_same_file(ins[i], o.outdir)) {   /* by identity, links resolved */
+                    fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o.outdir, ins[i]); return 2;
+                }
+            int rc = hz_out_check(o.outdir, NULL, 0, o.force, "plan file", perr, sizeof perr);
             if (rc) { fprintf(stderr, "hspz: %s\n", perr); return rc; }
         }
         cfg.o = o;

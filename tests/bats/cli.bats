@@ -133,8 +133,10 @@ EOF
     [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
 }
 
-@test "cli: --force replaces an existing non-empty OUTDIR" {
-    mkdir -p "$OUT"; echo old >"$OUT/old.segments"
+@test "cli: --force replaces an existing OUTDIR that hspz wrote" {
+    # README: "--force replaces only a regular file or a folder hspz wrote"
+    run_ok -r "$MTR" -q "$MTQ" -o "$OUT" --step 7
+    echo old >"$OUT/old.segments"
     run_ok -r "$MTR" -q "$MTQ" -o "$OUT" --force
     [ ! -e "$OUT/old.segments" ]
     check_golden "$OUT" tiny_mtdna_human_vs_orangutan/default

@@ -131,9 +131,11 @@ as_reference() {
     for _ in $(seq 1 200); do compgen -G "$OUT.tmp-$pid-*.owner" >/dev/null && break; sleep 0.01; done
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
     local own; own=$(compgen -G "$OUT.tmp-$pid-*.owner")   # OUTDIR.tmp-<pid>-<token>.owner
-    [ -f "$own" ] && [ -d "${own%.owner}" ]
+    [ -f "$own" ]
+    [ -d "${own%.owner}" ]
     local tok=${own##*-}; tok=${tok%.owner}
-    grep -qx "pid $pid" "$own" && grep -qx "token $tok" "$own"
+    grep -qx "pid $pid" "$own"
+    grep -qx "token $tok" "$own"
     # look-alikes: a live process's folder, a user's folders and a file named like them, a
     # folder whose .owner names another machine or container (a dead pid there proves nothing)
     mkdir "$OUT.tmp-$$"; echo keep >"$OUT.tmp-$$/mine"
@@ -147,7 +149,8 @@ as_reference() {
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball
     [ "$status" -eq 0 ] || { show_run; return 1; }
     as_reference "$OUT"
-    [ ! -e "${own%.owner}" ] && [ ! -e "$own" ]
+    [ ! -e "${own%.owner}" ]
+    [ ! -e "$own" ]
     grep -q "note: removed ${own%.owner}, left by process $pid which no longer runs" "$T/stderr"
     [ "$(grep -c 'note: removed' "$T/stderr")" -eq 1 ]
     [ -f "$OUT.tmp-$$/mine" ] && [ -f "$OUT.tmp-999999/data.txt" ] && [ -f "$OUT.tmp-0999998/x" ]

@@ -198,7 +198,9 @@ golden_field() {
     # OUTDIR is checked before the inputs are read: nothing read, nothing planned
     [ "$(mf "$F" 'd["plan"]')" = null ]
     [ "$(mf "$F" 'd["inputs"][0]["sha256"]')" = null ] && [ "$(mf "$F" 'd["inputs"][1]["sha256"]')" = null ]
-    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    # the user empties it (--force replaces only a folder hspz wrote): filled in place
+    rm "$OUT/mine.txt"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     [ ! -e "$F" ]
     [ -f "$OUT/manifest.json" ] && [ ! -e "$OUT/mine.txt" ]

@@ -56,7 +56,8 @@ EOF
     wait "$p2" || s2=$?
     echo "exits $s1 $s2"; cat "$T/e1" "$T/e2"
     [ $((s1 == 0)) -ne $((s2 == 0)) ]             # exactly one published
-    [ "$s1" -le 1 ] && [ "$s2" -le 1 ]
+    [ "$s1" -le 1 ]
+    [ "$s2" -le 1 ]
     manifest_true "$OUT"                           # no file of the other run in it
     [ "$(cat "$OUT.tmp-1/keep")" = precious ]
     [ -z "$(compgen -G "$OUT.tmp-1-*" || true)" ]  # both runs' own temporaries are gone
@@ -93,7 +94,8 @@ EOF
     [ "$status" -eq 0 ] || { cat "$T/err"; return 1; }
     [ "$(cat victim)" = victim ]
     local l; l=$(compgen -G 'o.tar.gz.tmp-*' | grep -v 'x$' | grep -v keep)
-    [ -L "$l" ] && [ "$(readlink "$l")" = victim ]   # the user's link stays as it was
+    [ -L "$l" ]
+    [ "$(readlink "$l")" = victim ]   # the user's link stays as it was
     [ "$(cat o.tar.gz.tmp-*x)" = stale ]
     tar -tzf o.tar.gz | grep -q commands.json
     manifest_true o
@@ -115,12 +117,15 @@ EOF
         hz_run $r
         assert_one_error_line 1
         [[ "$stderr" == *"symbolic link"* ]] || { echo "row: $r"; show_run; return 1; }
-        [ -L "$T/lnk" ] && [ "$(cat "$T/victim")" = victim ] && [ ! -e "$T/a" ]
+        [ -L "$T/lnk" ]
+        [ "$(cat "$T/victim")" = victim ]
+        [ ! -e "$T/a" ]
     done
     if [ -L /dev/stdout ]; then
         hz_run run -r "$AOR" -q "$AOQ" -o "$T/a" --dump-plan /dev/stdout --force
         assert_one_error_line 1
-        [ -L /dev/stdout ] && [ ! -e "$T/a" ]
+        [ -L /dev/stdout ]
+        [ ! -e "$T/a" ]
     fi
 }
 
@@ -141,7 +146,8 @@ EOF
     [ "$(stat -c '%i %U %G %a' "$OUT")" = "$before" ]
     manifest_true "$OUT"
     [ -z "$(ls -A "$OUT" | grep -F .hspz || true)" ]
-    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ] && [ -f "$OUT.tar.gz" ]
+    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
+    [ -f "$OUT.tar.gz" ]
 }
 
 @test "outsafe 6: an empty mount point as OUTDIR is filled in place (docker -v host:/out ... -o /out)" {
@@ -171,12 +177,15 @@ EOF
 @test "outsafe 7: a kill between the tarball's and OUTDIR's renames: the rerun of the same -o works" {
     # README: "a rerun of the same command cleans up after a killed run"
     status=0; HSPZ_FAULT=publish-kill:1 "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --quiet 2>/dev/null || status=$?
-    [ "$status" -eq 137 ] && [ -f "$OUT.tar.gz" ] && [ ! -e "$OUT" ]
+    [ "$status" -eq 137 ]
+    [ -f "$OUT.tar.gz" ]
+    [ ! -e "$OUT" ]
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball
     [ "$status" -eq 0 ] || { show_run; return 1; }
     manifest_true "$OUT"
     tar -tzf "$OUT.tar.gz" | grep -q commands.json
-    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ] && [ -z "$(compgen -G "$OUT.tar.gz.*" || true)" ]
+    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
+    [ -z "$(compgen -G "$OUT.tar.gz.*" || true)" ]
 }
 
 @test "outsafe 7: --force's moved-aside OUTDIR and tarball (.old-<pid>-<token>) do not stay after a kill" {
@@ -187,7 +196,8 @@ EOF
     manifest_true "$OUT"                 # the new OUTDIR is in place
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --force
     [ "$status" -eq 0 ] || { show_run; return 1; }
-    [ -z "$(compgen -G "$OUT.old-*" || true)" ] && [ -z "$(compgen -G "$OUT.tar.gz.old-*" || true)" ]
+    [ -z "$(compgen -G "$OUT.old-*" || true)" ]
+    [ -z "$(compgen -G "$OUT.tar.gz.old-*" || true)" ]
     [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
     manifest_true "$OUT"
 }
@@ -202,7 +212,8 @@ EOF
     [ "$(grep -vc '^hspz: note: ' "$T/err")" -eq 1 ]
     grep -q '^hspz: stdout was closed (SIGPIPE)' "$T/err"
     [ -s "$T/first" ]
-    [ ! -e "$OUT" ] && [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
+    [ ! -e "$OUT" ]
+    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
 }
 
 @test "outsafe 8: --print-commands to a full device fails with one line and no OUTDIR" {
@@ -212,5 +223,6 @@ EOF
     [ "$status" -eq 1 ] || { echo "exit $status"; cat "$T/err"; return 1; }
     [ "$(grep -vc '^hspz: note: ' "$T/err")" -eq 1 ]
     grep -q 'stdout: write error: No space left on device' "$T/err"
-    [ ! -e "$OUT" ] && [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
+    [ ! -e "$OUT" ]
+    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
 }
