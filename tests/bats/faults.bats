@@ -35,6 +35,7 @@ as_reference() {
 }
 
 @test "faults: a file size limit (ulimit -f, EFBIG as on a full disk): exit 1, one line naming the file, nothing left" {
+    # README: "Each error is one line on stderr that starts with hspz: and names the file"
     # the pair's tarball is ~210 KB (segments ~45 KB): 64 KiB stops the run while it writes
     status=0
     (ulimit -f 64; exec "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball) >"$T/stdout" 2>"$T/stderr" || status=$?
@@ -96,6 +97,7 @@ as_reference() {
 }
 
 @test "faults: SIGKILL at 10 random moments, then a rerun: output complete or absent, the rerun equals the reference and removes the killed runs' OUTDIR.tmp-<pid>" {
+    # README: "A run killed outright (SIGKILL, a crash) ... the next run with the same -o undoes an unfinished publish"
     hz_run run -r "$AOR" -q "$AOQ" -o "$T/timing" --quiet
     stale=0
     for i in $(seq 1 10); do
@@ -125,6 +127,7 @@ as_reference() {
 }
 
 @test "faults: only folders hspz made on this machine for a process that is gone are removed; look-alikes stay" {
+    # README: "nothing without such a record is touched"
     # a killed run's folder: removed (its .owner file says who made it)
     "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --quiet &
     pid=$!
@@ -158,6 +161,7 @@ as_reference() {
 }
 
 @test "faults: OUTDIR as a symbolic link is refused before any work (rename would not go through it)" {
+    # README: "OUTDIR may not be a symbolic link"
     mkdir "$T/real"; ln -s "$T/real" "$T/lnk"; ln -s "$T/nowhere" "$T/dang"
     for o in "$T/lnk" "$T/dang"; do
         hz_run run -r "$AOR" -q "$AOQ" -o "$o"

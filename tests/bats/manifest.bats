@@ -167,6 +167,7 @@ golden_field() {
 }
 
 @test "manifest: a failed run leaves no OUTDIR but OUTDIR.failed-manifest.json saying why" {
+    # README: "a failed run leaves OUTDIR.failed-manifest.json"
     hz_run run -r "$AOR" -q "$T/missing.fa" -o "$OUT"
     assert_one_error_line 1
     assert_no_outdir "$OUT"

@@ -34,7 +34,7 @@ EOF
 }
 
 @test "outsafe 1: a leftover OUTDIR.tmp-<our pid> of another process is never removed (same pid as ours)" {
-    # README: "what this run did not create is never removed"
+    # README: "a leftover of another process with the same pid ... is never used or removed"
     cd "$T"
     status=0
     bash -c 'mkdir o.tmp-$$; echo x >o.tmp-$$/keep; exec "$0" run -r "$1" -q "$2" -o o --quiet' \
@@ -45,7 +45,7 @@ EOF
 }
 
 @test "outsafe 1: two runs as PID 1 of their own PID namespaces, one -o: one publishes, its manifest is true; another's pid-1 folder stays" {
-    # README: "of two runs of the same -o exactly one publishes"
+    # README: "Of two runs started with the same -o, one publishes and the other fails"
     unshare -p -f --mount-proc true 2>/dev/null || skip "unshare -p needs root (CI runs as root)"
     mkdir "$OUT.tmp-1"; echo precious >"$OUT.tmp-1/keep"
     local t2="$T/t2.fa"; gzip -dc "$AOQ" >"$t2"
@@ -64,7 +64,7 @@ EOF
 }
 
 @test "outsafe 2: report -o naming the run's input by another spelling (from a subfolder) is refused, the input kept" {
-    # README: "nothing the user gave is modified"
+    # README: "an output that is an input by any path or link (the run's inputs for hspz report -o ...) is refused"
     mkdir -p "$T/d/sub"; gzip -dc "$AOR" >"$T/d/t.fa"; cp "$AOQ" "$T/d/q.fa.gz"
     (cd "$T/d" && "$HSPZ" run -r t.fa -q q.fa.gz -o out --quiet)
     local before; before=$(sha256sum <"$T/d/t.fa")
@@ -77,6 +77,7 @@ EOF
 }
 
 @test "outsafe 3: plan -o naming its own --config file is refused even with --force" {
+    # README: "the --config file for hspz plan -o ... is refused (exit 2)"
     printf 'devices:\n  threads: 1\n' >"$T/c.yaml"
     cd "$T"
     hz_run plan -r "$OLDPWD/$AOR" -q "$OLDPWD/$AOQ" --config c.yaml -o ./c.yaml --force
@@ -86,6 +87,7 @@ EOF
 }
 
 @test "outsafe 4: a stale OUTDIR.tar.gz.tmp-<our pid> (a link or a file) is never followed nor truncated" {
+    # README: "every temporary file is created with O_EXCL|O_NOFOLLOW"
     cd "$T"
     echo victim >victim; echo stale >o.tar.gz.tmp-keep
     status=0
@@ -102,7 +104,7 @@ EOF
 }
 
 @test "outsafe 5: --force never replaces a symbolic link (--dump-plan, --dump-manifest, --tarball, plan -o, index -o, /dev/stdout)" {
-    # README: "--force replaces only a regular file or a folder hspz wrote"
+    # README: "a symbolic link, device or FIFO is never replaced, even with --force"
     echo victim >"$T/victim"
     ln -s victim "$T/lnk"
     local rows=(
@@ -130,6 +132,7 @@ EOF
 }
 
 @test "outsafe 5: --force replaces only a folder hspz wrote (its manifest.json); a user's folder is refused and kept" {
+    # README: "--force replaces only a regular file or a folder hspz wrote (it holds manifest.json ...)"
     mkdir "$OUT"; echo mine >"$OUT/notes.txt"
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force
     assert_one_error_line 1
@@ -138,7 +141,7 @@ EOF
 }
 
 @test "outsafe 6: an existing empty OUTDIR is filled in place: same folder, owner, group, mode, setgid" {
-    # README: "An existing empty OUTDIR is filled in place"
+    # README: "An existing empty OUTDIR (a folder you made, a mount point ...) is filled in place: its owner, group, mode and setgid bit stay"
     mkdir "$OUT"; chmod 2750 "$OUT"; chgrp daemon "$OUT" 2>/dev/null || true
     local before; before=$(stat -c '%i %U %G %a' "$OUT")
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --quiet
@@ -151,6 +154,7 @@ EOF
 }
 
 @test "outsafe 6: an empty mount point as OUTDIR is filled in place (docker -v host:/out ... -o /out)" {
+    # README: "a mount point such as docker run -v host:/out ... -o /out is filled in place"
     mkdir "$T/mnt"
     mount -t tmpfs tmpfs "$T/mnt" 2>/dev/null || skip "mount needs root (CI runs as root)"
     hz_run run -r "$AOR" -q "$AOQ" -o "$T/mnt" --quiet
@@ -161,6 +165,7 @@ EOF
 }
 
 @test "outsafe 6: a kill in the middle of an in-place fill leaves nothing that looks complete; the rerun fills the same folder" {
+    # README: "manifest.json comes last"; "undoes ... a half-filled OUTDIR"
     mkdir "$OUT"; chmod 2750 "$OUT"
     local before; before=$(stat -c '%i %a' "$OUT")
     status=0; HSPZ_FAULT=publish-kill:2 "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet 2>/dev/null || status=$?
@@ -175,7 +180,7 @@ EOF
 }
 
 @test "outsafe 7: a kill between the tarball's and OUTDIR's renames: the rerun of the same -o works" {
-    # README: "a rerun of the same command cleans up after a killed run"
+    # README: "the next run with the same -o undoes an unfinished publish (its tarball, a half-filled OUTDIR)"
     status=0; HSPZ_FAULT=publish-kill:1 "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --quiet 2>/dev/null || status=$?
     [ "$status" -eq 137 ]
     [ -f "$OUT.tar.gz" ]
@@ -189,6 +194,7 @@ EOF
 }
 
 @test "outsafe 7: --force's moved-aside OUTDIR and tarball (.old-<pid>-<token>) do not stay after a kill" {
+    # README: "or finishes a done one (the --force leftovers OUTDIR.old-<pid>-<token>)"
     "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --quiet
     status=0; HSPZ_FAULT=publish-kill:3 "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --force --quiet 2>/dev/null || status=$?
     [ "$status" -eq 137 ]
@@ -203,7 +209,7 @@ EOF
 }
 
 @test "outsafe 8: SIGPIPE (--print-commands | head -1) is handled like SIGTERM: one line, exit 141, nothing left" {
-    # README: "Each error is one line"
+    # README: "a failed or interrupted run (... or SIGPIPE when stdout is closed: exit 141) leaves no OUTDIR behind"
     local st
     set +o pipefail
     "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --print-commands -D 5 --quiet 2>"$T/err" | head -1 >"$T/first"
@@ -217,6 +223,7 @@ EOF
 }
 
 @test "outsafe 8: --print-commands to a full device fails with one line and no OUTDIR" {
+    # README: "Writes to stdout (--print-commands) are checked: a full disk or closed pipe fails the run"
     [ -w /dev/full ] || skip "no /dev/full"
     status=0
     "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --print-commands --quiet >/dev/full 2>"$T/err" || status=$?
