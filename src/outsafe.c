@@ -149,7 +149,8 @@ static unsigned long long start_of(long pid)
     if (!s) return 0;
     unsigned long long v = 0;
     int field = 2;
-    for (char *t = strtok(s + 1, " "); t; t = strtok(NULL, " "))
+    char *sv = NULL;
+    for (char *t = strtok_r(s + 1, " ", &sv); t; t = strtok_r(NULL, " ", &sv))
         if (++field == 22) { v = strtoull(t, NULL, 10); break; }
     return v;
 }
