@@ -567,8 +567,9 @@ static hz_envvar ENV[] = {
     { "HSPZ_REF_BUCKETS", "auto, on, off", NULL },
     { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },
     { "HSPZ_SYNC", "block, auto, spin, yield", NULL },
-    /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh) */
-    { "HSPZ_FAULT", "gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)", NULL },
+    /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh);
+     * publish-kill:N, a SIGKILL at publish step N (src/publish.c, tests/bats/outsafe.bats) */
+    { "HSPZ_FAULT", "gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)", NULL },
     /* benchmarks: phase times on stderr (src/pipeline.c trace) */
     { "HSPZ_TRACE", "0, 1", NULL },
 };
@@ -585,7 +586,8 @@ static int env_value_ok(int k, const char *v)
     const char *al = ENV[k].allowed;
     if (!strncmp(al, "gpu-alloc:N", 11)) {
         const char *c = strchr(v, ':');
-        if (!c || !((c - v == 9 && !strncmp(v, "gpu-alloc", 9)) || (c - v == 10 && !strncmp(v, "gpu-kernel", 10)))) return 0;
+        if (!c || !((c - v == 9 && !strncmp(v, "gpu-alloc", 9)) || (c - v == 10 && !strncmp(v, "gpu-kernel", 10)) ||
+                    (c - v == 12 && !strncmp(v, "publish-kill", 12)))) return 0;
         v = c + 1;
         al = "an integer";
     }

@@ -1,4 +1,5 @@
 /* index — prepared target blocks, in memory or in an index file (see index.h). */
+#include "outsafe.h"
 #include "index.h"
 #include "backend.h"
 #include "manifest.h"
@@ -258,12 +259,11 @@ int hz_index_cmd(const hz_opts *o, const char *path)
         if (hz_xparams_build(&xp, NULL, NULL, o->xdrop, o->hspthresh, 1, err, sizeof err)) goto done;
         if (hz_backend_open(o, &xp, &be, err, sizeof err)) goto done;
     }
-    size_t n = strlen(path) + 32;
+    size_t n = strlen(path) + 64;
     if (!(tmp = malloc(n))) { snprintf(err, sizeof err, "out of memory"); goto done; }
-    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    unlink(tmp);
+    hz_out_tmpname(path, tmp, n);   /* pid and token: a stale file or link of this name is never opened */
     pthread_mutex_lock(&sigw.lock);   /* a signal now waits until the file is registered */
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0) hz_sigwatch_paths_locked(&sigw, NULL, tmp);
+    if ((fd = hz_out_create(tmp)) >= 0) hz_sigwatch_paths_locked(&sigw, NULL, tmp);
     pthread_mutex_unlock(&sigw.lock);
     if (fd < 0) {
         snprintf(err, sizeof err, "%s: cannot create: %s", tmp, strerror(errno));
@@ -275,8 +275,8 @@ int hz_index_cmd(const hz_opts *o, const char *path)
     fd = -1;
     pthread_mutex_lock(&sigw.lock);   /* a signal never splits the rename */
     /* without --force never over a file that appeared meanwhile (another hspz index) */
-    int rn = o->force ? rename(tmp, path) : link(tmp, path);
-    if (rn == 0) { if (!o->force) unlink(tmp); sigw.tartmp[0] = 0; sigw.settled = 1; }   /* in place: a later signal is dropped */
+    int rn = hz_out_place(tmp, path, o->force);   /* never over a link, device or folder */
+    if (rn == 0) { sigw.tartmp[0] = 0; sigw.settled = 1; }   /* in place: a later signal is dropped */
     pthread_mutex_unlock(&sigw.lock);
     if (rn) {
         snprintf(err, sizeof err, errno == EEXIST ? "%s: the index file appeared meanwhile (another run?); use --force to replace it"
@@ -292,7 +292,6 @@ done:
     if (status) {
         hz_publish_abort(&sigw);   /* first: removes the registered temporary file */
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
-        if (tmp) unlink(tmp);   /* ours (its name has our pid) */
     }
     hz_sigwatch_stop(&sigw);
     free(tmp);

@@ -1,4 +1,5 @@
 /* hspz — command line (issue "hspz run": KegAlign's and hillerlab/hspZ's option names). */
+#include "outsafe.h"
 #include "options.h"
 #include "seed.h"
 #include "config.h"
@@ -321,6 +322,7 @@ static int cmd_merge(int argc, char **argv)
     values_check(&o, NULL, NULL);   /* the plan's settings too: merge writes lastz-commands.txt */
     o.outdir = outdir_normalize(o.outdir);
     char err[1024];
+    hz_recover_outdir(&o);   /* a killed run's tarball and folders first (publish.h) */
     int prc = hz_package_precheck(&o, err, sizeof err);
     if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     if (hz_outdir_holds_input(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
@@ -426,20 +428,12 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
     hz_shape sh;
     char err[512];
     if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
-    struct stat st, ist;
-    if (stat(o->outdir, &st) == 0) {
-        if (stat(o->target, &ist) == 0 && ist.st_dev == st.st_dev && ist.st_ino == st.st_ino) {
+    {   /* by identity: never the target, never through a link, device or FIFO (outsafe.h) */
+        if (hz_same_file(o->target, o->outdir)) {
             fprintf(stderr, "hspz: %s: the index would overwrite the target %s\n", o->outdir, o->target); return 2;
         }
-        if (S_ISDIR(st.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the index file\n", o->outdir); return 1; }
-        if (!S_ISREG(st.st_mode)) { fprintf(stderr, "hspz: %s: not a regular file (a device or FIFO is never replaced)\n", o->outdir); return 1; }
-        if (!o->force) { fprintf(stderr, "hspz: %s: the index file exists (use --force to replace it)\n", o->outdir); return 1; }
-    }
-    char par[4096];
-    hz_parent_dir(o->outdir, par, sizeof par);
-    if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode) || access(par, W_OK | X_OK) != 0) {
-        fprintf(stderr, "hspz: %s: the index's %s '%s' %s\n", o->outdir, stat(par, &st) || S_ISDIR(st.st_mode) ? "folder" : "parent", par,
-                stat(par, &st) ? "does not exist" : !S_ISDIR(st.st_mode) ? "is not a folder" : "is not writable"); return 1;
+        int rc = hz_out_check(o->outdir, NULL, 0, o->force, "index file", err, sizeof err);
+        if (rc) { fprintf(stderr, "hspz: %s\n", err); return rc; }
     }
     return hz_index_cmd(o, o->outdir);
 }
@@ -633,19 +627,14 @@ static int cmd_run(int argc, char **argv, int mode)
         char perr[512];
         if (hz_shape_parse(o.seed, o.transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
         if (o.dump_plan || dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
-        {   /* the plan file: never an input, an existing file only with --force */
-            struct stat pst;
-            const char *ins[3] = { o.target, o.query, o.scoring };
-            if (stat(o.outdir, &pst) == 0) {
-                for (int i = 0; i < 3; i++) {
-                    struct stat ist;
-                    if (ins[i] && stat(ins[i], &ist) == 0 && ist.st_dev == pst.st_dev && ist.st_ino == pst.st_ino) {
-                        fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o.outdir, ins[i]); return 2;
-                    }
+        {   /* the plan file: never an input (the --config file too), an existing regular file only with --force */
+            const char *ins[4] = { o.target, o.query, o.scoring, cfgpath };
+            for (int i = 0; i < 4; i++)
+                if (hz_same_file(ins[i], o.outdir)) {   /* by identity, links resolved */
+                    fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o.outdir, ins[i]); return 2;
                 }
-                if (S_ISDIR(pst.st_mode)) { fprintf(stderr, "hspz: %s: is a folder; -o names the plan file\n", o.outdir); return 1; }
-                if (!o.force) { fprintf(stderr, "hspz: %s: the plan file exists (use --force to replace it)\n", o.outdir); return 1; }
-            }
+            int rc = hz_out_check(o.outdir, NULL, 0, o.force, "plan file", perr, sizeof perr);
+            if (rc) { fprintf(stderr, "hspz: %s\n", perr); return rc; }
         }
         cfg.o = o;
         return hz_plan_cmd(&cfg, o.outdir, max_unit_hits);
@@ -670,6 +659,7 @@ static int cmd_run(int argc, char **argv, int mode)
     if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
     if (o.progress == 1 && o.quiet) o.progress = 0;
     o.outdir = outdir_normalize(o.outdir);
+    hz_recover_outdir(&o);   /* a killed run's tarball and folders first (publish.h) */
     int prc = hz_package_precheck(&o, err, sizeof err);
     if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     if (o.dump_plan) {   /* the same rules as the tarball, and not the tarball itself */

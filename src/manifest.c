@@ -1,4 +1,5 @@
 /* manifest — provenance JSON of a run (see manifest.h, docs/manifest.md). */
+#include "outsafe.h"
 #include "manifest.h"
 #include <dirent.h>
 #include <errno.h>
@@ -403,17 +404,17 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_object_set_new(m, "segment_lines", nseg);
     json_object_set_new(m, "canonical_digest_sha256", digest);
 
-    size_t tl = strlen(path) + 32;
+    size_t tl = strlen(path) + 64;
     char *tmp = malloc(tl);
-    snprintf(tmp, tl, "%s.tmp-%ld", path, (long)getpid());
     int rc = -1;
-    FILE *fp = fopen(tmp, "wb");
+    if (!tmp) { snprintf(err, errlen, "out of memory"); json_decref(m); return -1; }
+    FILE *fp = hz_out_fopen_tmp(path, tmp, tl);   /* O_EXCL|O_NOFOLLOW */
     if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno)); goto out; }
     int wr = json_dumpf(m, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     wr |= fputc('\n', fp) == EOF;
     if (fflush(fp) || fsync(fileno(fp)) || wr) { fclose(fp); unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
     if (fclose(fp)) { unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
-    if (rename(tmp, path)) { unlink(tmp); snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno)); goto out; }
+    if (hz_out_place(tmp, path, 1)) { unlink(tmp); snprintf(err, errlen, "%s: cannot put %s in place: %s", path, tmp, strerror(errno)); goto out; }
     rc = 0;
 out:
     free(tmp);

@@ -1,6 +1,7 @@
 /* package — see package.h. */
 #include "package.h"
 #include "diagpart.h"
+#include "outsafe.h"
 #include "publish.h"
 #include "segments.h"
 #include "shquote.h"
@@ -349,7 +350,10 @@ static int write_commands(const hz_opts *o, const char *dir, const pcmds *c, cha
     }
     if (rc) snprintf(err, errlen, "out of memory");
     else rc = write_file(path, b.s ? b.s : "", b.n, err, errlen);
-    if (!rc && o->print_commands) fwrite(b.s ? b.s : "", 1, b.n, stdout);
+    if (!rc && o->print_commands) {   /* stdout checked: a full disk or a closed pipe fails the run */
+        fwrite(b.s ? b.s : "", 1, b.n, stdout);
+        rc = hz_out_stdout_flush(err, errlen);
+    }
     free(b.s); free(path);
     return rc;
 }
@@ -758,10 +762,10 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     members m = {0};
     sbuf js = {0};
     struct archive *a = NULL;
-    int rc = -1, created = 0;
+    int rc = -1, created = 0, tfd = -1;
     char arc[8192], src[8192];
     if (!tmp || !tref || !tqry) { snprintf(err, errlen, "out of memory"); goto done; }
-    snprintf(tmp, tl, "%s.tmp-%ld", tpath, (long)getpid());
+    hz_out_tmpname(tpath, tmp, tl);   /* pid and token: a stale file or link of this name is never opened */
 
     /* commands.json (package_output.py: flags, str options, int options, --target, --query) */
     const char *D = o->data_folder, *F = o->format;
@@ -830,8 +834,9 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
         archive_write_set_filter_option(a, "gzip", "timestamp", NULL) != ARCHIVE_OK) {
         arch_fail(a, tpath, err, errlen); goto done;
     }
-    if (archive_write_open_filename(a, tmp) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
+    if ((tfd = hz_out_create(tmp)) < 0) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno)); goto done; }
     created = 1;
+    if (archive_write_open_fd(a, tfd) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
     char *buf = malloc(1 << 20);
     if (!buf) goto oom;
     for (size_t i = 0; i < m.n; i++) {
@@ -882,6 +887,8 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     }
     free(buf);
     if (archive_write_close(a) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
+    if (close(tfd) != 0) { tfd = -1; snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto done; }
+    tfd = -1;
     created = 0;   /* stays at its temporary name: hz_publish puts it in place together with OUTDIR */
     rc = 0;
     goto done;
@@ -889,6 +896,7 @@ oom:
     snprintf(err, errlen, "out of memory writing the tarball");
 done:
     if (a) archive_write_free(a);
+    if (tfd >= 0) close(tfd);
     if (created && tmp) remove(tmp);
     if (tref) remove(tref);
     if (tqry) remove(tqry);

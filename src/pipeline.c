@@ -755,9 +755,9 @@ static int job_finish(run_t *R, qjob_t *J)
     if (hz_package(&J->po, J->dir, &R->tside, &J->qside, &J->nfiles, R->err, sizeof R->err)) return -1;
     if (J->po.tarball && R->o->query_list) {   /* OUTDIR/<n>.tar.gz: in place inside the run's own folder */
         char tt[4300];
-        snprintf(tt, sizeof tt, "%s.tmp-%ld", J->tar_own, (long)getpid());
+        hz_out_tmpname(J->tar_own, tt, sizeof tt);
         if (rename(tt, J->tar_own)) return FAIL(R, "%s: cannot rename %s to it: %s", J->tar_own, tt, strerror(errno));
-    }   /* a single run's tarball stays OUTDIR.tar.gz.tmp-<pid> until hz_publish places it */
+    }   /* a single run's tarball stays OUTDIR.tar.gz.tmp-<pid>-<token> until hz_publish places it */
     J->t_output += hz_now() - to;
     trace(R, "packaged");
     job_manifest_facts(R, J);

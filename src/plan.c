@@ -1,4 +1,5 @@
 /* plan — blocks, names, intervals (spec §2.4-2.6). */
+#include "outsafe.h"
 #include "plan.h"
 #include "scoring.h"
 #include <pthread.h>
@@ -238,19 +239,18 @@ static int dump_side(FILE *f, const hz_side *s, const char *label)
 
 int hz_plan_dump(const hz_side *t, const hz_side *q, const char *path, char *err, size_t errlen)
 {
-    size_t n = strlen(path) + 32;
+    size_t n = strlen(path) + 64;
     char *tmp = malloc(n);
     if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
-    snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    FILE *f = hz_out_fopen_tmp(path, tmp, n);   /* O_EXCL|O_NOFOLLOW */
     int rc = -1;
     if (!f) { snprintf(err, errlen, "%s: cannot write the plan dump: %s", path, strerror(errno)); goto out; }
     int bad = dump_side(f, t, "reference") || dump_side(f, q, "query");
     int e = errno;
     if (fclose(f) != 0 && !bad) { bad = 1; e = errno; }
     if (bad) { snprintf(err, errlen, "%s: cannot write the plan dump: %s", path, strerror(e)); unlink(tmp); goto out; }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+    if (hz_out_place(tmp, path, 1) != 0) {   /* a regular file only (checked with --force up front) */
+        snprintf(err, errlen, "%s: cannot put the plan dump in place: %s", path, strerror(errno));
         unlink(tmp); goto out;
     }
     rc = 0;

@@ -3,6 +3,7 @@
 #include "package.h"
 #include "config.h"
 #include "manifest.h"
+#include "outsafe.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -34,44 +35,42 @@ void hz_rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
  * alternate signal stack does not survive. */
 #define HZ_WAKE (SIGRTMIN + 1)
 
-/* OUTDIR.tmp-<pid>.owner, beside the temporary folder: who made it (see remove_stale_tmpdirs) */
+/* OUTDIR.tmp-<pid>-<token>.owner, beside the temporary folder: who made it and what the run
+ * may leave (see remove_stale_tmpdirs); OUTDIR.tmp-<pid>-<token>.fill: the names an
+ * in-place fill moves into an existing empty OUTDIR */
 static void owner_path(const char *tmpdir, char *buf, size_t n) { snprintf(buf, n, "%s.owner", tmpdir); }
+static void fill_path(const char *tmpdir, char *buf, size_t n) { snprintf(buf, n, "%s.fill", tmpdir); }
 static void owner_unlink(const char *tmpdir)
 {
     char p[4300];
     if (!tmpdir || !tmpdir[0]) return;
+    fill_path(tmpdir, p, sizeof p);
+    unlink(p);
     owner_path(tmpdir, p, sizeof p);
     unlink(p);
 }
 
-/* "boot_id pid-namespace hostname" of this process, or -1 where /proc cannot say */
-static int whoami(char *buf, size_t n)
+/* interrupted (a signal, or SIGPIPE raised by a failed write to stdout): the caller holds
+ * w->lock for good; remove this run's temporaries, say one line, exit 128 + sig */
+static void interrupted(hz_sigwatch *w, int sig)
 {
-    char boot[64] = "", ns[64] = "", host[256] = "";
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) { if (!fgets(boot, sizeof boot, f)) boot[0] = 0; fclose(f); }
-    boot[strcspn(boot, "\n")] = 0;
-    ssize_t l = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
-    if (l > 0) ns[l] = 0; else ns[0] = 0;
-    if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
-    host[sizeof host - 1] = 0;
-    if (!boot[0] || !ns[0] || !host[0]) return -1;
-    snprintf(buf, n, "%s %s %s", boot, ns, host);
-    return 0;
+    if (w->tmpdir[0]) {
+        char trash[4300];
+        snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
+        if (rename(w->tmpdir, trash) == 0) hz_rm_rf(trash); else hz_rm_rf(w->tmpdir);
+    }
+    if (w->tartmp[0]) unlink(w->tartmp);
+    owner_unlink(w->tmpdir);
+    /* one line; a newline first only where a progress line may be open (a terminal) */
+    char why[64];
+    if (sig == SIGPIPE) snprintf(why, sizeof why, "stdout was closed (SIGPIPE)");
+    else snprintf(why, sizeof why, "interrupted by signal %d", sig);
+    fprintf(stderr, "%shspz: %s%s\n", isatty(2) ? "\n" : "", why, w->tmpdir[0] ? "; the partial output was removed" : "");
+    fflush(stderr);
+    _exit(128 + sig);
 }
 
-/* write tmpdir.owner: "hspz owner 1\npid P\nwho W\ntarball T\n" (best effort: without it a
- * killed run's folder is only never cleaned up) */
-static void owner_write(const char *tmpdir, const char *tartmp, const char *who)
-{
-    char p[4300];
-    owner_path(tmpdir, p, sizeof p);
-    unlink(p);   /* one of a killed earlier run with this pid */
-    FILE *f = fopen(p, "wx");
-    if (!f) return;
-    fprintf(f, "hspz owner 1\npid %ld\nwho %s\ntarball %s\n", (long)getpid(), who, tartmp && tartmp[0] ? tartmp : "-");
-    if (fclose(f) != 0) unlink(p);
-}
+static int outdir_empty(const char *outdir);
 
 static void *sigwatch_main(void *p)
 {
@@ -85,18 +84,7 @@ static void *sigwatch_main(void *p)
         if (sig == HZ_WAKE || w->settled) { pthread_mutex_unlock(&w->lock); continue; }
         /* interrupted: the lock is never released, so the run can neither publish nor print
          * its own failure now (hz_publish_abort waits here until the process is gone) */
-        if (w->tmpdir[0]) {
-            char trash[4300];
-            snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
-            if (rename(w->tmpdir, trash) == 0) hz_rm_rf(trash); else hz_rm_rf(w->tmpdir);
-        }
-        if (w->tartmp[0]) unlink(w->tartmp);
-        owner_unlink(w->tmpdir);
-        /* one line; a newline first only where a progress line may be open (a terminal) */
-        fprintf(stderr, "%shspz: interrupted by signal %d%s\n", isatty(2) ? "\n" : "", sig,
-                w->tmpdir[0] ? "; the partial output was removed" : "");
-        fflush(stderr);
-        _exit(128 + sig);
+        interrupted(w, sig);
     }
 }
 
@@ -104,7 +92,7 @@ void hz_sigwatch_block(int block)
 {
     sigset_t s;
     sigemptyset(&s);
-    sigaddset(&s, SIGINT); sigaddset(&s, SIGTERM); sigaddset(&s, SIGHUP);
+    sigaddset(&s, SIGINT); sigaddset(&s, SIGTERM); sigaddset(&s, SIGHUP); sigaddset(&s, SIGPIPE);
     pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL);
 }
 
@@ -114,7 +102,7 @@ void hz_sigwatch_start(hz_sigwatch *w)
     pthread_mutex_init(&w->lock, NULL);
     sigemptyset(&w->set);
     sigaddset(&w->set, SIGINT); sigaddset(&w->set, SIGTERM); sigaddset(&w->set, SIGHUP);
-    sigaddset(&w->set, HZ_WAKE);
+    sigaddset(&w->set, SIGPIPE); sigaddset(&w->set, HZ_WAKE);
     pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
     w->on = pthread_create(&w->th, NULL, sigwatch_main, w) == 0;
     if (!w->on) pthread_sigmask(SIG_SETMASK, &w->old, NULL);
@@ -137,6 +125,13 @@ void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp)
 void hz_publish_abort(hz_sigwatch *w)
 {
     pthread_mutex_lock(&w->lock);   /* blocks for good while a signal is being handled */
+    if (!w->settled) {   /* a signal pending now (SIGPIPE raised by a failed write to stdout): as the watcher */
+        sigset_t p;
+        static const int sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP };
+        if (sigpending(&p) == 0)
+            for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+                if (sigismember(&p, sigs[i]) && sigismember(&w->set, sigs[i])) interrupted(w, sigs[i]);
+    }
     w->settled = 1;
     if (w->tmpdir[0]) hz_rm_rf(w->tmpdir);
     if (w->tartmp[0]) unlink(w->tartmp);
@@ -170,6 +165,7 @@ void hz_parent_dir(const char *path, char *dir, size_t n)
 
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
 {
+    hz_recover_outdir(o);   /* what killed runs of this OUTDIR left first: it may be in the way */
     char parent[4096];
     hz_parent_dir(o->outdir, parent, sizeof parent);
     struct stat st;
@@ -190,16 +186,16 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
     }
     if (stat(o->outdir, &st) != 0) return 0;
     if (!S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: exists and is not a directory", o->outdir); return -1; }
-    DIR *d = opendir(o->outdir);
-    int empty = 1;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
-        closedir(d);
-    }
+    int empty = outdir_empty(o->outdir);   /* hidden temporaries of hspz runs do not count */
     if (!empty && !o->force) {
         snprintf(err, errlen, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
+        return -1;
+    }
+    char mp[4200], qp[4200];   /* --force replaces only a folder hspz wrote: its manifest.json, or a query list's queries.tsv */
+    snprintf(mp, sizeof mp, "%s/manifest.json", o->outdir);
+    snprintf(qp, sizeof qp, "%s/queries.tsv", o->outdir);
+    if (!empty && lstat(mp, &st) != 0 && lstat(qp, &st) != 0) {
+        snprintf(err, errlen, "%s: not an output folder of hspz (no manifest.json); --force replaces only a folder hspz wrote", o->outdir);
         return -1;
     }
     if (!empty && hz_outdir_holds_input(o, err, errlen)) return -1;
@@ -237,27 +233,20 @@ int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
     return 0;
 }
 
-static int same_file(const char *a, const struct stat *sb)
-{
-    struct stat sa;
-    return a && stat(a, &sa) == 0 && sa.st_dev == sb->st_dev && sa.st_ino == sb->st_ino;
-}
-
 int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen)
 {
-    struct stat st;
     char par[4096], rp[PATH_MAX], ro[PATH_MAX];
     size_t ol = strlen(o->outdir);
     if (!strcmp(path, o->outdir) || (!strncmp(path, o->outdir, ol) && path[ol] == '/')) {
         snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return 2;
     }
-    if (stat(path, &st) == 0) {
-        for (size_t i = 0; i < run_input_count(o); i++)
-            if (same_file(run_input(o, i), &st)) { snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, run_input(o, i)); return 2; }
-        if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: the %s path is a folder", path, what); return 1; }
-        if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: the %s path is not a regular file (a device or FIFO is never replaced)", path, what); return 1; }
-        if (!o->force) { snprintf(err, errlen, "%s: the %s exists (use --force to replace it)", path, what); return 1; }
-    }
+    size_t n = run_input_count(o);
+    const char **in = malloc(n * sizeof *in);
+    if (!in) { snprintf(err, errlen, "out of memory"); return 1; }
+    for (size_t i = 0; i < n; i++) in[i] = run_input(o, i);
+    int rc = hz_out_check(path, in, n, o->force, what, err, errlen);   /* by identity; links, devices never replaced */
+    free(in);
+    if (rc == 2) return 2;
     hz_parent_dir(path, par, sizeof par);
     if (realpath(par, rp) && realpath(o->outdir, ro)) {
         size_t rl = strlen(ro);
@@ -265,28 +254,87 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
             snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return 2;
         }
     }
-    if (stat(par, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: the %s's %s '%s' %s", path, what, stat(par, &st) ? "folder" : "parent", par, stat(par, &st) ? "does not exist" : "is not a folder"); return 1;
+    return rc;
+}
+
+/* 1 when p exists (not followed) with a type of mode m (S_IFDIR, S_IFREG) and is this user's */
+static int mine(const char *p, mode_t m)
+{
+    struct stat st;
+    return lstat(p, &st) == 0 && (st.st_mode & S_IFMT) == m && st.st_uid == getuid();
+}
+
+/* 1 when the folder p holds nothing (or cannot be read: treated as not empty) */
+static int dir_empty(const char *p)
+{
+    DIR *d = opendir(p);
+    if (!d) return 0;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d))) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
+/* Undo or finish what a killed run (record rec, its temporary folder tmp) left, from the
+ * names its owner record holds.  Published (tmp gone, or emptied by an in-place fill): only
+ * the --force leftovers (.old-<pid>-<token>) are removed.  Not published: its tarball is
+ * taken back while it is still the file it placed (same inode), what --force moved aside is
+ * put back, and what a fill moved into OUTDIR (its .fill list) is removed unless OUTDIR holds
+ * a manifest.json; then tmp and its tarball temporary are removed. */
+static void recover(const char *tmp, const hz_owner *rec, char (*v)[4400])
+{
+    /* v: 0 outdir, 1 tarball, 2 tarball_tmp, 3 tarball_ino, 4 old_outdir, 5 old_tarball, 6 fill */
+    char want[4400], p[8900];
+    snprintf(want, sizeof want, "%s.tmp-%ld-%s", v[1], rec->pid, rec->token);
+    int tar_ok = v[1][0] && !strcmp(v[2], want);
+    snprintf(want, sizeof want, "%s.old-%ld-%s", v[0], rec->pid, rec->token);
+    int oldo_ok = v[4][0] && !strcmp(v[4], want);
+    snprintf(want, sizeof want, "%s.old-%ld-%s", v[1], rec->pid, rec->token);
+    int oldt_ok = tar_ok && v[5][0] && !strcmp(v[5], want);
+    int published = !mine(tmp, S_IFDIR) || (v[6][0] && dir_empty(tmp));
+    struct stat st;
+    if (published) {
+        if (oldo_ok && mine(v[4], S_IFDIR)) hz_rm_rf(v[4]);
+        if (oldt_ok && mine(v[5], S_IFREG)) unlink(v[5]);
+        if (mine(tmp, S_IFDIR)) rmdir(tmp);
+    } else {
+        unsigned long long dev, ino;
+        if (tar_ok && sscanf(v[3], "%llu:%llu", &dev, &ino) == 2 && lstat(v[1], &st) == 0 &&
+            (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino)
+            unlink(v[1]);
+        if (oldt_ok && mine(v[5], S_IFREG) && lstat(v[1], &st) != 0) rename(v[5], v[1]);
+        if (oldo_ok && mine(v[4], S_IFDIR) && lstat(v[0], &st) != 0) rename(v[4], v[0]);
+        snprintf(p, sizeof p, "%s/manifest.json", v[0]);
+        FILE *f = v[6][0] && lstat(p, &st) != 0 ? fopen(v[6], "r") : NULL;
+        char nm[4400];
+        while (f && fgets(nm, sizeof nm, f)) {
+            nm[strcspn(nm, "\n")] = 0;
+            if (!nm[0] || strchr(nm, '/') || !strcmp(nm, ".") || !strcmp(nm, "..")) continue;
+            snprintf(p, sizeof p, "%s/%s", v[0], nm);
+            if (lstat(p, &st) == 0 && st.st_uid == getuid()) hz_rm_rf(p);
+        }
+        if (f) fclose(f);
+        hz_rm_rf(tmp);
+        if (tar_ok && mine(v[2], S_IFREG)) unlink(v[2]);
     }
-    if (access(par, W_OK | X_OK) != 0) {
-        snprintf(err, errlen, "%s: the %s's folder '%s' is not writable: %s", path, what, par, strerror(errno)); return 1;
-    }
-    return 0;
+    snprintf(p, sizeof p, "%s.interrupted", tmp);
+    if (mine(p, S_IFDIR)) hz_rm_rf(p);
 }
 
 /* Remove what runs of this OUTDIR left when they were killed (SIGKILL, a crash): for each
- * OUTDIR.tmp-<pid>.owner written by hz_tmpdir_make on this machine (same boot id, PID
- * namespace and host name) whose process no longer exists, its folder OUTDIR.tmp-<pid> (and
- * .interrupted), the tarball's temporary file it names when that is this run's tarball path
- * plus ".tmp-<pid>", and the .owner file, each only when this user owns it.  A folder
- * without such a file is never touched, whatever its name.  A note per folder unless quiet. */
-static void remove_stale_tmpdirs(const char *outdir, const char *tarball, const char *who, int quiet)
+ * OUTDIR.tmp-<pid>-<token>.owner whose record (hz_owner_read) names that pid and token and a
+ * process that is gone (hz_owner_gone: this machine, PID namespace and boot only), what
+ * recover() finds from its names, then the record.  A folder without such a record is never
+ * touched, whatever its name (also one with this process's pid).  A note each unless quiet. */
+static void remove_stale_tmpdirs(const char *stem, const char *outdir, const hz_owner *me, int quiet)
 {
+    static const char *const K[] = { "outdir", "tarball", "tarball_tmp", "tarball_ino", "old_outdir", "old_tarball", "fill" };
     char par[4096], base[1024];
-    hz_parent_dir(outdir, par, sizeof par);
-    const char *b = strrchr(outdir, '/');
+    hz_parent_dir(stem, par, sizeof par);
+    const char *b = strrchr(stem, '/');
     int bare = !b;
-    b = b ? b + 1 : outdir;
+    b = b ? b + 1 : stem;
     if (!*b || snprintf(base, sizeof base, "%s.tmp-", b) >= (int)sizeof base) return;
     size_t bl = strlen(base);
     DIR *d = opendir(par);
@@ -296,81 +344,83 @@ static void remove_stale_tmpdirs(const char *outdir, const char *tarball, const 
         const char *nm = de->d_name, *q = nm + bl;
         size_t ql = strlen(q);
         if (strncmp(nm, base, bl) || ql < 7 || strcmp(q + ql - 6, ".owner")) continue;
-        size_t dl = ql - 6;   /* the pid's digits: canonical decimal, as getpid() prints it */
-        if (dl < 1 || dl > 9 || q[0] == '0' || strspn(q, "0123456789") != dl) continue;
-        long pid = strtol(q, NULL, 10);
-        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        char op[4096 + 1024 + 2], tmp[4096 + 1024 + 2], line[4400], tar[4400] = "";
+        size_t dl = strspn(q, "0123456789");   /* <pid>-<16 hex>.owner */
+        if (dl < 1 || dl > 9 || q[0] == '0' || q[dl] != '-' || ql != dl + 1 + 16 + 6 || strspn(q + dl + 1, "0123456789abcdef") != 16)
+            continue;
+        char op[4096 + 1024 + 2], tmp[4096 + 1024 + 2], v[7][4400];
         snprintf(op, sizeof op, "%s/%s", par, nm);
-        struct stat st;
-        if (lstat(op, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid()) continue;   /* ours only */
-        FILE *f = fopen(op, "r");
-        if (!f) continue;
-        int ok = fgets(line, sizeof line, f) && !strcmp(line, "hspz owner 1\n");
-        long fpid = -1;
-        char fwho[600] = "";
-        while (ok && fgets(line, sizeof line, f)) {
-            line[strcspn(line, "\n")] = 0;
-            if (!strncmp(line, "pid ", 4)) fpid = strtol(line + 4, NULL, 10);
-            else if (!strncmp(line, "who ", 4)) snprintf(fwho, sizeof fwho, "%s", line + 4);
-            else if (!strncmp(line, "tarball ", 8)) snprintf(tar, sizeof tar, "%s", line + 8);
-        }
-        fclose(f);
-        if (!ok || fpid != pid || strcmp(fwho, who)) continue;   /* another machine, container or boot */
-        snprintf(tmp, sizeof tmp, "%s%s%.*s", bare ? "" : par, bare ? "" : "/", (int)(bl + dl), nm);
-        if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) hz_rm_rf(tmp);
-        char intr[sizeof tmp + 16];
-        snprintf(intr, sizeof intr, "%s.interrupted", tmp);
-        if (lstat(intr, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) hz_rm_rf(intr);
-        char want[4400];   /* only this run's tarball path with the dead pid's suffix */
-        if (tarball && snprintf(want, sizeof want, "%s.tmp-%ld", tarball, pid) < (int)sizeof want &&
-            !strcmp(tar, want) && lstat(tar, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid())
-            unlink(tar);
+        hz_owner rec;
+        if (hz_owner_read(op, &rec, K, v, 7)) continue;
+        if (rec.pid != strtol(q, NULL, 10) || strncmp(rec.token, q + dl + 1, 16) || rec.token[16]) continue;
+        if (!hz_owner_gone(&rec, me) || strcmp(v[0], outdir)) continue;
+        snprintf(tmp, sizeof tmp, "%s%s%.*s", bare ? "" : par, bare ? "" : "/", (int)(bl + dl + 17), nm);
+        recover(tmp, &rec, v);
+        if (v[6][0]) unlink(v[6]);
         unlink(op);
-        if (!quiet) fprintf(stderr, "hspz: note: removed %s, left by process %ld which no longer runs\n", tmp, pid);
+        if (!quiet) fprintf(stderr, "hspz: note: removed %s, left by process %ld which no longer runs\n", tmp, rec.pid);
     }
     closedir(d);
 }
 
+void hz_recover_outdir(const hz_opts *o)
+{
+    hz_owner me;
+    char inner[4200];
+    if (!o->outdir || !o->outdir[0] || hz_owner_self(&me) != 0) return;
+    snprintf(inner, sizeof inner, "%s/.hspz", o->outdir);
+    remove_stale_tmpdirs(o->outdir, o->outdir, &me, o->quiet);
+    remove_stale_tmpdirs(inner, o->outdir, &me, o->quiet);   /* a killed in-place fill's */
+}
+
+/* the owner record's run lines (outdir, tarball and its temporary; at publish also what it
+ * moves and where: more) */
+static void record_write(hz_sigwatch *w, const char *outdir, const char *tp, const char *more)
+{
+    if (!w->known) return;
+    char extra[16000], op[4300];
+    snprintf(extra, sizeof extra, "outdir %s\ntarball %s\ntarball_tmp %s\n%s", outdir, tp ? tp : "", w->tartmp, more ? more : "");
+    owner_path(w->tmpdir, op, sizeof op);
+    hz_owner_write(op, &w->me, extra);   /* best effort: without it a killed run's folder only stays */
+}
+
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
 {
-    char who[512];
-    int known = whoami(who, sizeof who) == 0;   /* without it: no cleanup, no .owner file */
+    w->known = hz_owner_self(&w->me) == 0;   /* without it: no cleanup, no .owner file */
     char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
     if (o->tarball && !tp) { snprintf(err, errlen, "out of memory"); return NULL; }
-    if (known) remove_stale_tmpdirs(o->outdir, tp, who, o->quiet);
+    size_t tl = strlen(o->outdir) + 64;
+    char *tmpdir = malloc(tl), inner[4200];
+    if (!tmpdir) { free(tp); snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(inner, sizeof inner, "%s/.hspz", o->outdir);
+    if (w->known) hz_recover_outdir(o);
+    struct stat st;
+    /* an existing empty OUTDIR (a user's folder, a mount point) is filled in place: the
+     * temporary folder lies inside it, on its file system */
+    w->fill = lstat(o->outdir, &st) == 0 && S_ISDIR(st.st_mode) && outdir_empty(o->outdir);
     char tt[4300] = "";
-    if (tp) snprintf(tt, sizeof tt, "%s.tmp-%ld", tp, (long)getpid());
-    free(tp);
-    size_t tl = strlen(o->outdir) + 32;
-    char *tmpdir = malloc(tl);
-    if (!tmpdir) { snprintf(err, errlen, "out of memory"); return NULL; }
-    snprintf(tmpdir, tl, "%s.tmp-%ld", o->outdir, (long)getpid());
-    hz_rm_rf(tmpdir);
+    if (tp) hz_out_tmpname(tp, tt, sizeof tt);
+    hz_out_tmpname(w->fill ? inner : o->outdir, tmpdir, tl);   /* pid and token: never another process's name */
     pthread_mutex_lock(&w->lock);   /* a signal now waits until the folder is registered */
     if (mkdir(tmpdir, 0777) != 0) {
         pthread_mutex_unlock(&w->lock);
         snprintf(err, errlen, "%s: cannot create the temporary output folder %s: %s", o->outdir, tmpdir, strerror(errno));
-        free(tmpdir);
+        free(tmpdir); free(tp);
         return NULL;
     }
-    if (known) owner_write(tmpdir, tt, who);
     hz_sigwatch_paths_locked(w, tmpdir, tt[0] ? tt : NULL);
+    record_write(w, o->outdir, tp, NULL);
     pthread_mutex_unlock(&w->lock);
+    free(tp);
     return tmpdir;
 }
 
-/* Put this run's tarball (w->tartmp) at path without replacing anything: renameat2
- * RENAME_NOREPLACE, or link(2) where the file system has no such rename.  *ino gets its inode.
- * Returns 0, or -1 with errno (EEXIST: a file is there, e.g. another run's). */
+/* Put this run's tarball (w->tartmp) at path without replacing anything (hz_out_place without
+ * force: renameat2 RENAME_NOREPLACE or link(2)).  *ino gets its inode.  Returns 0, or -1 with
+ * errno (EEXIST: a file is there, e.g. another run's). */
 static int place_noreplace(const char *tmp, const char *path, struct stat *ino)
 {
     if (stat(tmp, ino) != 0) return -1;
-    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return 0;
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
-    if (link(tmp, path) != 0) return -1;
-    unlink(tmp);
-    return 0;
+    return hz_out_place(tmp, path, 0);
 }
 
 /* Remove path only while it is still the file of inode *ino (this run's). */
@@ -380,87 +430,190 @@ static void unlink_if_ours(const char *path, const struct stat *ino)
     if (lstat(path, &st) == 0 && st.st_dev == ino->st_dev && st.st_ino == ino->st_ino) unlink(path);
 }
 
-/* The tarball step of hz_publish: with --force an existing file is moved aside to *old (freed
- * by the caller; removed once OUTDIR is in place).  Returns 0, or -1 with err set (w->lost when
- * another run's tarball is there). */
-static int publish_tarball(const hz_opts *o, hz_sigwatch *w, const char *tp, struct stat *ino, char **old,
-                           char *err, size_t errlen)
+/* The tarball step of hz_publish: with --force an existing regular file is moved aside to
+ * old (removed once OUTDIR is in place; *moved set).  Returns 0, or -1 with err set (w->lost
+ * when another run's tarball is there). */
+static int publish_tarball(const hz_opts *o, hz_sigwatch *w, const char *tp, struct stat *ino, const char *old,
+                           int *moved, char *err, size_t errlen)
 {
     struct stat st;
-    if (o->force && lstat(tp, &st) == 0) {
-        size_t n = strlen(tp) + 32;
-        if (!(*old = malloc(n))) { snprintf(err, errlen, "out of memory"); return -1; }
-        snprintf(*old, n, "%s.old-%ld", tp, (long)getpid());
-        if (rename(tp, *old) != 0) {
+    *moved = 0;
+    if (o->force && lstat(tp, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (rename(tp, old) != 0) {
             snprintf(err, errlen, "%s: cannot move the existing tarball aside: %s", tp, strerror(errno));
-            free(*old); *old = NULL;
             return -1;
         }
+        *moved = 1;
     }
     if (place_noreplace(w->tartmp, tp, ino) != 0) {
         int e = errno;
         w->lost = e == EEXIST;
         if (e == EEXIST) snprintf(err, errlen, "%s: the tarball exists now (another run?)", tp);
         else snprintf(err, errlen, "%s: cannot rename %s to it: %s", tp, w->tartmp, strerror(e));
-        if (*old) { rename(*old, tp); free(*old); *old = NULL; }
+        if (*moved) { rename(old, tp); *moved = 0; }
         return -1;
     }
     return 0;
+}
+
+/* HSPZ_FAULT=publish-kill:N (tests only): the process kills itself (SIGKILL) at publish step
+ * N: 1 the tarball placed, OUTDIR not; 2 an in-place fill after its first name; 3 OUTDIR in
+ * place, what --force moved aside not yet removed.  The rerun's recovery is tested so. */
+static void fault_point(int n)
+{
+    const char *f = getenv("HSPZ_FAULT");
+    if (f && !strncmp(f, "publish-kill:", 13) && atoi(f + 13) == n) raise(SIGKILL);
+}
+
+/* The names of tmpdir in fill order (manifest.json last, queries.tsv just before it: the
+ * folder looks complete only when all is in), one per line into tmpdir.fill (the record a
+ * rerun reads after a kill); *n gets their count.  0, or -1 with errno. */
+static int fill_list(const char *tmpdir, char ***names, size_t *n)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d) return -1;
+    struct dirent *e;
+    size_t cap = 0;
+    *names = NULL; *n = 0;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (*n == cap) {
+            char **v = realloc(*names, (cap = cap ? 2 * cap : 64) * sizeof *v);
+            if (!v) { closedir(d); errno = ENOMEM; return -1; }
+            *names = v;
+        }
+        if (!((*names)[(*n)++] = strdup(e->d_name))) { closedir(d); errno = ENOMEM; return -1; }
+    }
+    closedir(d);
+    for (int pass = 0; pass < 2; pass++) {   /* queries.tsv, then manifest.json to the end */
+        const char *last = pass ? "manifest.json" : "queries.tsv";
+        for (size_t i = 0; i + 1 < *n; i++)
+            if (!strcmp((*names)[i], last)) { char *t = (*names)[i]; memmove(*names + i, *names + i + 1, (*n - i - 1) * sizeof t); (*names)[*n - 1] = t; break; }
+    }
+    char lp[4300];
+    fill_path(tmpdir, lp, sizeof lp);
+    int fd = hz_out_create(lp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) { if (fd >= 0) close(fd); return -1; }
+    for (size_t i = 0; i < *n; i++) fprintf(f, "%s\n", (*names)[i]);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Fill the existing empty OUTDIR in place (its owner, group, mode and setgid stay; a mount
+ * point works): tmpdir lies inside it, its entries move up one by one without replacing
+ * anything, manifest.json last.  On failure what was moved goes back.  0, or -1 with err. */
+static int fill_outdir(const char *outdir, const char *tmpdir, char *err, size_t errlen)
+{
+    char **nm = NULL;
+    size_t n = 0, i = 0;
+    int rc = -1;
+    int td = -1, od = open(outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (od < 0 || (td = open(tmpdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", outdir, strerror(errno)); goto out;
+    }
+    if (fill_list(tmpdir, &nm, &n)) { snprintf(err, errlen, "%s: cannot list %s: %s", outdir, tmpdir, strerror(errno)); goto out; }
+    for (i = 0; i < n; i++)
+        if (renameat2(td, nm[i], od, nm[i], RENAME_NOREPLACE) != 0) {
+            int e = errno;
+            snprintf(err, errlen, "%s: cannot move %s into it: %s%s", outdir, nm[i], strerror(e),
+                     e == EEXIST ? " (another run's output is there now)" : "");
+            while (i-- > 0) renameat2(od, nm[i], td, nm[i], RENAME_NOREPLACE);
+            goto out;
+        } else if (i == 0) fault_point(2);
+    rmdir(tmpdir);
+    rc = 0;
+out:
+    for (size_t k = 0; k < n; k++) free(nm[k]);
+    free(nm);
+    if (od >= 0) close(od);
+    if (td >= 0) close(td);
+    return rc;
+}
+
+/* 1 when OUTDIR holds nothing but hidden temporaries of hspz runs (".hspz.tmp-...") */
+static int outdir_empty(const char *outdir)
+{
+    DIR *d = opendir(outdir);
+    if (!d) return 0;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strncmp(e->d_name, ".hspz.tmp-", 10);
+    closedir(d);
+    return empty;
 }
 
 int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen)
 {
     /* The tarball first, then OUTDIR, both under the lock (a signal waits until both are in
      * place or neither is).  Neither ever replaces what another run put there meanwhile: the
-     * tarball is renamed without replacing, and OUTDIR is renamed onto a missing or empty
-     * folder only, so of two runs of the same -o exactly one publishes; the other fails,
-     * removing only its own files (w->lost set when it lost the tarball, whose winner may not
-     * have published OUTDIR yet; a lost OUTDIR holds the winner's manifest.json).  An existing
-     * OUTDIR (empty, or any with --force) or tarball (--force) is moved aside first and removed
-     * once the new ones are in place, so a failed rename loses nothing. */
+     * tarball is renamed without replacing, OUTDIR is renamed onto a missing folder or, when
+     * it existed empty, filled in place without replacing a name; so of two runs of the same
+     * -o exactly one publishes; the other fails, removing only its own files (w->lost set when
+     * it lost the tarball).  With --force an existing OUTDIR (one hspz wrote) or tarball is
+     * moved aside first and removed once the new ones are in place.  The owner record names
+     * every one of these paths first, so a rerun after a kill puts things right (recover). */
     pthread_mutex_lock(&w->lock);
-    char *tp = w->tartmp[0] ? hz_package_tarball_path(o) : NULL, *old = NULL, *oldtar = NULL;
+    char *tp = w->tartmp[0] ? hz_package_tarball_path(o) : NULL;
+    char old[4300] = "", oldtar[4300] = "", more[13000];
     struct stat tino, st;
-    int rc = -1;
+    int rc = -1, tar_moved = 0, out_moved = 0, placed = 0;
     if (w->tartmp[0] && !tp) { snprintf(err, errlen, "out of memory"); goto out; }
-    if (tp && publish_tarball(o, w, tp, &tino, &oldtar, err, errlen)) goto out;
-    if (stat(o->outdir, &st) == 0) {
-        if (!o->force) {
-            if (rmdir(o->outdir) != 0) {   /* another run's (its manifest.json: no failure manifest) */
-                snprintf(err, errlen, "%s: output directory is not empty any more (another run?): %s", o->outdir, strerror(errno));
-                goto undo_tar;
-            }
-        } else {
-            size_t n = strlen(o->outdir) + 32;
-            if (!(old = malloc(n))) { snprintf(err, errlen, "out of memory"); goto undo_tar; }
-            snprintf(old, n, "%s.old-%ld", o->outdir, (long)getpid());
+    if (tp && stat(w->tartmp, &tino) != 0) { snprintf(err, errlen, "%s: %s", w->tartmp, strerror(errno)); goto out; }
+    if (w->fill) {
+        if (!outdir_empty(o->outdir)) {
+            snprintf(err, errlen, "%s: output directory is not empty any more (another run?)", o->outdir); goto out;
+        }
+    } else if (lstat(o->outdir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode) || !o->force) {   /* another run's (its manifest.json: no failure manifest) */
+            snprintf(err, errlen, "%s: output directory %s (another run?)", o->outdir,
+                     S_ISDIR(st.st_mode) && !outdir_empty(o->outdir) ? "is not empty any more" : "appeared meanwhile");
+            goto out;
+        }
+        snprintf(old, sizeof old, "%s.old-%ld-%s", o->outdir, (long)getpid(), hz_out_token());
+    }
+    if (tp) snprintf(oldtar, sizeof oldtar, "%s.old-%ld-%s", tp, (long)getpid(), hz_out_token());
+    {
+        char fl[4300] = "";
+        if (w->fill) fill_path(tmpdir, fl, sizeof fl);
+        snprintf(more, sizeof more, "tarball_ino %llu:%llu\nold_outdir %s\nold_tarball %s\nfill %s\n",
+                 tp ? (unsigned long long)tino.st_dev : 0ULL, tp ? (unsigned long long)tino.st_ino : 0ULL, old, oldtar, fl);
+        record_write(w, o->outdir, tp, more);
+    }
+    if (tp && publish_tarball(o, w, tp, &tino, oldtar, &tar_moved, err, errlen)) goto out;
+    placed = tp != NULL;
+    if (placed) fault_point(1);
+    if (w->fill) {
+        if (fill_outdir(o->outdir, tmpdir, err, errlen)) goto undo_tar;
+    } else {
+        if (old[0]) {
             if (rename(o->outdir, old) != 0) {
                 snprintf(err, errlen, "%s: cannot move the existing folder aside: %s", o->outdir, strerror(errno));
-                free(old); old = NULL;
                 goto undo_tar;
             }
+            out_moved = 1;
+        }
+        if (renameat2(AT_FDCWD, tmpdir, AT_FDCWD, o->outdir, RENAME_NOREPLACE) != 0) {
+            int e = errno;
+            snprintf(err, errlen, "%s: cannot rename %s to it: %s%s", o->outdir, tmpdir, strerror(e),
+                     e == EEXIST || e == ENOTEMPTY ? " (another run's output is there now)" : "");
+            if (out_moved) rename(old, o->outdir);
+            goto undo_tar;
         }
     }
-    if (rename(tmpdir, o->outdir) != 0) {
-        int e = errno;
-        int other = !old && (e == ENOTEMPTY || e == EEXIST);   /* another run's OUTDIR came meanwhile */
-        snprintf(err, errlen, "%s: cannot rename %s to it: %s%s", o->outdir, tmpdir, strerror(e),
-                 other ? " (another run's output is there now)" : "");
-        if (old) rename(old, o->outdir);
-        goto undo_tar;
-    }
+    w->settled = 1;   /* from here on the run finishes: a signal no longer stops it */
+    fault_point(3);
+    if (out_moved) hz_rm_rf(old);   /* before the record goes: a kill now is finished by the rerun */
+    if (tar_moved) unlink(oldtar);
     owner_unlink(tmpdir);
     w->tmpdir[0] = w->tartmp[0] = 0;
-    w->settled = 1;   /* from here on the run finishes: a signal no longer stops it */
-    if (old) hz_rm_rf(old);
-    if (oldtar) unlink(oldtar);
     rc = 0;
     goto out;
 undo_tar:   /* OUTDIR failed after our tarball was placed: take back ours only */
-    if (tp) unlink_if_ours(tp, &tino);
-    if (oldtar) rename(oldtar, tp);
+    if (placed) unlink_if_ours(tp, &tino);
+    if (tar_moved) rename(oldtar, tp);
 out:
-    free(old); free(oldtar); free(tp);
+    free(tp);
     pthread_mutex_unlock(&w->lock);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include "options.h"
+#include "outsafe.h"
 
 /* The folder path lies in, into dir[0..n): "." for a bare name, "/" for "/x".  No errors
  * (a path longer than n is cut). */
@@ -34,6 +35,9 @@ typedef struct {
     int settled;               /* published or failing: signals are dropped */
     int stopping;              /* hz_sigwatch_stop: the watcher returns */
     int lost;                  /* hz_publish failed because another run's tarball is there */
+    hz_owner me;               /* this process (owner records) */
+    int known;                 /* me is complete: records are written */
+    int fill;                  /* OUTDIR existed empty: tmpdir lies inside it, filled in place */
     sigset_t set, old;
     pthread_t th;
     int on;
@@ -80,6 +84,16 @@ int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen);
  *      its folder is missing or not writable;
  *   0  fine. */
 int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen);
+
+/* Put right what killed runs of o->outdir left (SIGKILL, a crash, a power cut): for each
+ * owner record OUTDIR.tmp-<pid>-<token>.owner (or OUTDIR/.hspz.tmp-<pid>-<token>.owner of an
+ * in-place fill) of a process that is gone (hz_owner_gone), undo an unfinished publish (its
+ * tarball taken back while it is still its file, what --force moved aside put back, what a
+ * fill moved into OUTDIR removed) or finish a done one (the --force leftovers
+ * .old-<pid>-<token> removed), then remove its temporaries and record; a note each unless
+ * --quiet.  Nothing without such a record is touched.  hz_check_outdir and hz_tmpdir_make
+ * call it; main.c calls it before the tarball's check. */
+void hz_recover_outdir(const hz_opts *o);
 
 /* Make o->outdir's temporary folder "OUTDIR.tmp-<pid>" (a stale one of this pid is removed
  * first, and so is every OUTDIR.tmp-<N> folder whose process N no longer exists: runs killed

@@ -85,11 +85,43 @@ static char *png_path_of(const char *html)
     return p;
 }
 
+/* 1 when relative path rel, taken from folder base, is the file of st */
+static int same_at(const char *base, const char *rel, const struct stat *st)
+{
+    char p[2 * PATH_MAX + 2];
+    struct stat s2;
+    if (rel[0] == '/') snprintf(p, sizeof p, "%s", rel);
+    else if (snprintf(p, sizeof p, "%s/%s", base, rel) >= (int)sizeof p) return 0;
+    return stat(p, &s2) == 0 && s2.st_dev == st->st_dev && s2.st_ino == st->st_ino;
+}
+
+/* The folder the run of dir was started in: dir (links resolved) less as many components as
+ * run.output_directory has (a relative one without ".."), into buf.  0, or -1 when unknown. */
+static int run_cwd(const char *dir, const char *od, char *buf)
+{
+    if (!od || !od[0] || !realpath(dir, buf)) return -1;
+    if (od[0] == '/') return -1;   /* absolute inputs need no folder; relative ones: unknown */
+    for (const char *c = od; *c;) {
+        const char *e = strchr(c, '/');
+        size_t l = e ? (size_t)(e - c) : strlen(c);
+        if (l == 2 && c[0] == '.' && c[1] == '.') return -1;
+        if (l && !(l == 1 && c[0] == '.')) {
+            char *sl = strrchr(buf, '/');
+            if (!sl) return -1;
+            if (sl == buf) sl[1] = 0; else *sl = 0;
+        }
+        if (!e) break;
+        c = e + 1;
+    }
+    return 0;
+}
+
 /* 1 when st is the file of an input the manifest of dir names (target, query, scoring file,
- * --config file; paths as the run was given them, so relative ones are tried from here). */
+ * --config file), by identity: relative paths are tried from the folder the run was started in
+ * (run_cwd) and from here. */
 static int is_input(const char *dir, const struct stat *st)
 {
-    char mp[4200];
+    char mp[4200], cwd[PATH_MAX];
     snprintf(mp, sizeof mp, "%s/manifest.json", dir);
     json_t *m = json_load_file(mp, 0, NULL), *in;
     if (!m) return 0;
@@ -102,11 +134,9 @@ static int is_input(const char *dir, const struct stat *st)
     json_t *cf = json_object_get(json_object_get(cfg, "file"), "path");
     if (json_is_string(sc)) paths[n++] = json_string_value(sc);
     if (json_is_string(cf)) paths[n++] = json_string_value(cf);
+    int known = run_cwd(dir, json_string_value(json_object_get(json_object_get(m, "run"), "output_directory")), cwd) == 0;
     int hit = 0;
-    for (i = 0; i < n && !hit; i++) {
-        struct stat s2;
-        hit = stat(paths[i], &s2) == 0 && s2.st_dev == st->st_dev && s2.st_ino == st->st_ino;
-    }
+    for (i = 0; i < n && !hit; i++) hit = same_at(".", paths[i], st) || (known && same_at(cwd, paths[i], st));
     json_decref(m);
     return hit;
 }
@@ -119,11 +149,14 @@ static int output_ok(const char *dir, const char *path, int force, char *err, si
     char pf[PATH_MAX];
     hz_parent_dir(path, pf, sizeof pf);
     if (stat(pf, &st) != 0 || !S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%.900s: the %s '%.900s' %s", path, stat(pf, &st) ? "folder" : "parent", pf, stat(pf, &st) ? "does not exist" : "is not a folder"); return -1; }
+    if (stat(path, &st) == 0 && is_input(dir, &st)) {   /* also through a link */
+        snprintf(err, errlen, "%s: is an input of the run; the report does not replace it", path); return -1;
+    }
     if (lstat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
         snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1;
     }
-    if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: exists and is not a regular file", path); return -1; }
+    if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: exists and is not a regular file (a link, device or FIFO is never replaced)", path); return -1; }
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     size_t bl = strlen(b);

@@ -1,4 +1,5 @@
 /* report_draw — cairo rendering of the dot plot (see report_draw.h). */
+#include "outsafe.h"
 #include "report_draw.h"
 #include <errno.h>
 #include <math.h>
@@ -203,14 +204,13 @@ int hz_rdraw_png(const hz_rdata *r, const hz_rgeom *g, cairo_surface_t *layer, i
     }
     cairo_destroy(cr);
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "wb");
+    FILE *fp = hz_out_fopen_tmp(path, tmp, sizeof tmp);   /* O_EXCL|O_NOFOLLOW */
     int rc = -1;
     if (!fp) snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
     else {
         cairo_status_t st = cairo_surface_write_to_png_stream(s, to_file, fp);
         if (fclose(fp) != 0 || st != CAIRO_STATUS_SUCCESS) { unlink(tmp); snprintf(err, errlen, "%s: write failed (%s)", tmp, cairo_status_to_string(st)); }
-        else if (rename(tmp, path)) { unlink(tmp); snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno)); }
+        else if (hz_out_place(tmp, path, 1)) { unlink(tmp); snprintf(err, errlen, "%s: cannot put %s in place: %s", path, tmp, strerror(errno)); }
         else rc = 0;
     }
     cairo_surface_destroy(s);

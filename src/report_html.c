@@ -1,4 +1,5 @@
 /* report_html — the report page (see report_html.h). */
+#include "outsafe.h"
 #include "report_html.h"
 #include "report_draw.h"
 #include <errno.h>
@@ -342,13 +343,12 @@ int hz_rhtml_write(const hz_rdata *r, const hz_rgeom *g, const unsigned char *la
                    int scale, const char *png_name, const char *path, char *err, size_t errlen)
 {
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "wb");
+    FILE *fp = hz_out_fopen_tmp(path, tmp, sizeof tmp);   /* O_EXCL|O_NOFOLLOW */
     if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno)); return -1; }
     errno = 0;
     int bad = page(fp, r, g, layer, nlayer, scale, png_name);
     bad |= ferror(fp);
     if (fclose(fp) != 0 || bad) { unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, errno ? strerror(errno) : "out of memory"); return -1; }
-    if (rename(tmp, path)) { unlink(tmp); snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno)); return -1; }
+    if (hz_out_place(tmp, path, 1)) { unlink(tmp); snprintf(err, errlen, "%s: cannot put %s in place: %s", path, tmp, strerror(errno)); return -1; }
     return 0;
 }

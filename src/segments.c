@@ -1,4 +1,5 @@
 /* segments — spec §6. */
+#include "outsafe.h"
 #include "segments.h"
 #include "shquote.h"
 #include <errno.h>
@@ -252,5 +253,7 @@ int hz_commands_write(const hz_opts *o, const char *dir, hz_cmd *c, size_t n, ch
             if (o->print_commands && !o->diagonal_partition) { fputs(c[i].line, stdout); fputc('\n', stdout); }
         }
     if (fclose(fp) != 0) { snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno)); return -1; }
+    /* --print-commands: stdout checked (a full disk or a closed pipe fails the run) */
+    if (o->print_commands && !o->diagonal_partition && !o->nogapped) return hz_out_stdout_flush(err, errlen);
     return 0;
 }

@@ -1,4 +1,5 @@
 /* units — work units, their exact seed-hit counts and the plan file (see units.h). */
+#include "outsafe.h"
 #include "units.h"
 #include "manifest.h"
 #include "seqio.h"
@@ -248,16 +249,18 @@ int hz_plan_write(const hz_config *c, const hz_side *tside, const hz_side *qside
     json_object_set_new(m, "units", ua);
     json_object_set_new(m, "seed_hits", json_integer((json_int_t)total));
     {
-        size_t n = strlen(path) + 32;
+        size_t n = strlen(path) + 64;
         char *tmp = malloc(n);
         if (!tmp) { snprintf(err, errlen, "out of memory"); goto done; }
-        snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-        if (json_dump_file(m, tmp, JSON_INDENT(1)) != 0) {
+        FILE *pf = hz_out_fopen_tmp(path, tmp, n);   /* O_EXCL|O_NOFOLLOW: a stale name is never followed */
+        if (!pf) { snprintf(err, errlen, "%s: cannot create %s: %s", path, tmp, strerror(errno)); free(tmp); goto done; }
+        int bad = json_dumpf(m, pf, JSON_INDENT(1)) != 0;
+        if (fclose(pf) != 0 || bad) {
             snprintf(err, errlen, "%s: cannot write the plan: %s", path, strerror(errno));
             unlink(tmp); free(tmp); goto done;
         }
-        if (rename(tmp, path) != 0) {
-            snprintf(err, errlen, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+        if (hz_out_place(tmp, path, o->force) != 0) {   /* never over a link, device or folder */
+            snprintf(err, errlen, "%s: cannot put the plan in place: %s", path, strerror(errno));
             unlink(tmp); free(tmp); goto done;
         }
         free(tmp);

@@ -123,6 +123,7 @@ EOF
 # ---------------------------------------------------------------- output folder handling
 
 @test "cli: an existing non-empty OUTDIR is refused without --force and left untouched" {
+    # README: "an output that exists without --force (a non-empty OUTDIR ...)" (exit 1)
     mkdir -p "$OUT"; echo keep >"$OUT/mine.txt"
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT"
     [ "$status" -ne 0 ] || { show_run; return 1; }
@@ -133,8 +134,10 @@ EOF
     [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
 }
 
-@test "cli: --force replaces an existing non-empty OUTDIR" {
-    mkdir -p "$OUT"; echo old >"$OUT/old.segments"
+@test "cli: --force replaces an existing OUTDIR that hspz wrote" {
+    # README: "--force replaces only a regular file or a folder hspz wrote ... moves the old one aside and deletes it only after the new one is in place"
+    run_ok -r "$MTR" -q "$MTQ" -o "$OUT" --step 7
+    echo old >"$OUT/old.segments"
     run_ok -r "$MTR" -q "$MTQ" -o "$OUT" --force
     [ ! -e "$OUT/old.segments" ]
     check_golden "$OUT" tiny_mtdna_human_vs_orangutan/default
@@ -228,6 +231,7 @@ EOF
 }
 
 @test "cli: --force refuses a --config file that lies inside OUTDIR" {
+    # README: "--force ... refuses when an input, scoring or --config file lies inside OUTDIR"
     mkdir -p "$OUT"
     printf 'devices:\n  threads: 1\n' >"$OUT/c.yaml"
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --force --config "$OUT/c.yaml"
@@ -344,6 +348,7 @@ EOF
 }
 
 @test "cli: OUTDIR whose parent does not exist" {
+    # README: "OUTDIR's parent folder must exist and be writable"
     hz_run run -r "$MTR" -q "$MTQ" -o "$T/no/such/parent/out"
     [ "$status" -ne 0 ] || { show_run; return 1; }
     assert_one_error_line "$status"

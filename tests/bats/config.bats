@@ -296,8 +296,8 @@ EOF
     for spec in "HSPZ_GATE=fast|score, full" "HSPZ_GATE_KERNEL=block|refill, vec, thread, warp" "HSPZ_DEVICE_SEEDS=yes|0, 1" "HSPZ_DEVICE_LONG=2|diag, 1, 0" "HSPZ_DEVICE_DEDUP=on|1, 0" \
                 "HSPZ_REF_BUCKETS=maybe|auto, on, off" "HSPZ_GPU_TILE=0|an integer 1..1073741824" \
                 "HSPZ_GPU_TILE=12x|an integer 1..1073741824" "HSPZ_SYNC=sleep|block, auto, spin, yield" \
-                "HSPZ_FAULT=gpu-alloc|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)" \
-                "HSPZ_FAULT=cpu-alloc:3|gpu-alloc:N or gpu-kernel:N, N an integer 1..1073741824 (tests only)"; do
+                "HSPZ_FAULT=gpu-alloc|gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)" \
+                "HSPZ_FAULT=cpu-alloc:3|gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)"; do
         local kv="${spec%%|*}" allowed="${spec#*|}"
         env "$kv" "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --device cpu >"$T/stdout" 2>"$T/stderr" && status=0 || status=$?
         assert_one_error_line 2

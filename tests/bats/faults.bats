@@ -35,6 +35,7 @@ as_reference() {
 }
 
 @test "faults: a file size limit (ulimit -f, EFBIG as on a full disk): exit 1, one line naming the file, nothing left" {
+    # README: "Each error is one line on stderr that starts with hspz: and names the file"
     # the pair's tarball is ~210 KB (segments ~45 KB): 64 KiB stops the run while it writes
     status=0
     (ulimit -f 64; exec "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball) >"$T/stdout" 2>"$T/stderr" || status=$?
@@ -96,6 +97,7 @@ as_reference() {
 }
 
 @test "faults: SIGKILL at 10 random moments, then a rerun: output complete or absent, the rerun equals the reference and removes the killed runs' OUTDIR.tmp-<pid>" {
+    # README: "A run killed outright (SIGKILL, a crash) ... the next run with the same -o undoes an unfinished publish"
     hz_run run -r "$AOR" -q "$AOQ" -o "$T/timing" --quiet
     stale=0
     for i in $(seq 1 10); do
@@ -117,7 +119,7 @@ as_reference() {
         ! compgen -G "$OUT.tmp-*" >/dev/null            # the folder and its .owner file
         ! compgen -G "$OUT.tar.gz.tmp-*" >/dev/null     # the killed run's tarball, if it had begun
         if [ "$had" -eq 1 ]; then
-            grep -q "note: removed $OUT.tmp-$pid, left by process $pid" "$T/stderr"
+            grep -q "note: removed $OUT.tmp-$pid-[0-9a-f]*, left by process $pid" "$T/stderr"
         fi
     done
     echo "killed runs that left a temporary folder: $stale"
@@ -125,13 +127,18 @@ as_reference() {
 }
 
 @test "faults: only folders hspz made on this machine for a process that is gone are removed; look-alikes stay" {
+    # README: "nothing without such a record is touched"
     # a killed run's folder: removed (its .owner file says who made it)
     "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball --quiet &
     pid=$!
-    for _ in $(seq 1 200); do [ -e "$OUT.tmp-$pid.owner" ] && break; sleep 0.01; done
+    for _ in $(seq 1 200); do compgen -G "$OUT.tmp-$pid-*.owner" >/dev/null && break; sleep 0.01; done
     kill -9 "$pid"; wait "$pid" 2>/dev/null || true
-    [ -e "$OUT.tmp-$pid.owner" ] && [ -d "$OUT.tmp-$pid" ]
-    grep -qx "pid $pid" "$OUT.tmp-$pid.owner"
+    local own; own=$(compgen -G "$OUT.tmp-$pid-*.owner")   # OUTDIR.tmp-<pid>-<token>.owner
+    [ -f "$own" ]
+    [ -d "${own%.owner}" ]
+    local tok=${own##*-}; tok=${tok%.owner}
+    grep -qx "pid $pid" "$own"
+    grep -qx "token $tok" "$own"
     # look-alikes: a live process's folder, a user's folders and a file named like them, a
     # folder whose .owner names another machine or container (a dead pid there proves nothing)
     mkdir "$OUT.tmp-$$"; echo keep >"$OUT.tmp-$$/mine"
@@ -145,14 +152,16 @@ as_reference() {
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --tarball
     [ "$status" -eq 0 ] || { show_run; return 1; }
     as_reference "$OUT"
-    [ ! -e "$OUT.tmp-$pid" ] && [ ! -e "$OUT.tmp-$pid.owner" ]
-    grep -q "note: removed $OUT.tmp-$pid, left by process $pid which no longer runs" "$T/stderr"
+    [ ! -e "${own%.owner}" ]
+    [ ! -e "$own" ]
+    grep -q "note: removed ${own%.owner}, left by process $pid which no longer runs" "$T/stderr"
     [ "$(grep -c 'note: removed' "$T/stderr")" -eq 1 ]
     [ -f "$OUT.tmp-$$/mine" ] && [ -f "$OUT.tmp-999999/data.txt" ] && [ -f "$OUT.tmp-0999998/x" ]
     [ -f "$OUT.tmp-999999999" ] && [ -d "$OUT.tmp-x1" ] && [ -f "$OUT.tmp-999997/x" ] && [ -f "$OUT.tmp-999997.owner" ]
 }
 
 @test "faults: OUTDIR as a symbolic link is refused before any work (rename would not go through it)" {
+    # README: "OUTDIR may not be a symbolic link"
     mkdir "$T/real"; ln -s "$T/real" "$T/lnk"; ln -s "$T/nowhere" "$T/dang"
     for o in "$T/lnk" "$T/dang"; do
         hz_run run -r "$AOR" -q "$AOQ" -o "$o"

@@ -261,6 +261,7 @@ refused() {
 # ---------------------------------------------------------------- exit status table (README)
 
 @test "hardening: exit status table: 0, 1 (input/runtime), 2 (usage/configuration), 128+signal" {
+    # README: "Exit status" table, and "Usage errors are found before TARGET and QUERY are read"
     # 0
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --quiet
     [ "$status" -eq 0 ]

@@ -167,6 +167,7 @@ golden_field() {
 }
 
 @test "manifest: a failed run leaves no OUTDIR but OUTDIR.failed-manifest.json saying why" {
+    # README: "a failed run leaves OUTDIR.failed-manifest.json"
     hz_run run -r "$AOR" -q "$T/missing.fa" -o "$OUT"
     assert_one_error_line 1
     assert_no_outdir "$OUT"
@@ -198,7 +199,9 @@ golden_field() {
     # OUTDIR is checked before the inputs are read: nothing read, nothing planned
     [ "$(mf "$F" 'd["plan"]')" = null ]
     [ "$(mf "$F" 'd["inputs"][0]["sha256"]')" = null ] && [ "$(mf "$F" 'd["inputs"][1]["sha256"]')" = null ]
-    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    # the user empties it (--force replaces only a folder hspz wrote): filled in place
+    rm "$OUT/mine.txt"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     [ ! -e "$F" ]
     [ -f "$OUT/manifest.json" ] && [ ! -e "$OUT/mine.txt" ]

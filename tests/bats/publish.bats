@@ -31,6 +31,7 @@ PY
 }
 
 @test "publish: the manifest's input bytes and sha256 are the bytes read: regular, process substitution, FIFO; FASTA, gzip, 2bit" {
+    # README: "Inputs are read once, front to back (a FIFO or <(...) works); the manifest's input sizes and sha256 are taken while reading"
     hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$T/a" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     inputs_are "$T/a/manifest.json" "$MT/MT-human.fa" "$MT/MT-orang.fa"
@@ -63,6 +64,7 @@ PY
 }
 
 @test "publish: two concurrent runs of one -o with --tarball (8 rounds): one publishes, the other removes only its own files" {
+    # README: "Of two runs started with the same -o, one publishes and the other fails, removing only its own temporary files"
     local args=(run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" --tarball --quiet)
     "$HSPZ" "${args[@]}" -o "$T/ref" 2>/dev/null
     local round rc1 rc2
@@ -133,6 +135,7 @@ PY
 }
 
 @test "publish: OUTDIR's problems are found before the inputs are read (a FIFO target that nobody writes)" {
+    # README: "OUTDIR's parent folder must exist and be writable, checked before the inputs are read"
     mkfifo "$T/never.fifo"
     mkdir "$T/full"; : >"$T/full/x"
     local spec
@@ -163,6 +166,7 @@ PY
 }
 
 @test "publish: SIGTERM at 60 delays (SIGSWEEP_TRIALS) across the whole run: exit 0 with complete output, or exit 143, nothing, one line" {
+    # README: "a signal before OUTDIR and the tarball are published ... gives 128 + N and nothing; one after it is dropped"
     require_cmd python3
     run python3 tests/lib/sigsweep.py "$HSPZ" "$T/sweep" "${SIGSWEEP_TRIALS:-60}" -- \
         -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz"
