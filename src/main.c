@@ -9,6 +9,7 @@
 #include "index.h"
 #include "inputcheck.h"
 #include "report.h"
+#include "gapped.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -690,6 +691,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "merge")) { hz_sigwatch_block(1); return cmd_merge(argc - 1, argv + 1); }
     if (!strcmp(cmd, "index")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 3); }
     if (!strcmp(cmd, "report")) return hz_report_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gapped")) return hz_gapped_main(argc - 1, argv + 1);
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

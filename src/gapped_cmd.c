@@ -1,0 +1,410 @@
+/* gapped_cmd — `hspz gapped`: LASTZ 1.04.22's command line for the gapped stage with
+ * --segments (../shared/spec/lastz-gapped-spec.md §0.1 family A), the same output bytes. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gapped.h"
+#include "seqio.h"
+
+static const char GAPPED_USAGE[] =
+"usage: hspz gapped TARGET[multiple][subset=NAMES][nameparse=darkspace] QUERY[subset=NAMES][nameparse=darkspace]\n"
+"                   --segments=FILE [lastz options]\n"
+"\n"
+"LASTZ 1.04.22's gapped stage run from pre-computed HSPs (lastz --segments), in hspZ: the same\n"
+"command line as lastz (a line of hspz's lastz-commands.txt with 'lastz' replaced by\n"
+"'hspz gapped'), the same output bytes.  TARGET and QUERY: FASTA, gzip FASTA or 2bit.\n"
+"\n"
+"Supported lastz options:\n"
+"  --segments=FILE            HSPs (tName tStart tEnd qName qStart qEnd strand [score]); required\n"
+"  --format=maf-|maf|axt|axt+ output format (default: maf-; lastz's own default lav is not built)\n"
+"  --output=FILE              output file (default: standard output)\n"
+"  --ydrop=N, Y=N             y-drop (default gap_open + 300 * gap_extend = 9400)\n"
+"  --gappedthresh=N, L=N      keep alignments scoring at least N (default 3000)\n"
+"  --strand=plus|minus|both   query strand(s) (default both)\n"
+"  --ambiguous=n|iupac[,R,P]  scores of N / IUPAC letters\n"
+"  --allocate:traceback=V, --traceback=V, m=V   traceback memory (default 80M)\n"
+"Target sequence actions: [multiple] (needed for a target of several records), [subset=FILE],\n"
+"[nameparse=darkspace]; query: [subset=FILE], [nameparse=darkspace].\n"
+"\n"
+"Not built yet (refused with a message; run lastz for them): --inner/H= (interpolation, used by\n"
+"make_lastz_chains), --scores (score files), --notrivial, --format=maf+/lav/sam/general/...,\n"
+"[multiple] on the query, FILE/NAME[s,e] sub-ranges, a target record identical to the query record\n"
+"(LASTZ's trivial self-alignment), 'rewind' lines, and every other lastz option.\n";
+
+typedef struct {
+    const char *spec[2];          /* raw specifiers */
+    char *file[2], *subset[2];
+    int multiple[2], darkspace[2];
+    const char *segments, *output, *format, *ambiguous;
+    int strand;                   /* 1 plus, 2 minus, 3 both */
+    int64_t tb_bytes;
+    int32_t ydrop, gapped;        /* -1: default */
+    char **args; int nargs;       /* header ARGS (§7.4) */
+} gopts;
+
+static int die(const char *fmt, ...)
+{
+    va_list ap; va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap); va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+/* --traceback value (§0.2): integer or decimal with K/M/G, rounded in single precision */
+static int64_t parse_units(const char *s)
+{
+    char *e; errno = 0;
+    double v = strtod(s, &e);
+    if (e == s || errno) return -1;
+    float mult = 1;
+    if (*e == 'K' || *e == 'k') { mult = 1024.0f; e++; }
+    else if (*e == 'M' || *e == 'm') { mult = 1024.0f * 1024.0f; e++; }
+    else if (*e == 'G' || *e == 'g') { mult = 1024.0f * 1024.0f * 1024.0f; e++; }
+    if (*e) return -1;
+    if (strchr(s, '.') || mult != 1) return (int64_t)((float)v * mult + 0.5f);
+    return (int64_t)v;
+}
+
+static int parse_int(const char *s, int32_t *out)
+{
+    char *e; errno = 0;
+    long v = strtol(s, &e, 10);
+    if (e == s || *e || errno || v < -2147483647L || v > 2147483647L) return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* split SPEC into file and [actions] (§1.2) */
+static int parse_spec(gopts *o, int w, const char *spec)
+{
+    o->spec[w] = spec;
+    const char *b = strchr(spec, '[');
+    size_t fl = b ? (size_t)(b - spec) : strlen(spec);
+    o->file[w] = strndup(spec, fl);
+    while (b && *b == '[') {
+        const char *e = strchr(b, ']');
+        if (!e) return die("hspz gapped: bad sequence specifier '%s' (unclosed '[')", spec);
+        size_t n = (size_t)(e - b - 1);
+        if (n == 8 && !strncmp(b + 1, "multiple", 8)) o->multiple[w] = 1;
+        else if (n == 19 && !strncmp(b + 1, "nameparse=darkspace", 19)) o->darkspace[w] = 1;
+        else if (n > 7 && !strncmp(b + 1, "subset=", 7)) { free(o->subset[w]); o->subset[w] = strndup(b + 8, n - 7); }
+        else return die("hspz gapped: sequence action '[%.*s]' in '%s' is not supported by hspz gapped; run lastz for it", (int)n, b + 1, spec);
+        b = e + 1;
+    }
+    if (b && *b) return die("hspz gapped: bad sequence specifier '%s'", spec);
+    if (w == 1 && o->multiple[1]) return die("hspz gapped: [multiple] on the query is not supported yet; run lastz for it");
+    return 0;
+}
+
+static int parse_args(gopts *o, int argc, char **argv)
+{
+    int npos = 0;
+    o->strand = 3; o->tb_bytes = 80 * 1024 * 1024; o->ydrop = o->gapped = -1; o->format = "maf-";
+    o->args = calloc((size_t)argc + 1, sizeof *o->args);
+    if (!o->args) return die("hspz gapped: out of memory");
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (a[0] != '-' && !strchr(a, '=') ) {
+            if (npos == 2) return die("hspz gapped: unexpected argument '%s'", a);
+            if (parse_spec(o, npos++, a)) return 1;
+            continue;
+        }
+        if (a[0] != '-' && strchr(a, '[') && strchr(a, '=') > strchr(a, '[')) {   /* FILE[subset=...] */
+            if (npos == 2) return die("hspz gapped: unexpected argument '%s'", a);
+            if (parse_spec(o, npos++, a)) return 1;
+            continue;
+        }
+        o->args[o->nargs++] = a;
+        const char *v = strchr(a, '=') ? strchr(a, '=') + 1 : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(GAPPED_USAGE, stdout); exit(0); }
+        else if (!strncmp(a, "--segments=", 11)) o->segments = v;
+        else if (!strncmp(a, "--output=", 9)) o->output = v;
+        else if (!strncmp(a, "--format=", 9)) {
+            if (strcmp(v, "maf-") && strcmp(v, "maf") && strcmp(v, "axt") && strcmp(v, "axt+"))
+                return die("hspz gapped: --format=%s is not supported by hspz gapped (maf-, maf, axt, axt+ are); run lastz for it", v);
+            o->format = v;
+        }
+        else if (!strncmp(a, "--ydrop=", 8) || !strncmp(a, "Y=", 2)) {
+            if (parse_int(v, &o->ydrop) || o->ydrop < 0) return die("hspz gapped: bad y-drop '%s'", a);
+        }
+        else if (!strncmp(a, "--gappedthresh=", 15) || !strncmp(a, "L=", 2)) {
+            if (parse_int(v, &o->gapped)) return die("hspz gapped: bad gapped threshold '%s'", a);
+        }
+        else if (!strncmp(a, "--strand=", 9)) {
+            if (!strcmp(v, "plus")) o->strand = 1;
+            else if (!strcmp(v, "minus")) o->strand = 2;
+            else if (!strcmp(v, "both")) o->strand = 3;
+            else return die("hspz gapped: bad strand '%s'", a);
+        }
+        else if (!strncmp(a, "--ambiguous=", 12)) o->ambiguous = v;
+        else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
+            o->tb_bytes = parse_units(v);
+            if (o->tb_bytes < 0) return die("hspz gapped: bad traceback size '%s'", a);
+            if (o->tb_bytes < 100 * 1024) return die("FAILURE: --traceback has to be at least 100K");
+        }
+        else if ((!strncmp(a, "--inner=", 8) || !strncmp(a, "H=", 2)) && v && !strcmp(v, "0")) ;
+        else return die("hspz gapped: lastz option '%s' is not supported by hspz gapped; run lastz for it", a);
+    }
+    if (npos < 2) return die("hspz gapped: needs a target and a query (see hspz gapped --help)");
+    if (!o->segments) return die("hspz gapped: needs --segments=FILE (see hspz gapped --help)");
+    return 0;
+}
+
+/* LASTZ's short name of a header (§1.3) */
+static char *short_name(const char *h, int darkspace)
+{
+    while (*h == '>') h++;
+    while (*h == ' ' || *h == '\t') h++;
+    size_t n = 0;
+    while (h[n] && h[n] != ' ' && h[n] != '\t' && (darkspace || (h[n] != '|' && h[n] != ':'))) n++;
+    static const char *SUF[] = { ".nib", ".2bit", ".hsx", ".fasta", ".fa" };
+    for (int k = 0; k < 5; k++) {
+        size_t l = strlen(SUF[k]);
+        if (n > l && !memcmp(h + n - l, SUF[k], l)) n -= l;
+    }
+    return strndup(h, n);
+}
+
+/* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written) */
+static int select_records(const hz_seqset *s, const char *subset, size_t **idx, size_t *n)
+{
+    *idx = malloc((s->n + 1) * sizeof **idx); *n = 0;
+    if (!*idx) return die("hspz gapped: out of memory");
+    if (!subset) { for (size_t i = 0; i < s->n; i++) (*idx)[(*n)++] = i; return 0; }
+    FILE *f = fopen(subset, "r");
+    if (!f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", subset);
+    char *line = NULL; size_t cap = 0; size_t from = 0; int any = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '#') continue;
+        size_t l = strcspn(p, " \t\r\n#");
+        if (!l) continue;
+        p[l] = 0; any = 1;
+        size_t i = from;
+        while (i < s->n && strcmp(s->name[i], p)) i++;
+        if (i >= s->n) { fclose(f); free(line); return die("FAILURE: %s does not contain (or contains out of order) %s", s->path, p); }
+        (*idx)[(*n)++] = i; from = i + 1;
+    }
+    fclose(f); free(line);
+    if (!any) return die("FAILURE: contigs-of-interest file is empty (%s)", subset);
+    return 0;
+}
+
+static uint8_t complement(uint8_t c)
+{
+    static const char F[] = "ACGTRYKMBVDHSWNacgtrykmbvdhswn", R[] = "TGCAYRMKVBHDSWNtgcayrmkvbhdswn";
+    const char *p = c ? strchr(F, c) : NULL;
+    return p ? (uint8_t)R[p - F] : c;
+}
+
+/* one parsed segments line (§3.1) */
+typedef struct {
+    FILE *f; const char *path; int line, have, eof;
+    char *buf; size_t cap;
+    char *t, *q; uint64_t ts, te, qs, qe; char strand; int32_t score;
+} segrd;
+
+static int parse_u(const char *s, uint64_t *v)
+{
+    const char *p = s; if (*p == '+') p++;
+    if (*p < '0' || *p > '9') return -1;
+    char *e; errno = 0; unsigned long long x = strtoull(p, &e, 10);
+    if (*e || errno || x > 0xffffffffull) return -1;
+    *v = x; return 0;
+}
+
+/* read the next line with fields into r (r->have = 1), or r->eof; 1 on a fatal error */
+static int seg_next(segrd *r)
+{
+    r->have = 0;
+    for (;;) {
+        ssize_t n = getline(&r->buf, &r->cap, r->f);
+        if (n < 0) { r->eof = 1; return 0; }
+        r->line++;
+        if (n > 0 && r->buf[n - 1] == '\n') r->buf[--n] = 0;
+        if (n >= 1023) return die("FAILURE: line is too long (%s: line %d)", r->path, r->line);
+        char *h = strchr(r->buf, '#'); if (h) *h = 0;
+        char *fld[9]; int nf = 0;
+        for (char *p = strtok(r->buf, " \t\r"); p; p = strtok(NULL, " \t\r")) { if (nf < 9) fld[nf] = p; nf++; }
+        if (nf == 0) continue;
+        if (nf == 1 && !strcmp(fld[0], "rewind")) return die("hspz gapped: 'rewind' in %s (line %d) is not supported; run lastz for it", r->path, r->line);
+        if (nf < 7) return die("FAILURE: line has too few fields (%s: line %d)", r->path, r->line);
+        if (nf > 8) return die("FAILURE: line has too many fields (%s: line %d)", r->path, r->line);
+        r->t = fld[0]; r->q = fld[3];
+        const int ix[4] = { 1, 2, 4, 5 }; uint64_t *vv[4] = { &r->ts, &r->te, &r->qs, &r->qe };
+        for (int k = 0; k < 4; k++) if (parse_u(fld[ix[k]], vv[k])) return die("FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[ix[k]]);
+        if (strlen(fld[6]) != 1 || (fld[6][0] != '+' && fld[6][0] != '-')) return die("FAILURE: bad strand (%s: line %d, %c)", r->path, r->line, fld[6][0]);
+        r->strand = fld[6][0]; r->score = 0;
+        if (nf == 8 && parse_int(fld[7], &r->score)) return die("FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[7]);
+        if (r->te < r->ts) return die("FAILURE: bad target interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->ts, (unsigned long long)r->te);
+        if (r->qe < r->qs) return die("FAILURE: bad query interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->qs, (unsigned long long)r->qe);
+        r->have = 1;
+        return 0;
+    }
+}
+
+/* the loaded target (§1.5) */
+typedef struct {
+    uint8_t *T; int64_t len; int64_t *sep; int32_t n;
+    char **name; int64_t *rlen;
+} gtarget;
+
+typedef struct { hz_gseg *v; int64_t n, cap; } segvec;
+
+static int seg_add(segvec *s, hz_gseg g)
+{
+    if (s->n == s->cap) {
+        int64_t c = s->cap ? 2 * s->cap : 1024;
+        hz_gseg *t = realloc(s->v, (size_t)c * sizeof *t); if (!t) return -1;
+        s->v = t; s->cap = c;
+    }
+    s->v[s->n++] = g;
+    return 0;
+}
+
+/* consume the lines of the pass (query name qn, strand) into segs (§3.2-§3.3); 1 on a fatal error */
+static int read_pass(segrd *r, const gtarget *T, const char *qn, int64_t qlen, char strand, segvec *segs)
+{
+    segs->n = 0;
+    while (r->have) {
+        if (r->strand != strand || !(!strcmp(r->q, "*") || !*qn || !strcmp(r->q, qn))) return 0;
+        uint64_t n = r->te - r->ts + 1;
+        if (r->qe - r->qs + 1 != n) return die("FAILURE: intervals have different lengths (%s: line %d, %llu vs. %llu)", r->path, r->line, (unsigned long long)n, (unsigned long long)(r->qe - r->qs + 1));
+        if (r->qs < 1) return die("FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
+        if ((int64_t)r->qe > qlen) return die("FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
+        int all = !strcmp(r->t, "*"), found = 0;
+        for (int32_t k = 0; k < T->n; k++) {
+            if (!all && strcmp(T->name[k], r->t)) continue;
+            int dup = 0;
+            for (int32_t j = 0; all && j < k; j++) if (!strcmp(T->name[j], T->name[k])) dup = 1;
+            if (dup) continue;
+            found = 1;
+            if (r->ts < 1) return die("FAILURE: target interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->ts);
+            if ((int64_t)r->te > T->rlen[k]) return die("FAILURE: target interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->te, (long long)T->rlen[k]);
+            hz_gseg g = { T->sep[k] + 1 + (int64_t)r->ts - 1, (int64_t)r->qs - 1, (int64_t)n, r->score };
+            if (seg_add(segs, g)) return die("hspz gapped: out of memory");
+            if (!all) break;
+        }
+        if (!found) return die("FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
+        if (seg_next(r)) return 1;
+    }
+    return 0;
+}
+
+/* 1 when a target record equals the query record ignoring case: LASTZ would add its trivial
+ * self-alignment (§5.10), which is not built */
+static int trivial_case(const gtarget *T, const uint8_t *q, int64_t qlen)
+{
+    for (int32_t k = 0; k < T->n; k++) {
+        if (T->rlen[k] != qlen) continue;
+        const uint8_t *t = T->T + T->sep[k] + 1; int64_t i = 0;
+        while (i < qlen && ((t[i] >= 'a' && t[i] <= 'z') ? t[i] - 32 : t[i]) == ((q[i] >= 'a' && q[i] <= 'z') ? q[i] - 32 : q[i])) i++;
+        if (i == qlen) return 1;
+    }
+    return 0;
+}
+
+static int build_target(const hz_seqset *s, const size_t *idx, size_t n, int darkspace, gtarget *T)
+{
+    int64_t tot = 1;
+    for (size_t i = 0; i < n; i++) tot += (int64_t)s->len[idx[i]] + 1;
+    T->T = malloc((size_t)tot + 1); T->sep = malloc((n + 1) * sizeof *T->sep);
+    T->name = calloc(n + 1, sizeof *T->name); T->rlen = malloc((n + 1) * sizeof *T->rlen);
+    if (!T->T || !T->sep || !T->name || !T->rlen) return die("hspz gapped: out of memory");
+    int64_t p = 0;
+    for (size_t i = 0; i < n; i++) {
+        T->sep[i] = p; T->T[p++] = 0;
+        memcpy(T->T + p, s->data + s->off[idx[i]], s->len[idx[i]]);
+        p += (int64_t)s->len[idx[i]];
+        T->rlen[i] = (int64_t)s->len[idx[i]];
+        T->name[i] = short_name(s->name[idx[i]], darkspace);
+        if (!T->name[i]) return die("hspz gapped: out of memory");
+    }
+    T->sep[n] = p; T->T[p] = 0; T->len = p; T->n = (int32_t)n;
+    return 0;
+}
+
+static int run_gapped(gopts *o)
+{
+    hz_gscore *sc = malloc(sizeof *sc);
+    if (!sc) return die("hspz gapped: out of memory");
+    hz_gscore_default(sc);
+    if (o->ydrop >= 0) sc->ydrop = o->ydrop;
+    if (o->gapped >= 0) sc->gappedthresh = o->gapped;
+    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: bad --ambiguous value '%s'", o->ambiguous);
+    hz_seqset ts = { 0 }, qs = { 0 };
+    char err[1024];
+    if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) return die("hspz gapped: %s", err);
+    if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
+    size_t *tix, *qix, tn, qn;
+    if (select_records(&ts, o->subset[0], &tix, &tn) || select_records(&qs, o->subset[1], &qix, &qn)) return 1;
+    if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
+    if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
+    gtarget T = { 0 };
+    if (build_target(&ts, tix, tn, o->darkspace[0], &T)) return 1;
+    segrd r = { 0 }; r.path = o->segments;
+    r.f = fopen(o->segments, "r");
+    if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
+    FILE *out = stdout;
+    if (o->output && !(out = fopen(o->output, "w"))) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
+    int maf = !strncmp(o->format, "maf", 3), plus = !strcmp(o->format, "axt+");
+    if (strcmp(o->format, "maf-")) hz_gapped_write_header(out, sc, maf, plus, o->args, o->nargs);
+    if (seg_next(&r)) return 1;
+    int trunc = 0, rc = 0;
+    int64_t axt_n = 0;
+    hz_gwork w = { 0 };
+    segvec segs = { 0 };
+    uint8_t *qbuf = NULL;
+    for (size_t qi = 0; qi < qn && !rc; qi++) {
+        size_t rec = qix[qi];
+        int64_t ql = (int64_t)qs.len[rec];
+        if (ql == 0) continue;
+        char *nq = short_name(qs.name[rec], o->darkspace[1]);
+        free(qbuf); qbuf = malloc((size_t)ql + 2);
+        if (!nq || !qbuf) return die("hspz gapped: out of memory");
+        for (int st = 1; st <= 2 && !rc; st++) {
+            if (!(o->strand & st)) continue;
+            qbuf[0] = 0; qbuf[ql + 1] = 0;
+            const uint8_t *src = qs.data + qs.off[rec];
+            if (st == 1) memcpy(qbuf + 1, src, (size_t)ql);
+            else for (int64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
+            if (read_pass(&r, &T, nq, ql, st == 1 ? '+' : '-', &segs)) { rc = 1; break; }
+            if (st == 1 && segs.n && trivial_case(&T, qbuf + 1, ql)) { rc = die("hspz gapped: a target record equals query record %s (LASTZ's trivial self-alignment) - not supported yet; run lastz for it", nq); break; }
+            hz_gpass P = { T.T, T.len, T.sep, T.n, qbuf + 1, ql, sc, 1 + (o->tb_bytes - 8), stderr, &trunc };
+            hz_ganchor *an = NULL;
+            int64_t nan = hz_gapped_anchors(&P, segs.v, segs.n, &an);
+            hz_gset S = { 0 };
+            if (nan < 0 || hz_gapped_pass(&P, &w, an, nan, &S)) { rc = die("hspz gapped: out of memory"); free(an); break; }
+            hz_gnames nm = { (const char *const *)T.name, T.rlen, nq, ql, st == 2 };
+            int wr = maf ? hz_gapped_write_maf(out, &P, &S, &nm) : hz_gapped_write_axt(out, &P, &S, &nm, plus, &axt_n);
+            if (wr || fflush(out)) rc = die("hspz gapped: write error on %s: %s", o->output ? o->output : "standard output", strerror(errno));
+            hz_gset_free(&S); free(an);
+        }
+        free(nq);
+    }
+    if (!rc && r.have) {
+        fprintf(stderr, "FAILURE: extra segments in file (%s: line %d, %s/%s%c)\n"
+                "(for this usage segments must appear in the same order as the query file, with\n"
+                "all + strand segments before all - strand segments for each query)\n", r.path, r.line, r.t, r.q, r.strand);
+        rc = 1;
+    }
+    if (out != stdout && fclose(out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
+    fclose(r.f); free(r.buf); free(segs.v); free(qbuf); hz_gwork_free(&w);
+    for (int32_t k = 0; k < T.n; k++) free(T.name[k]);
+    free(T.T); free(T.sep); free(T.name); free(T.rlen); free(tix); free(qix); free(sc);
+    hz_seqset_free(&ts); hz_seqset_free(&qs);
+    return rc;
+}
+
+int hz_gapped_main(int argc, char **argv)
+{
+    gopts o; memset(&o, 0, sizeof o);
+    if (argc < 2) { fputs(GAPPED_USAGE, stderr); return 2; }
+    int rc = parse_args(&o, argc, argv);
+    if (!rc) rc = run_gapped(&o);
+    for (int w = 0; w < 2; w++) { free(o.file[w]); free(o.subset[w]); }
+    free(o.args);
+    return rc;
+}
