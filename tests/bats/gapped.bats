@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# hspz gapped: LASTZ 1.04.22's gapped stage with --segments (issue 34,
+# ../shared/spec/lastz-gapped-spec.md).  Every case asserts byte equality with lastz: the
+# stored goldens of ../shared/golden/lastz-gapped (lastz 1.04.22's own output) and live runs of
+# Debian's /usr/bin/lastz on hspz's segments of the tiny pairs.
+
+load ../lib/common
+
+setup() {
+    require_hspz
+    [ -d "$HSPZ_SHARED/golden/lastz-gapped" ] ||
+        skip "../shared is absent ($HSPZ_SHARED): this case uses the lastz-gapped goldens"
+}
+
+golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$@" "$BATS_TEST_TMPDIR/w"; echo "$output"; [ "$status" -eq 0 ]; }
+
+@test "gapped golden: mtDNA maf- plus" { golden tiny_mtdna_human_vs_orangutan maf plus; }
+@test "gapped golden: alpha-globin maf- plus (soft-masking, N runs)" { golden tiny_aglobin_human_vs_cow maf plus; }
+@test "gapped golden: pseudocat maf- plus" { golden tiny_lastz_pseudocat_vs_pseudopig maf plus; }
+@test "gapped golden: pseudocat maf- minus" { golden tiny_lastz_pseudocat_vs_pseudopig maf minus; }
+@test "gapped golden: apple/orange maf- plus (31 x 31 records)" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC maf plus; }
+@test "gapped golden: apple/orange maf- minus" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC maf minus; }
+@test "gapped golden: H. pylori maf- plus (686 alignments)" { golden small_hpylori_g27_vs_els37 maf plus; }
+@test "gapped golden: H. pylori maf- minus (593 alignments)" { golden small_hpylori_g27_vs_els37 maf minus; }
+@test "gapped golden: S. aureus maf- plus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 maf plus; }
+@test "gapped golden: S. aureus maf- minus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 maf minus; }
+
+@test "gapped golden: edge_cases_synthetic (trimmed leading indel, gap across the anchor)" {
+    for c in trim_initial_indel gap_across_anchor; do
+        cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/$c"
+        "$HSPZ" gapped 't.fa[multiple]' q.fa --segments=s.seg --format=maf- --strand=plus \
+            --gappedthresh=3000 --ydrop=9430 > "$BATS_TEST_TMPDIR/$c.maf"
+        cmp "$BATS_TEST_TMPDIR/$c.maf" expected.maf-
+    done
+}
+
+# the mtDNA package (2bit inputs) as hspz run --tarball writes it
+mt_package() {
+    local d="$BATS_TEST_TMPDIR/mt"; mkdir -p "$d"
+    hz_run run -r "$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan/MT-human.fa" \
+        -q "$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa" -o "$d/OUT" --tarball --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg"
+    PKG="$d/pkg/galaxy/files"
+}
+
+@test "gapped golden: edge_cases_mtdna (truncation, bad names, extra lines, no scores, empty): output, stderr and status" {
+    mt_package
+    local E="$HSPZ_SHARED/golden/lastz-gapped/edge_cases_mtdna" o="$BATS_TEST_TMPDIR/o"
+    mkdir -p "$o"; cp "$E"/*.segments "$PKG/"; cd "$PKG"
+    while read -r c a b; do
+        "$HSPZ" gapped 'work/ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name]' \
+            'work/query.2bit[nameparse=darkspace][subset=query_block0.name]' --format=maf- --ydrop=9430 \
+            --gappedthresh=3000 --strand=plus $a $b --output="$o/$c.out" 2> "$o/$c.err" && rc=0 || rc=$?
+        echo $rc > "$o/$c.rc"
+        for x in out err rc; do cmp "$o/$c.$x" "$E/$c.$x" || { echo "$c.$x differs"; cat "$o/$c.err"; return 1; }; done
+    done <<'CASES'
+base_traceback200K --segments=base.segments --traceback=200K
+bad_target_name --segments=bad_target_name.segments
+query_name_mismatch --segments=query_name_mismatch.segments
+no_score_column --segments=no_score_column.segments
+minus_line_in_plus_run --segments=minus_line_in_plus_run.segments
+empty --segments=empty.segments
+CASES
+}
+
+@test "gapped golden: name_suffix (records named *.fa / *.fasta fail as in lastz)" {
+    local N="$HSPZ_SHARED/golden/lastz-gapped/edge_cases_mtdna/name_suffix" D="$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan"
+    cd "$BATS_TEST_TMPDIR"
+    sed 's/^>MT_human.*/>MT_human.fa extra/' "$D/MT-human.fa" > h.fa
+    sed 's/^>MT_orang.*/>MT_orang.fasta/' "$D/MT-orang.fa" > o.fa
+    cp "$N"/*.name "$N"/*.segments .
+    run "$HSPZ" gapped 'h.fa[nameparse=darkspace][multiple][subset=ref_block0.name]' \
+        'o.fa[nameparse=darkspace][subset=query_block0.name]' --format=maf- --ydrop=9430 --gappedthresh=3000 \
+        --strand=plus --segments=tmp1.block0.r0.plus.segments --output=out.maf
+    [ "$status" -eq 1 ]
+    [ "$output" = "$(cat "$N/tmp1.block0.r0.plus.err")" ]
+    cmp out.maf "$N/tmp1.block0.r0.plus.maf-"
+}
+
+# live_diff REF QRY SED [hspz run options...]: hspz run --tarball on the pair, then every line of
+# its lastz-commands.txt, edited by the sed expression SED, run by lastz and by hspz gapped;
+# outputs, stderr and exit status must be equal.
+live_diff() {
+    require_cmd lastz
+    local ref="$1" qry="$2" ed="$3"; shift 3
+    local d="$BATS_TEST_TMPDIR/live"; rm -rf "$d"; mkdir -p "$d"
+    hz_run run -r "$ref" -q "$qry" -o "$d/OUT" --tarball --threads 1 --quiet "$@"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg" && cd "$d/pkg/galaxy/files"
+    local n=0 line args rc
+    while read -r line; do
+        args=$(sed -e 's/^lastz //; s/ 2>.*//' -e "$ed" <<<"$line")
+        # the same --output name for both: it is part of the axt/maf header line
+        rc=0; eval "lastz $args --output=res.out" 2> lastz.err || rc=$?; echo $rc > lastz.rc; mv res.out lastz.out
+        rc=0; eval "\"$HSPZ\" gapped $args --output=res.out" 2> hspz.err || rc=$?; echo $rc > hspz.rc; mv res.out hspz.out
+        for x in out err rc; do cmp lastz.$x hspz.$x || { echo "differs: $args"; head -3 hspz.err lastz.err; return 1; }; done
+        [ "$(cat lastz.rc)" = 0 ] || { echo "lastz failed: $args"; return 1; }
+        echo "equal ($(grep -c '^a \|^[0-9]' lastz.out) alignments): $args"
+        n=$((n + 1))
+    done < "$d/OUT/lastz-commands.txt"
+    [ "$n" -gt 0 ]
+}
+
+DROP_OUT='s/ --output=[^ ]*//'
+TD="$HSPZ_SHARED/data"
+
+@test "gapped live: alpha-globin, axt (lastz header, numbering)" {
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--format=maf-/--format=axt/"
+}
+
+@test "gapped live: alpha-globin, axt+ with make_lastz_chains' thresholds and traceback (no H=)" {
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--format=maf-/--format=axt+ L=3000 Y=9400 --traceback=800.0M/; s/--ydrop=9430 --gappedthresh=3000//" \
+        --hspthresh 2400 --gappedthresh 3000 --ydrop 9400
+}
+
+@test "gapped live: mtDNA, both strands, maf with header" {
+    live_diff "$TD/tiny_mtdna_human_vs_orangutan/MT-human.fa" "$TD/tiny_mtdna_human_vs_orangutan/MT-orang.fa" \
+        "$DROP_OUT; s/--format=maf-/--format=maf/" --strand both
+}
+
+@test "gapped live: alpha-globin, --ambiguous=n and iupac with reward/penalty, low y-drop and threshold" {
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--ydrop=9430/--ydrop=3000 --ambiguous=n/; s/--gappedthresh=3000/--gappedthresh=2000/"
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--ydrop=9430/--ambiguous=iupac,10,50/"
+}
+
+@test "gapped live: apple/orange, forced traceback truncation, FASTA input" {
+    live_diff "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/apple.fasta.gz" "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/orange.fasta.gz" \
+        "$DROP_OUT; s/--ydrop=9430/--ydrop=9430 --traceback=100K/"
+}
+
+@test "gapped: options outside the supported set are refused with one line naming lastz" {
+    cd "$BATS_TEST_TMPDIR"; printf '>t\nACGT\n' > t.fa; : > s.seg
+    for o in --inner=2000 H=2000 --scores=x.q --notrivial --format=maf+ --format=lav --xdrop=10 --chain; do
+        run "$HSPZ" gapped 't.fa[multiple]' t.fa --segments=s.seg "$o"
+        [ "$status" -ne 0 ]
+        [ "${#lines[@]}" -eq 1 ]
+        [[ "$output" == *"run lastz for it"* ]]
+    done
+    run "$HSPZ" gapped --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"--segments=FILE"* ]]
+}
