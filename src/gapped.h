@@ -46,13 +46,17 @@ typedef struct {
     int32_t sub[256][256];
     int32_t gap_open, gap_extend;    /* O, E */
     int32_t ydrop, gappedthresh;     /* Y, L */
-    int32_t hspthresh, xdrop;        /* header only here (interpolation is not built) */
+    int32_t hspthresh, xdrop;        /* header; xdrop is interpolation's x-drop (§6.3) */
+    int32_t inner;                   /* H of --inner (§6); 0 = off */
+    int32_t msub[256][256];          /* masked matrix of interpolation's seed search (§2.4) */
     char rows[16]; int nrows;        /* matrix letters for the axt/maf header (§7.3) */
     int32_t hdr[16][16];
 } hz_gscore;
 
 /* Build HOXD70 with O=400 E=30 (spec §2.1); ydrop/gappedthresh from LASTZ's defaults. */
 void hz_gscore_default(hz_gscore *sc);
+/* Derive sc->msub from sc->sub (spec §2.4); call after the matrix is final. */
+void hz_gscore_mask(hz_gscore *sc);
 /* Apply --ambiguous=n[,R,P] or iupac[,R,P] (spec §2.3).  Returns 0, -1 on a bad value. */
 int hz_gscore_ambiguous(hz_gscore *sc, const char *arg);
 /* Read a LASTZ score file (spec §2.2) into sc (after hz_gscore_default).  file_y/file_l get
@@ -67,6 +71,7 @@ typedef struct {
     const int64_t *sep; int32_t npart;       /* sep[k] = NUL before partition k; sep[npart] = tlen */
     const uint8_t *Q; int64_t qlen;          /* Q[-1] and Q[qlen] are NUL */
     const hz_gscore *sc;
+    int32_t thresh;                          /* keep alignments scoring >= thresh (L, or H in boxes) */
     int64_t tb_cap;                          /* traceback cells (spec §4.2 CAP) */
     FILE *diag;                              /* truncation messages (stderr) */
     int *reported_trunc;                     /* "first time only" note, file-wide */
@@ -77,10 +82,10 @@ typedef struct { int64_t a1, a2; int32_t score; } hz_ganchor;
 /* a segment in concatenated coordinates (spec §3.3) */
 typedef struct { int64_t p1, p2, n; int32_t score; } hz_gseg;
 
-/* Merge a pass's segments (spec §3.4), reduce each to its peak cell (§3.5) and sort the
- * anchors into processing order (§3.6).  segs is reordered; anchors (n out) is malloc'ed into
- * *out.  Returns the anchor count, or -1 when out of memory. */
-int64_t hz_gapped_anchors(const hz_gpass *P, hz_gseg *segs, int64_t n, hz_ganchor **out);
+/* Merge a pass's segments (spec §3.4; only when merge is set, interpolation does not), reduce
+ * each to its peak cell (§3.5) and sort the anchors into processing order (§3.6).  segs is
+ * reordered; anchors are malloc'ed into *out.  Returns the anchor count, -1 when out of memory. */
+int64_t hz_gapped_anchors(const hz_gpass *P, hz_gseg *segs, int64_t n, int merge, hz_ganchor **out);
 
 /* Growable scratch of one-sided extensions (reused between calls; freed by hz_gwork_free). */
 typedef struct {
@@ -122,11 +127,19 @@ typedef struct {
     const char *qname; int64_t qlen_rec; int minus;
 } hz_gnames;
 
-/* Write the pass's alignments in KEPT order (spec §5.7) as maf (§7.2) or axt (§7.3, plus =
- * axt+ comments; *axt_n is the file-wide running number).  Returns 0, -1 on a write error. */
-int hz_gapped_write_maf(FILE *f, const hz_gpass *P, const hz_gset *S, const hz_gnames *nm);
-int hz_gapped_write_axt(FILE *f, const hz_gpass *P, const hz_gset *S, const hz_gnames *nm,
+/* Write the pass's alignments L[0..n) (KEPT order, spec §5.7, or §6.4's merged list) as maf
+ * (§7.2) or axt (§7.3, plus = axt+ comments; *axt_n is the file-wide running number).
+ * Returns 0, -1 on a write error. */
+int hz_gapped_write_maf(FILE *f, const hz_gpass *P, const hz_galn *const *L, int64_t n, const hz_gnames *nm);
+int hz_gapped_write_axt(FILE *f, const hz_gpass *P, const hz_galn *const *L, int64_t n, const hz_gnames *nm,
                         int plus, int64_t *axt_n);
+
+/* Interpolation (--inner=H, spec §6) of one pass: searches the windows around the pass's outer
+ * alignments S (KEPT order) and returns in *out (malloc'ed, n in *nout) the merged list of
+ * §6.4: outer and inner alignments by start1, outer first on ties.  Inner alignments are owned
+ * by *inner (free with hz_gset_free).  Returns 0, -1 on out of memory. */
+int hz_gapped_interpolate(const hz_gpass *P, hz_gwork *w, const hz_gset *S, hz_gset *inner,
+                          const hz_galn ***out, int64_t *nout);
 /* The axt/maf job header (§7.2-§7.4); args = lastz's argument words without the sequences. */
 int hz_gapped_write_header(FILE *f, const hz_gscore *sc, int maf, int plus, char **args, int nargs);
 

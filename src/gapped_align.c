@@ -214,7 +214,7 @@ int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t
         trim(P, &G);
         if (make_pieces(&G)) { free(G.ops); goto out; }
         if (G.t1 < G.s1 && G.t2 < G.s2) { free(G.ops); free(G.pc); continue; }   /* empty */
-        if (G.score < P->sc->gappedthresh) { free(G.ops); free(G.pc); continue; }  /* §5.5 */
+        if (G.score < P->thresh) { free(G.ops); free(G.pc); continue; }  /* §5.5 */
         neighbours(S, &G);
         S->a[S->n++] = G;
         insert_new(S);

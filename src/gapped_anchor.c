@@ -39,13 +39,13 @@ static int64_t seg_peak(const hz_gpass *P, const hz_gseg *s)
     return bj + W / 2;
 }
 
-int64_t hz_gapped_anchors(const hz_gpass *P, hz_gseg *segs, int64_t n, hz_ganchor **out)
+int64_t hz_gapped_anchors(const hz_gpass *P, hz_gseg *segs, int64_t n, int merge, hz_ganchor **out)
 {
     *out = NULL;
     if (n == 0) return 0;
-    qsort(segs, (size_t)n, sizeof *segs, seg_cmp);
-    int64_t m = 0;                                   /* merge overlapping, same diagonal (§3.4) */
-    for (int64_t i = 1; i < n; i++) {
+    int64_t m = n - 1;
+    if (merge) { qsort(segs, (size_t)n, sizeof *segs, seg_cmp); m = 0; }   /* merge overlapping, same diagonal (§3.4) */
+    for (int64_t i = 1; merge && i < n; i++) {
         hz_gseg *c = &segs[m], *s = &segs[i];
         if (s->p1 - s->p2 == c->p1 - c->p2 && s->p2 < c->p2 + c->n) {
             if (s->p2 + s->n > c->p2 + c->n) c->n = s->p2 + s->n - c->p2;

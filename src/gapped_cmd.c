@@ -24,11 +24,13 @@ static const char GAPPED_USAGE[] =
 "  --strand=plus|minus|both   query strand(s) (default both)\n"
 "  --ambiguous=n|iupac[,R,P]  scores of N / IUPAC letters\n"
 "  --allocate:traceback=V, --traceback=V, m=V   traceback memory (default 80M)\n"
+"  --inner=N, H=N             interpolation: alignments scoring >= N between and around the\n"
+"                             others (make_lastz_chains: H=2000)\n"
 "Target sequence actions: [multiple] (needed for a target of several records), [subset=FILE],\n"
 "[nameparse=darkspace]; query: [subset=FILE], [nameparse=darkspace].\n"
 "\n"
-"Not built yet (refused with a message; run lastz for them): --inner/H= (interpolation, used by\n"
-"make_lastz_chains), --scores (score files), --notrivial, --format=maf+/lav/sam/general/...,\n"
+"Not built yet (refused with a message; run lastz for them): --scores (score files), --notrivial,\n"
+"--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
 "[multiple] on the query, FILE/NAME[s,e] sub-ranges, a target record identical to the query record\n"
 "(LASTZ's trivial self-alignment), 'rewind' lines, and every other lastz option.\n";
 
@@ -40,6 +42,7 @@ typedef struct {
     int strand;                   /* 1 plus, 2 minus, 3 both */
     int64_t tb_bytes;
     int32_t ydrop, gapped;        /* -1: default */
+    int32_t inner;                /* --inner / H= (0: off) */
     char **args; int nargs;       /* header ARGS (§7.4) */
 } gopts;
 
@@ -143,7 +146,9 @@ static int parse_args(gopts *o, int argc, char **argv)
             if (o->tb_bytes < 0) return die("hspz gapped: bad traceback size '%s'", a);
             if (o->tb_bytes < 100 * 1024) return die("FAILURE: --traceback has to be at least 100K");
         }
-        else if ((!strncmp(a, "--inner=", 8) || !strncmp(a, "H=", 2)) && v && !strcmp(v, "0")) ;
+        else if (!strncmp(a, "--inner=", 8) || !strncmp(a, "H=", 2)) {
+            if (parse_int(v, &o->inner) || o->inner < 0) return die("hspz gapped: bad interpolation threshold '%s'", a);
+        }
         else return die("hspz gapped: lastz option '%s' is not supported by hspz gapped; run lastz for it", a);
     }
     if (npos < 2) return die("hspz gapped: needs a target and a query (see hspz gapped --help)");
@@ -334,6 +339,9 @@ static int run_gapped(gopts *o)
     if (o->ydrop >= 0) sc->ydrop = o->ydrop;
     if (o->gapped >= 0) sc->gappedthresh = o->gapped;
     if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: bad --ambiguous value '%s'", o->ambiguous);
+    sc->inner = o->inner;
+    if (o->inner > 0 && o->ambiguous) return die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it");
+    hz_gscore_mask(sc);
     hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
     if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) return die("hspz gapped: %s", err);
@@ -372,13 +380,21 @@ static int run_gapped(gopts *o)
             else for (int64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
             if (read_pass(&r, &T, nq, ql, st == 1 ? '+' : '-', &segs)) { rc = 1; break; }
             if (st == 1 && segs.n && trivial_case(&T, qbuf + 1, ql)) { rc = die("hspz gapped: a target record equals query record %s (LASTZ's trivial self-alignment) - not supported yet; run lastz for it", nq); break; }
-            hz_gpass P = { T.T, T.len, T.sep, T.n, qbuf + 1, ql, sc, 1 + (o->tb_bytes - 8), stderr, &trunc };
+            hz_gpass P = { T.T, T.len, T.sep, T.n, qbuf + 1, ql, sc, sc->gappedthresh, 1 + (o->tb_bytes - 8), stderr, &trunc };
             hz_ganchor *an = NULL;
-            int64_t nan = hz_gapped_anchors(&P, segs.v, segs.n, &an);
+            int64_t nan = hz_gapped_anchors(&P, segs.v, segs.n, 1, &an);
             hz_gset S = { 0 };
             if (nan < 0 || hz_gapped_pass(&P, &w, an, nan, &S)) { rc = die("hspz gapped: out of memory"); free(an); break; }
             hz_gnames nm = { (const char *const *)T.name, T.rlen, nq, ql, st == 2 };
-            int wr = maf ? hz_gapped_write_maf(out, &P, &S, &nm) : hz_gapped_write_axt(out, &P, &S, &nm, plus, &axt_n);
+            const hz_galn **L = NULL; int64_t nl = 0;
+            hz_gset I = { 0 };
+            if (sc->inner > 0) {                          /* interpolation (§6) */
+                if (hz_gapped_interpolate(&P, &w, &S, &I, &L, &nl)) { rc = die("hspz gapped: out of memory"); hz_gset_free(&S); free(an); break; }
+            } else if ((L = malloc(((size_t)S.n + 1) * sizeof *L))) {
+                for (int32_t k = 0; k < S.n; k++) L[nl++] = &S.a[S.kept[k]];
+            } else { rc = die("hspz gapped: out of memory"); hz_gset_free(&S); free(an); break; }
+            int wr = maf ? hz_gapped_write_maf(out, &P, L, nl, &nm) : hz_gapped_write_axt(out, &P, L, nl, &nm, plus, &axt_n);
+            free(L); hz_gset_free(&I);
             if (wr || fflush(out)) rc = die("hspz gapped: write error on %s: %s", o->output ? o->output : "standard output", strerror(errno));
             hz_gset_free(&S); free(an);
         }

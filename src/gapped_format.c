@@ -45,10 +45,10 @@ static void coords(const hz_gpass *P, const hz_galn *G, const hz_gnames *nm, int
     *S2 = nm->minus ? G->s2 + nm->qlen_rec + 2 - (1 + P->qlen) : G->s2 + 1;
 }
 
-int hz_gapped_write_maf(FILE *f, const hz_gpass *P, const hz_gset *S, const hz_gnames *nm)
+int hz_gapped_write_maf(FILE *f, const hz_gpass *P, const hz_galn *const *L, int64_t n, const hz_gnames *nm)
 {
-    for (int32_t k = 0; k < S->n; k++) {
-        const hz_galn *G = &S->a[S->kept[k]];
+    for (int64_t k = 0; k < n; k++) {
+        const hz_galn *G = L[k];
         int32_t part; int64_t S1, S2, l1, l2;
         coords(P, G, nm, &part, &S1, &S2, &l1, &l2);
         const char *tn = nm->tname[part], *qn = nm->qname;
@@ -94,11 +94,11 @@ static void axt_comments(FILE *f, const hz_gpass *P, const hz_galn *G, int64_t t
     putc('\n', f);
 }
 
-int hz_gapped_write_axt(FILE *f, const hz_gpass *P, const hz_gset *S, const hz_gnames *nm,
+int hz_gapped_write_axt(FILE *f, const hz_gpass *P, const hz_galn *const *L, int64_t n, const hz_gnames *nm,
                         int plus, int64_t *axt_n)
 {
-    for (int32_t k = 0; k < S->n; k++) {
-        const hz_galn *G = &S->a[S->kept[k]];
+    for (int64_t k = 0; k < n; k++) {
+        const hz_galn *G = L[k];
         int32_t part; int64_t S1, S2, l1, l2;
         coords(P, G, nm, &part, &S1, &S2, &l1, &l2);
         if (plus) axt_comments(f, P, G, nm->tlen_rec[part], nm->qlen_rec, l1, l2);

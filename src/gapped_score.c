@@ -83,3 +83,12 @@ int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
     }
     return 0;
 }
+
+void hz_gscore_mask(hz_gscore *sc)
+{
+    static const char MASKED[] = "acgtNnXx";
+    int32_t bad = sc->sub['A']['X'];
+    memcpy(sc->msub, sc->sub, sizeof sc->msub);
+    for (const char *m = MASKED; *m; m++)
+        for (int c = 1; c < 256; c++) sc->msub[(uint8_t)*m][c] = sc->msub[c][(uint8_t)*m] = bad;
+}
