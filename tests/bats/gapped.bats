@@ -25,6 +25,17 @@ golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$@" "$BATS_TEST_TMPDIR/w";
 @test "gapped golden: S. aureus maf- plus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 maf plus; }
 @test "gapped golden: S. aureus maf- minus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 maf minus; }
 
+@test "gapped golden: mtDNA axt+ with interpolation H=2000 (make_lastz_chains' options)" { golden tiny_mtdna_human_vs_orangutan axt plus; }
+@test "gapped golden: alpha-globin axt+ H=2000 (inner alignments below L)" { golden tiny_aglobin_human_vs_cow axt plus; }
+@test "gapped golden: pseudocat axt+ H=2000 plus" { golden tiny_lastz_pseudocat_vs_pseudopig axt plus; }
+@test "gapped golden: pseudocat axt+ H=2000 minus (inner alignments)" { golden tiny_lastz_pseudocat_vs_pseudopig axt minus; }
+@test "gapped golden: apple/orange axt+ H=2000 plus (windows across records)" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt plus; }
+@test "gapped golden: apple/orange axt+ H=2000 minus" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt minus; }
+@test "gapped golden: H. pylori axt+ H=2000 plus (slow tier)" { require_slow; golden small_hpylori_g27_vs_els37 axt plus; }
+@test "gapped golden: H. pylori axt+ H=2000 minus (slow tier)" { require_slow; golden small_hpylori_g27_vs_els37 axt minus; }
+@test "gapped golden: S. aureus axt+ H=2000 plus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 axt plus; }
+@test "gapped golden: S. aureus axt+ H=2000 minus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 axt minus; }
+
 @test "gapped golden: edge_cases_synthetic (trimmed leading indel, gap across the anchor)" {
     for c in trim_initial_indel gap_across_anchor; do
         cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/$c"
@@ -135,7 +146,7 @@ TD="$HSPZ_SHARED/data"
 
 @test "gapped: options outside the supported set are refused with one line naming lastz" {
     cd "$BATS_TEST_TMPDIR"; printf '>t\nACGT\n' > t.fa; : > s.seg
-    for o in --inner=2000 H=2000 --scores=x.q --notrivial --format=maf+ --format=lav --xdrop=10 --chain; do
+    for o in --scores=x.q --notrivial --format=maf+ --format=lav --xdrop=10 --chain; do
         run "$HSPZ" gapped 't.fa[multiple]' t.fa --segments=s.seg "$o"
         [ "$status" -ne 0 ]
         [ "${#lines[@]}" -eq 1 ]
