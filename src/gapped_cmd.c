@@ -6,6 +6,9 @@
 #include <string.h>
 #include "gapped.h"
 #include "seqio.h"
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char GAPPED_USAGE[] =
 "usage: hspz gapped TARGET[multiple][subset=NAMES][nameparse=darkspace] QUERY[subset=NAMES][nameparse=darkspace]\n"
@@ -29,6 +32,13 @@ static const char GAPPED_USAGE[] =
 "Target sequence actions: [multiple] (needed for a target of several records), [subset=FILE],\n"
 "[nameparse=darkspace]; query: [subset=FILE], [nameparse=darkspace].\n"
 "\n"
+"\n"
+"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N]\n"
+"  runs every line of OUTDIR/lastz-commands.txt (hspz run's output folder), reading TARGET and\n"
+"  QUERY (the files given to hspz run) where the lines name work/ref.2bit and work/query.2bit,\n"
+"  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
+"  bytes lastz writes for it.\n"
+"\n"
 "Not built yet (refused with a message; run lastz for them): --scores (score files), --notrivial,\n"
 "--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
 "[multiple] on the query, FILE/NAME[s,e] sub-ranges, a target record identical to the query record\n"
@@ -39,6 +49,7 @@ typedef struct {
     char *file[2], *subset[2];
     int multiple[2], darkspace[2];
     const char *segments, *output, *format, *ambiguous;
+    hz_seqset *pre[2];            /* sequences loaded by the caller (--outdir mode), else NULL */
     int strand;                   /* 1 plus, 2 minus, 3 both */
     int64_t tb_bytes;
     int32_t ydrop, gapped;        /* -1: default */
@@ -344,8 +355,11 @@ static int run_gapped(gopts *o)
     hz_gscore_mask(sc);
     hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
-    if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) return die("hspz gapped: %s", err);
-    if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
+    if (o->pre[0]) { ts = *o->pre[0]; qs = *o->pre[1]; }
+    else {
+        if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) return die("hspz gapped: %s", err);
+        if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
+    }
     size_t *tix, *qix, tn, qn;
     if (select_records(&ts, o->subset[0], &tix, &tn) || select_records(&qs, o->subset[1], &qix, &qn)) return 1;
     if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
@@ -410,6 +424,127 @@ static int run_gapped(gopts *o)
     fclose(r.f); free(r.buf); free(segs.v); free(qbuf); hz_gwork_free(&w);
     for (int32_t k = 0; k < T.n; k++) free(T.name[k]);
     free(T.T); free(T.sep); free(T.name); free(T.rlen); free(tix); free(qix); free(sc);
+    if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
+    return rc;
+}
+
+/* ---- --outdir mode: every line of OUTDIR/lastz-commands.txt, on worker processes ---- */
+
+/* the bytes hspz's 2bit writer keeps (package.c): letters other than ACGTacgt become N, or n
+ * when lower case (spec §1.1) */
+static void as_2bit(hz_seqset *s)
+{
+    for (uint64_t i = 0; i < s->total; i++) {
+        uint8_t c = s->data[i];
+        switch (c) { case 'A': case 'C': case 'G': case 'T': case 'a': case 'c': case 'g': case 't': continue; }
+        s->data[i] = (c >= 'a' && c <= 'z') ? 'n' : 'N';
+    }
+}
+
+/* split a line hspz wrote (words, '...' quoting as shquote.c writes it) into argv; the
+ * words after "2>" name the stderr file.  Returns the word count, -1 on a line it cannot read. */
+static int split_line(char *line, char **av, int max, char **errfile)
+{
+    int n = 0; char *p = line, *o;
+    *errfile = NULL;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (!*p) break;
+        if (n == max) return -1;
+        o = p; av[n] = o;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            if (*p == '\'') { p++; while (*p && *p != '\'') *o++ = *p++; if (!*p) return -1; p++; }
+            else if (*p == '\\' && p[1]) { *o++ = p[1]; p += 2; }
+            else if (*p == '"' || *p == '$' || *p == '`' || *p == '|' || *p == ';' || *p == '&' || *p == '<') return -1;
+            else *o++ = *p++;
+        }
+        int end = !*p;
+        *o = 0; if (!end) p++;
+        if (!strcmp(av[n], "2>")) { if (*errfile) return -1; *errfile = (char *)1; continue; }
+        if (*errfile == (char *)1) { *errfile = av[n]; continue; }
+        if (*errfile) return -1;                 /* nothing may follow the redirection */
+        n++;
+        if (end) break;
+    }
+    if (*errfile == (char *)1) return -1;
+    return n;
+}
+
+static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno)
+{
+    char *av[64], *errfile;
+    int n = split_line(line, av, 63, &errfile);
+    if (n < 3 || strcmp(av[0], "lastz")) return die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
+    if (chdir(dir)) return die("hspz gapped: %s: %s", dir, strerror(errno));
+    if (errfile) {
+        int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0) return die("hspz gapped: %s/%s: %s", dir, errfile, strerror(errno));
+        close(fd);
+    }
+    gopts o; memset(&o, 0, sizeof o);
+    int rc = parse_args(&o, n, av);
+    if (!rc) {
+        /* the package's 2bit files are the user's sequences (spec §1.1): read those instead */
+        free(o.file[0]); free(o.file[1]);
+        o.file[0] = strdup(ts->path); o.file[1] = strdup(qs->path);
+        o.pre[0] = ts; o.pre[1] = qs;
+        rc = run_gapped(&o);
+    }
+    return rc;
+}
+
+static int hz_gapped_outdir(int argc, char **argv)
+{
+    const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strncmp(a, "--outdir=", 9)) dir = a + 9;
+        else if (!strcmp(a, "--outdir") && v) { dir = v; i++; }
+        else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
+        else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
+        else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
+        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N])", a);
+    }
+    if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return die("hspz gapped: %s: %s", path, strerror(errno));
+    hz_seqset ts = { 0 }, qs = { 0 };
+    char err[1024];
+    if (hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err)) { fclose(f); return die("hspz gapped: %s", err); }
+    as_2bit(&ts); as_2bit(&qs);
+    char **lines = NULL; int nl = 0, cap = 0; char *buf = NULL; size_t bc = 0;
+    while (getline(&buf, &bc, f) >= 0) {
+        if (buf[strspn(buf, " \t\r\n")] == 0) continue;
+        if (nl == cap) { cap = cap ? 2 * cap : 64; char **t = realloc(lines, (size_t)cap * sizeof *t); if (!t) return die("hspz gapped: out of memory"); lines = t; }
+        lines[nl++] = strdup(buf);
+    }
+    fclose(f); free(buf);
+    fflush(NULL);
+    /* independent files (spec §12): one worker process per line, at most `threads` at a time;
+     * each writes only its own files, so the bytes never depend on the count */
+    int running = 0, next = 0, rc = 0;
+    pid_t *pid = calloc((size_t)nl + 1, sizeof *pid);
+    while (next < nl || running) {
+        if (next < nl && running < threads) {
+            pid_t p = fork();
+            if (p < 0) { rc = die("hspz gapped: fork: %s", strerror(errno)); break; }
+            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1) ? 1 : 0);
+            pid[next++] = p; running++;
+            continue;
+        }
+        int st; pid_t p = wait(&st);
+        if (p < 0) break;
+        running--;
+        for (int k = 0; k < next; k++)
+            if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
+                fprintf(stderr, "hspz gapped: line %d of %s failed (see its .err file)\n", k + 1, path);
+                rc = 1;
+            }
+    }
+    for (int k = 0; k < nl; k++) free(lines[k]);
+    free(lines); free(pid);
     hz_seqset_free(&ts); hz_seqset_free(&qs);
     return rc;
 }
@@ -418,6 +553,7 @@ int hz_gapped_main(int argc, char **argv)
 {
     gopts o; memset(&o, 0, sizeof o);
     if (argc < 2) { fputs(GAPPED_USAGE, stderr); return 2; }
+    if (!strcmp(argv[1], "--outdir") || !strncmp(argv[1], "--outdir=", 9)) return hz_gapped_outdir(argc, argv);
     int rc = parse_args(&o, argc, argv);
     if (!rc) rc = run_gapped(&o);
     for (int w = 0; w < 2; w++) { free(o.file[w]); free(o.subset[w]); }

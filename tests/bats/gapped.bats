@@ -156,3 +156,34 @@ TD="$HSPZ_SHARED/data"
     [ "$status" -eq 0 ]
     [[ "$output" == *"--segments=FILE"* ]]
 }
+
+# outdir_vs_golden PAIR REF QRY THREADS: hspz run (no tarball), then hspz gapped --outdir on its
+# folder; every output must equal the pair's maf golden
+outdir_vs_golden() {
+    local p="$1" ref="$2" qry="$3" n="$4" d="$BATS_TEST_TMPDIR/od$4"
+    local G="$HSPZ_SHARED/golden/lastz-gapped/$p/maf"
+    mkdir -p "$d"
+    hz_run run -r "$ref" -q "$qry" -o "$d/OUT" --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$ref" -q "$qry" --threads "$n"
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    local k=0 f
+    for f in "$G"/tmp1.*.maf-*; do
+        local b; b=$(basename "${f%.gz}")
+        case $f in *.gz) gunzip -c "$f" | cmp - "$d/OUT/$b" ;; *) cmp "$f" "$d/OUT/$b" ;; esac
+        [ ! -s "$d/OUT/${b%.maf-}.err" ]
+        k=$((k + 1))
+    done
+    [ "$k" -gt 0 ]
+}
+
+@test "gapped --outdir: apple/orange, every lastz-commands.txt line on 1 and 3 workers = the goldens" {
+    local D="$HSPZ_SHARED/data/tiny_kegalign_apple_vs_orange_SYNTHETIC"
+    outdir_vs_golden tiny_kegalign_apple_vs_orange_SYNTHETIC "$D/apple.fasta.gz" "$D/orange.fasta.gz" 1
+    outdir_vs_golden tiny_kegalign_apple_vs_orange_SYNTHETIC "$D/apple.fasta.gz" "$D/orange.fasta.gz" 3
+}
+
+@test "gapped --outdir: alpha-globin FASTA read as hspz's 2bit holds it (N runs, soft-masking)" {
+    local D="$HSPZ_SHARED/data/tiny_aglobin_human_vs_cow"
+    outdir_vs_golden tiny_aglobin_human_vs_cow "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" 2
+}
