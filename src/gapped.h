@@ -70,6 +70,8 @@ typedef struct {
     const uint8_t *T; int64_t tlen;          /* T[0] = NUL, T[tlen] = final NUL */
     const int64_t *sep; int32_t npart;       /* sep[k] = NUL before partition k; sep[npart] = tlen */
     const uint8_t *Q; int64_t qlen;          /* Q[-1] and Q[qlen] are NUL */
+    const int64_t *qsep; int32_t nqpart;     /* partitioned query ([multiple], §1.5): like sep, with
+                                              * Q[0] the NUL before partition 0; NULL: one record */
     const hz_gscore *sc;
     int32_t thresh;                          /* keep alignments scoring >= thresh (L, or H in boxes) */
     int64_t tb_cap;                          /* traceback cells (spec §4.2 CAP) */
@@ -123,8 +125,11 @@ int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t
 
 /* Names and lengths the formatter needs for the records of a pass. */
 typedef struct {
-    const char *const *tname; const int64_t *tlen_rec;   /* per target partition */
-    const char *qname; int64_t qlen_rec; int minus;
+    const char *const *tname; const int64_t *ttrue, *tstart;  /* per target partition: short name,
+                                                            * record length, 1-based first loaded base */
+    const char *const *qname; const int64_t *qtrue, *qstart;  /* per query partition (one entry when
+                                                            * the query is not partitioned) */
+    int minus;
 } hz_gnames;
 
 /* Write the pass's alignments L[0..n) (KEPT order, spec §5.7, or §6.4's merged list) as maf

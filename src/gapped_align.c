@@ -185,6 +185,13 @@ static int32_t partition_of(const hz_gpass *P, int64_t p)
     return lo;
 }
 
+static int32_t partition_ofq(const hz_gpass *P, int64_t p)
+{
+    int32_t lo = 0, hi = P->nqpart - 1;
+    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->qsep[m] < p) lo = m; else hi = m - 1; }
+    return lo;
+}
+
 int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S)
 {
     uint32_t *rops = NULL; int32_t nr = 0, rcap = 0;
@@ -195,18 +202,20 @@ int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t
         if (contained(S, a1, a2, &left, &right)) continue;
         int32_t part = partition_of(P, a1);
         int64_t low1 = P->sep[part] + 1, high1 = P->sep[part + 1];
+        int64_t low2 = 0, high2 = P->qlen;
+        if (P->qsep) { int32_t q = partition_ofq(P, a2); low2 = P->qsep[q] + 1; high2 = P->qsep[q + 1]; }
         int32_t cf = 0, cr = 0;                      /* candidate suffixes (§5.2) */
         { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->kept[m]].s1 > a1) hi = m; else lo = m + 1; } cf = lo; }
         { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->byend[m]].t1 < a1) hi = m; else lo = m + 1; } cr = lo; }
         if (grow_set(S)) goto out;
         hz_galn G; memset(&G, 0, sizeof G);
         int32_t ocap = 0; int64_t e1, e2;
-        int32_t sl = hz_gapped_half(P, w, S, 1, a1, a2, low1, high1, 0, P->qlen, left, right,
+        int32_t sl = hz_gapped_half(P, w, S, 1, a1, a2, low1, high1, low2, high2, left, right,
                                     S->byend + cr, S->n - cr, &G.ops, &G.nops, &ocap, &e1, &e2);
         if (sl == HZ_G_WORST) { free(G.ops); goto out; }
         G.s1 = a1 + 1 - e1; G.s2 = a2 + 1 - e2;
         nr = 0;
-        int32_t sr = hz_gapped_half(P, w, S, 0, a1, a2, low1, high1, 0, P->qlen, left, right,
+        int32_t sr = hz_gapped_half(P, w, S, 0, a1, a2, low1, high1, low2, high2, left, right,
                                     S->kept + cf, S->n - cf, &rops, &nr, &rcap, &e1, &e2);
         if (sr == HZ_G_WORST || join_ops(&G.ops, &G.nops, &ocap, rops, nr)) { free(G.ops); goto out; }
         G.t1 = a1 + e1; G.t2 = a2 + e2;

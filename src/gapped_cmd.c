@@ -29,8 +29,8 @@ static const char GAPPED_USAGE[] =
 "  --allocate:traceback=V, --traceback=V, m=V   traceback memory (default 80M)\n"
 "  --inner=N, H=N             interpolation: alignments scoring >= N between and around the\n"
 "                             others (make_lastz_chains: H=2000)\n"
-"Target sequence actions: [multiple] (needed for a target of several records), [subset=FILE],\n"
-"[nameparse=darkspace]; query: [subset=FILE], [nameparse=darkspace].\n"
+"Sequence actions: [multiple] (needed on the target), [subset=FILE], [nameparse=darkspace],\n"
+"[start,end]; FILE/NAME selects one record (make_lastz_chains' 'REF.2bit/CHROM[s,e][multiple]').\n"
 "\n"
 "\n"
 "hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N]\n"
@@ -41,13 +41,15 @@ static const char GAPPED_USAGE[] =
 "\n"
 "Not built yet (refused with a message; run lastz for them): --scores (score files), --notrivial,\n"
 "--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
-"[multiple] on the query, FILE/NAME[s,e] sub-ranges, a target record identical to the query record\n"
+"a target record identical to the query record\n"
 "(LASTZ's trivial self-alignment), 'rewind' lines, and every other lastz option.\n";
 
 typedef struct {
     const char *spec[2];          /* raw specifiers */
     char *file[2], *subset[2];
     int multiple[2], darkspace[2];
+    char *recname[2];             /* FILE/NAME: the one record (raw name) */
+    uint64_t rs[2], re[2];        /* [s,e] sub-range, 1-based closed; rs = 0: whole records */
     const char *segments, *output, *format, *ambiguous;
     hz_seqset *pre[2];            /* sequences loaded by the caller (--outdir mode), else NULL */
     int strand;                   /* 1 plus, 2 minus, 3 both */
@@ -96,6 +98,11 @@ static int parse_spec(gopts *o, int w, const char *spec)
     const char *b = strchr(spec, '[');
     size_t fl = b ? (size_t)(b - spec) : strlen(spec);
     o->file[w] = strndup(spec, fl);
+    /* FILE/NAME (family B): the file is the longest prefix that exists */
+    if (access(o->file[w], F_OK)) {
+        char *sl = strrchr(o->file[w], '/');
+        if (sl && sl != o->file[w]) { *sl = 0; if (!access(o->file[w], F_OK)) o->recname[w] = strdup(sl + 1); else *sl = '/'; }
+    }
     while (b && *b == '[') {
         const char *e = strchr(b, ']');
         if (!e) return die("hspz gapped: bad sequence specifier '%s' (unclosed '[')", spec);
@@ -103,11 +110,18 @@ static int parse_spec(gopts *o, int w, const char *spec)
         if (n == 8 && !strncmp(b + 1, "multiple", 8)) o->multiple[w] = 1;
         else if (n == 19 && !strncmp(b + 1, "nameparse=darkspace", 19)) o->darkspace[w] = 1;
         else if (n > 7 && !strncmp(b + 1, "subset=", 7)) { free(o->subset[w]); o->subset[w] = strndup(b + 8, n - 7); }
+        else if (n > 0 && b[1] >= '0' && b[1] <= '9') {            /* [s,e] sub-range */
+            unsigned long long x, y; int used = 0;
+            if (sscanf(b + 1, "%llu,%llu%n", &x, &y, &used) != 2 || (size_t)used != n || x < 1 || y < x)
+                return die("hspz gapped: bad sub-range '[%.*s]' in '%s' (hspz gapped takes [start,end])", (int)n, b + 1, spec);
+            o->rs[w] = x; o->re[w] = y;
+        }
         else return die("hspz gapped: sequence action '[%.*s]' in '%s' is not supported by hspz gapped; run lastz for it", (int)n, b + 1, spec);
         b = e + 1;
     }
     if (b && *b) return die("hspz gapped: bad sequence specifier '%s'", spec);
-    if (w == 1 && o->multiple[1]) return die("hspz gapped: [multiple] on the query is not supported yet; run lastz for it");
+    if (o->recname[w] && o->subset[w]) return die("hspz gapped: '%s' names a record and a subset; run lastz for it", spec);
+    if (o->rs[w] && !o->recname[w]) return die("hspz gapped: a sub-range needs FILE/NAME in '%s'; run lastz for it", spec);
     return 0;
 }
 
@@ -183,10 +197,14 @@ static char *short_name(const char *h, int darkspace)
 }
 
 /* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written) */
-static int select_records(const hz_seqset *s, const char *subset, size_t **idx, size_t *n)
+static int select_records(const hz_seqset *s, const char *subset, const char *recname, size_t **idx, size_t *n)
 {
     *idx = malloc((s->n + 1) * sizeof **idx); *n = 0;
     if (!*idx) return die("hspz gapped: out of memory");
+    if (recname) {
+        for (size_t i = 0; i < s->n; i++) if (!strcmp(s->name[i], recname)) { (*idx)[(*n)++] = i; return 0; }
+        return die("FAILURE: %s does not contain %s", s->path, recname);
+    }
     if (!subset) { for (size_t i = 0; i < s->n; i++) (*idx)[(*n)++] = i; return 0; }
     FILE *f = fopen(subset, "r");
     if (!f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", subset);
@@ -261,10 +279,10 @@ static int seg_next(segrd *r)
     }
 }
 
-/* the loaded target (§1.5) */
+/* a loaded partitioned sequence (§1.5): NUL rec0 NUL rec1 ... NUL */
 typedef struct {
     uint8_t *T; int64_t len; int64_t *sep; int32_t n;
-    char **name; int64_t *rlen;
+    char **name; int64_t *rlen, *start, *tru;   /* short name, loaded length, 1-based start, record length */
 } gtarget;
 
 typedef struct { hz_gseg *v; int64_t n, cap; } segvec;
@@ -280,66 +298,182 @@ static int seg_add(segvec *s, hz_gseg g)
     return 0;
 }
 
+/* the target partition of a line (§3.3): named nm, holding tStart; -1 bad name, -2 bad position */
+static int32_t find_part(const gtarget *T, const char *nm, uint64_t pos)
+{
+    int32_t k = 0;
+    while (k < T->n && strcmp(T->name[k], nm)) k++;
+    if (k == T->n) return -1;
+    for (; k < T->n && !strcmp(T->name[k], nm); k++)
+        if ((int64_t)pos >= T->start[k] && (int64_t)pos < T->start[k] + T->rlen[k]) return k;
+    return -2;
+}
+
+/* query position of the current line (§3.3); Qp: partitioned query or NULL (one record of
+ * length qlen).  Returns 0 or 1 after a FAILURE message. */
+static int query_pos(segrd *r, const gtarget *Qp, int64_t qlen, int64_t *pos)
+{
+    if (!Qp) {
+        if (r->qs < 1) return die("FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
+        if ((int64_t)r->qe > qlen) return die("FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
+        *pos = (int64_t)r->qs - 1;
+        return 0;
+    }
+    if (!strcmp(r->q, "*")) return die("FAILURE: bad query sequence name (%s: line %d, %s)\nwildcard segment name (*) is not supported for queries with [multi]", r->path, r->line, r->q);
+    int32_t k = 0;
+    while (k < Qp->n && strcmp(Qp->name[k], r->q)) k++;
+    if (k == Qp->n) return die("FAILURE: bad query sequence name (%s: line %d, %s)", r->path, r->line, r->q);
+    for (; k < Qp->n && !strcmp(Qp->name[k], r->q); k++) {
+        int64_t st = Qp->start[k], len = Qp->rlen[k], tru = Qp->tru[k];
+        if (r->strand == '+') {
+            if ((int64_t)r->qs < st || (int64_t)r->qs >= st + len) continue;
+            if ((int64_t)r->qe > st + len - 1) return die("FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)(st + len - 1));
+            *pos = Qp->sep[k] + 1 + (int64_t)r->qs - st;
+        } else {
+            int64_t fwd = tru + 1 - (int64_t)r->qe, rs = tru - (st - 1 + len);
+            if (fwd < st || fwd >= st + len) continue;
+            if ((int64_t)r->qs <= rs) return die("FAILURE: query interval out of range (%s: line %d, %llu<%lld)\nminus strand subrange is %lld..%lld", r->path, r->line, (unsigned long long)r->qs, (long long)(rs + 1), (long long)(rs + 1), (long long)(rs + len));
+            *pos = Qp->sep[k] + 1 + (int64_t)r->qs - 1 - rs;
+        }
+        return 0;
+    }
+    return die("FAILURE: bad query sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->q, (unsigned long long)r->qs);
+}
+
 /* consume the lines of the pass (query name qn, strand) into segs (§3.2-§3.3); 1 on a fatal error */
-static int read_pass(segrd *r, const gtarget *T, const char *qn, int64_t qlen, char strand, segvec *segs)
+static int read_pass(segrd *r, const gtarget *T, const gtarget *Qp, const char *qn, int64_t qlen, char strand, segvec *segs)
 {
     segs->n = 0;
     while (r->have) {
-        if (r->strand != strand || !(!strcmp(r->q, "*") || !*qn || !strcmp(r->q, qn))) return 0;
+        if (r->strand != strand) return 0;
+        if (!Qp && !(!strcmp(r->q, "*") || !*qn || !strcmp(r->q, qn))) return 0;
         uint64_t n = r->te - r->ts + 1;
         if (r->qe - r->qs + 1 != n) return die("FAILURE: intervals have different lengths (%s: line %d, %llu vs. %llu)", r->path, r->line, (unsigned long long)n, (unsigned long long)(r->qe - r->qs + 1));
-        if (r->qs < 1) return die("FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
-        if ((int64_t)r->qe > qlen) return die("FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
-        int all = !strcmp(r->t, "*"), found = 0;
+        int64_t p2 = 0;
+        if (query_pos(r, Qp, qlen, &p2)) return 1;
+        int all = !strcmp(r->t, "*");
         for (int32_t k = 0; k < T->n; k++) {
-            if (!all && strcmp(T->name[k], r->t)) continue;
-            int dup = 0;
-            for (int32_t j = 0; all && j < k; j++) if (!strcmp(T->name[j], T->name[k])) dup = 1;
-            if (dup) continue;
-            found = 1;
-            if (r->ts < 1) return die("FAILURE: target interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->ts);
-            if ((int64_t)r->te > T->rlen[k]) return die("FAILURE: target interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->te, (long long)T->rlen[k]);
-            hz_gseg g = { T->sep[k] + 1 + (int64_t)r->ts - 1, (int64_t)r->qs - 1, (int64_t)n, r->score };
+            int32_t part;
+            if (all) {
+                int dup = 0;
+                for (int32_t j = 0; j < k; j++) if (!strcmp(T->name[j], T->name[k])) dup = 1;
+                if (dup) continue;
+                part = k;
+            } else {
+                part = find_part(T, r->t, r->ts);
+                if (part == -1) return die("FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
+                if (part == -2) return die("FAILURE: bad target sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->t, (unsigned long long)r->ts);
+            }
+            int64_t st = T->start[part], end = st + T->rlen[part] - 1;
+            if ((int64_t)r->ts < st) return die("FAILURE: target interval out of range (%s: line %d, %llu<%lld)", r->path, r->line, (unsigned long long)r->ts, (long long)st);
+            if ((int64_t)r->te > end) return die("FAILURE: target interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->te, (long long)end);
+            hz_gseg g = { T->sep[part] + 1 + (int64_t)r->ts - st, p2, (int64_t)n, r->score };
             if (seg_add(segs, g)) return die("hspz gapped: out of memory");
             if (!all) break;
         }
-        if (!found) return die("FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
         if (seg_next(r)) return 1;
     }
     return 0;
 }
 
-/* 1 when a target record equals the query record ignoring case: LASTZ would add its trivial
- * self-alignment (§5.10), which is not built */
-static int trivial_case(const gtarget *T, const uint8_t *q, int64_t qlen)
+static int same_upper(const uint8_t *a, const uint8_t *b, int64_t n)
 {
-    for (int32_t k = 0; k < T->n; k++) {
-        if (T->rlen[k] != qlen) continue;
-        const uint8_t *t = T->T + T->sep[k] + 1; int64_t i = 0;
-        while (i < qlen && ((t[i] >= 'a' && t[i] <= 'z') ? t[i] - 32 : t[i]) == ((q[i] >= 'a' && q[i] <= 'z') ? q[i] - 32 : q[i])) i++;
-        if (i == qlen) return 1;
+    for (int64_t i = 0; i < n; i++)
+        if (((a[i] >= 'a' && a[i] <= 'z') ? a[i] - 32 : a[i]) != ((b[i] >= 'a' && b[i] <= 'z') ? b[i] - 32 : b[i])) return 0;
+    return 1;
+}
+
+/* 1 when LASTZ would add its trivial self-alignment (§5.10), which is not built: a target record
+ * equal to the query record, or (partitioned query) every partition equal to its counterpart */
+static int trivial_case(const gtarget *T, const gtarget *Qp, const uint8_t *q, int64_t qlen)
+{
+    if (Qp) {
+        if (Qp->n != T->n) return 0;
+        for (int32_t k = 0; k < T->n; k++)
+            if (T->rlen[k] != Qp->rlen[k] || !same_upper(T->T + T->sep[k] + 1, Qp->T + Qp->sep[k] + 1, T->rlen[k])) return 0;
+        return 1;
     }
+    for (int32_t k = 0; k < T->n; k++)
+        if (T->rlen[k] == qlen && same_upper(T->T + T->sep[k] + 1, q, qlen)) return 1;
     return 0;
 }
 
-static int build_target(const hz_seqset *s, const size_t *idx, size_t n, int darkspace, gtarget *T)
+static void free_side(gtarget *T)
+{
+    for (int32_t k = 0; k < T->n; k++) free(T->name[k]);
+    free(T->T); free(T->sep); free(T->name); free(T->rlen); free(T->start); free(T->tru);
+    memset(T, 0, sizeof *T);
+}
+
+/* the selected records (sub-range [rs,re] 1-based when rs > 0) as one partitioned sequence */
+static int build_side(const hz_seqset *s, const size_t *idx, size_t n, int darkspace, uint64_t rs, uint64_t re,
+                      const char *spec, gtarget *T)
 {
     int64_t tot = 1;
     for (size_t i = 0; i < n; i++) tot += (int64_t)s->len[idx[i]] + 1;
     T->T = malloc((size_t)tot + 1); T->sep = malloc((n + 1) * sizeof *T->sep);
     T->name = calloc(n + 1, sizeof *T->name); T->rlen = malloc((n + 1) * sizeof *T->rlen);
-    if (!T->T || !T->sep || !T->name || !T->rlen) return die("hspz gapped: out of memory");
+    T->start = malloc((n + 1) * sizeof *T->start); T->tru = malloc((n + 1) * sizeof *T->tru);
+    if (!T->T || !T->sep || !T->name || !T->rlen || !T->start || !T->tru) return die("hspz gapped: out of memory");
     int64_t p = 0;
     for (size_t i = 0; i < n; i++) {
+        uint64_t full = s->len[idx[i]], b = 0, l = full;
+        if (rs) {
+            if (re > full || rs > re) return die("FAILURE: sub-range [%llu,%llu] is outside %s (length %llu)", (unsigned long long)rs, (unsigned long long)re, spec, (unsigned long long)full);
+            b = rs - 1; l = re - rs + 1;
+        }
         T->sep[i] = p; T->T[p++] = 0;
-        memcpy(T->T + p, s->data + s->off[idx[i]], s->len[idx[i]]);
-        p += (int64_t)s->len[idx[i]];
-        T->rlen[i] = (int64_t)s->len[idx[i]];
+        memcpy(T->T + p, s->data + s->off[idx[i]] + b, l);
+        p += (int64_t)l;
+        T->rlen[i] = (int64_t)l; T->start[i] = (int64_t)b + 1; T->tru[i] = (int64_t)full;
         T->name[i] = short_name(s->name[idx[i]], darkspace);
         if (!T->name[i]) return die("hspz gapped: out of memory");
     }
     T->sep[n] = p; T->T[p] = 0; T->len = p; T->n = (int32_t)n;
     return 0;
+}
+
+/* one pass (§1.4) and its output; 1 on an error (message written) */
+typedef struct {
+    gopts *o; hz_gscore *sc; const gtarget *T; segrd *r; FILE *out;
+    hz_gwork w; segvec segs; int trunc, maf, plus; int64_t axt_n;
+} grun;
+
+static int one_pass(grun *g, const gtarget *Qp, const uint8_t *Q, int64_t ql, const char *const *qnames,
+                    const int64_t *qtrue, const int64_t *qstart, int st)
+{
+    if (read_pass(g->r, g->T, Qp, qnames[0], ql, st == 1 ? '+' : '-', &g->segs)) return 1;
+    if (st == 1 && g->segs.n && trivial_case(g->T, Qp, Q, ql))
+        return die("hspz gapped: a target record equals the query record %s (LASTZ's trivial self-alignment): not supported yet; run lastz for it", qnames[0]);
+    hz_gpass P = { g->T->T, g->T->len, g->T->sep, g->T->n, Q, ql, Qp ? Qp->sep : NULL, Qp ? Qp->n : 0,
+                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), stderr, &g->trunc };
+    hz_ganchor *an = NULL;
+    int64_t nan = hz_gapped_anchors(&P, g->segs.v, g->segs.n, 1, &an);
+    hz_gset S = { 0 }, I = { 0 };
+    const hz_galn **L = NULL; int64_t nl = 0;
+    int rc = 0;
+    if (nan < 0 || hz_gapped_pass(&P, &g->w, an, nan, &S)) rc = -1;
+    else if (g->sc->inner > 0) rc = hz_gapped_interpolate(&P, &g->w, &S, &I, &L, &nl);      /* §6 */
+    else if ((L = malloc(((size_t)S.n + 1) * sizeof *L))) for (int32_t k = 0; k < S.n; k++) L[nl++] = &S.a[S.kept[k]];
+    else rc = -1;
+    if (rc) rc = die("hspz gapped: out of memory");
+    else {
+        hz_gnames nm = { (const char *const *)g->T->name, g->T->tru, g->T->start, qnames, qtrue, qstart, st == 2 };
+        int wr = g->maf ? hz_gapped_write_maf(g->out, &P, L, nl, &nm) : hz_gapped_write_axt(g->out, &P, L, nl, &nm, g->plus, &g->axt_n);
+        if (wr || fflush(g->out)) rc = die("hspz gapped: write error on %s: %s", g->o->output ? g->o->output : "standard output", strerror(errno));
+    }
+    free(L); hz_gset_free(&I); hz_gset_free(&S); free(an);
+    return rc;
+}
+
+/* reverse complement each partition in place (§1.4) */
+static void revcomp_parts(gtarget *Q)
+{
+    for (int32_t k = 0; k < Q->n; k++) {
+        uint8_t *a = Q->T + Q->sep[k] + 1, *b = Q->T + Q->sep[k + 1] - 1;
+        while (a < b) { uint8_t t = complement(*a); *a++ = complement(*b); *b-- = t; }
+        if (a == b) *a = complement(*a);
+    }
 }
 
 static int run_gapped(gopts *o)
@@ -361,69 +495,61 @@ static int run_gapped(gopts *o)
         if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
     }
     size_t *tix, *qix, tn, qn;
-    if (select_records(&ts, o->subset[0], &tix, &tn) || select_records(&qs, o->subset[1], &qix, &qn)) return 1;
+    if (select_records(&ts, o->subset[0], o->recname[0], &tix, &tn) || select_records(&qs, o->subset[1], o->recname[1], &qix, &qn)) return 1;
     if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
     if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
-    gtarget T = { 0 };
-    if (build_target(&ts, tix, tn, o->darkspace[0], &T)) return 1;
+    gtarget T = { 0 }, Qp = { 0 };
+    if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], &T)) return 1;
+    if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], &Qp)) return 1;
     segrd r = { 0 }; r.path = o->segments;
     r.f = fopen(o->segments, "r");
     if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
-    FILE *out = stdout;
-    if (o->output && !(out = fopen(o->output, "w"))) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
-    int maf = !strncmp(o->format, "maf", 3), plus = !strcmp(o->format, "axt+");
-    if (strcmp(o->format, "maf-")) hz_gapped_write_header(out, sc, maf, plus, o->args, o->nargs);
-    if (seg_next(&r)) return 1;
-    int trunc = 0, rc = 0;
-    int64_t axt_n = 0;
-    hz_gwork w = { 0 };
-    segvec segs = { 0 };
+    grun g; memset(&g, 0, sizeof g);
+    g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout;
+    if (o->output && !(g.out = fopen(o->output, "w"))) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
+    g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
+    if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
+    int rc = seg_next(&r);
     uint8_t *qbuf = NULL;
-    for (size_t qi = 0; qi < qn && !rc; qi++) {
+    if (o->multiple[1]) {                      /* one pass per strand over all partitions */
+        for (int st = 1; st <= 2 && !rc; st++) {
+            if (!(o->strand & st)) continue;
+            if (st == 2) revcomp_parts(&Qp);
+            rc = one_pass(&g, &Qp, Qp.T, Qp.len, (const char *const *)Qp.name, Qp.tru, Qp.start, st);
+        }
+    } else for (size_t qi = 0; qi < qn && !rc; qi++) {
         size_t rec = qix[qi];
-        int64_t ql = (int64_t)qs.len[rec];
+        uint64_t b = 0, ql = qs.len[rec];
+        if (o->rs[1]) {
+            if (o->re[1] > ql || o->rs[1] > o->re[1]) { rc = die("FAILURE: sub-range is outside %s", o->spec[1]); break; }
+            b = o->rs[1] - 1; ql = o->re[1] - o->rs[1] + 1;
+        }
         if (ql == 0) continue;
         char *nq = short_name(qs.name[rec], o->darkspace[1]);
         free(qbuf); qbuf = malloc((size_t)ql + 2);
         if (!nq || !qbuf) return die("hspz gapped: out of memory");
+        int64_t tru = (int64_t)qs.len[rec], start = (int64_t)b + 1;
         for (int st = 1; st <= 2 && !rc; st++) {
             if (!(o->strand & st)) continue;
             qbuf[0] = 0; qbuf[ql + 1] = 0;
-            const uint8_t *src = qs.data + qs.off[rec];
+            const uint8_t *src = qs.data + qs.off[rec] + b;
             if (st == 1) memcpy(qbuf + 1, src, (size_t)ql);
-            else for (int64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
-            if (read_pass(&r, &T, nq, ql, st == 1 ? '+' : '-', &segs)) { rc = 1; break; }
-            if (st == 1 && segs.n && trivial_case(&T, qbuf + 1, ql)) { rc = die("hspz gapped: a target record equals query record %s (LASTZ's trivial self-alignment) - not supported yet; run lastz for it", nq); break; }
-            hz_gpass P = { T.T, T.len, T.sep, T.n, qbuf + 1, ql, sc, sc->gappedthresh, 1 + (o->tb_bytes - 8), stderr, &trunc };
-            hz_ganchor *an = NULL;
-            int64_t nan = hz_gapped_anchors(&P, segs.v, segs.n, 1, &an);
-            hz_gset S = { 0 };
-            if (nan < 0 || hz_gapped_pass(&P, &w, an, nan, &S)) { rc = die("hspz gapped: out of memory"); free(an); break; }
-            hz_gnames nm = { (const char *const *)T.name, T.rlen, nq, ql, st == 2 };
-            const hz_galn **L = NULL; int64_t nl = 0;
-            hz_gset I = { 0 };
-            if (sc->inner > 0) {                          /* interpolation (§6) */
-                if (hz_gapped_interpolate(&P, &w, &S, &I, &L, &nl)) { rc = die("hspz gapped: out of memory"); hz_gset_free(&S); free(an); break; }
-            } else if ((L = malloc(((size_t)S.n + 1) * sizeof *L))) {
-                for (int32_t k = 0; k < S.n; k++) L[nl++] = &S.a[S.kept[k]];
-            } else { rc = die("hspz gapped: out of memory"); hz_gset_free(&S); free(an); break; }
-            int wr = maf ? hz_gapped_write_maf(out, &P, L, nl, &nm) : hz_gapped_write_axt(out, &P, L, nl, &nm, plus, &axt_n);
-            free(L); hz_gset_free(&I);
-            if (wr || fflush(out)) rc = die("hspz gapped: write error on %s: %s", o->output ? o->output : "standard output", strerror(errno));
-            hz_gset_free(&S); free(an);
+            else for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
+            const char *names[1] = { nq };
+            rc = one_pass(&g, NULL, qbuf + 1, (int64_t)ql, names, &tru, &start, st);
         }
         free(nq);
     }
     if (!rc && r.have) {
-        fprintf(stderr, "FAILURE: extra segments in file (%s: line %d, %s/%s%c)\n"
-                "(for this usage segments must appear in the same order as the query file, with\n"
-                "all + strand segments before all - strand segments for each query)\n", r.path, r.line, r.t, r.q, r.strand);
+        fprintf(stderr, "FAILURE: extra segments in file (%s: line %d, %s/%s%c)\n%s\n", r.path, r.line, r.t, r.q, r.strand,
+                o->multiple[1] ? "(for this usage all + strand segments must appear before all - strand segments)"
+                               : "(for this usage segments must appear in the same order as the query file, with\n"
+                                 "all + strand segments before all - strand segments for each query)");
         rc = 1;
     }
-    if (out != stdout && fclose(out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
-    fclose(r.f); free(r.buf); free(segs.v); free(qbuf); hz_gwork_free(&w);
-    for (int32_t k = 0; k < T.n; k++) free(T.name[k]);
-    free(T.T); free(T.sep); free(T.name); free(T.rlen); free(tix); free(qix); free(sc);
+    if (g.out != stdout && fclose(g.out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
+    fclose(r.f); free(r.buf); free(g.segs.v); free(qbuf); hz_gwork_free(&g.w);
+    free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
     return rc;
 }
@@ -556,7 +682,7 @@ int hz_gapped_main(int argc, char **argv)
     if (!strcmp(argv[1], "--outdir") || !strncmp(argv[1], "--outdir=", 9)) return hz_gapped_outdir(argc, argv);
     int rc = parse_args(&o, argc, argv);
     if (!rc) rc = run_gapped(&o);
-    for (int w = 0; w < 2; w++) { free(o.file[w]); free(o.subset[w]); }
+    for (int w = 0; w < 2; w++) { free(o.file[w]); free(o.subset[w]); free(o.recname[w]); }
     free(o.args);
     return rc;
 }

@@ -35,27 +35,34 @@ static void put_row(FILE *f, const hz_gpass *P, const hz_galn *G, int which)
     putc('\n', f);
 }
 
-/* 1-based starts and lengths of §7.1 */
-static void coords(const hz_gpass *P, const hz_galn *G, const hz_gnames *nm, int32_t *part,
+/* 1-based starts and lengths of §7.1; part / qp: the target and query partitions */
+static void coords(const hz_gpass *P, const hz_galn *G, const hz_gnames *nm, int32_t *part, int32_t *qp,
                    int64_t *S1, int64_t *S2, int64_t *len1, int64_t *len2)
 {
     *part = part_of(P, G->s1);
-    *S1 = G->s1 - (P->sep[*part] + 1) + 1;
+    *S1 = G->s1 - (P->sep[*part] + 1) + nm->tstart[*part];
     *len1 = G->t1 - G->s1 + 1; *len2 = G->t2 - G->s2 + 1;
-    *S2 = nm->minus ? G->s2 + nm->qlen_rec + 2 - (1 + P->qlen) : G->s2 + 1;
+    int64_t o2 = 0, l2 = P->qlen;
+    *qp = 0;
+    if (P->qsep) {
+        int32_t lo = 0, hi = P->nqpart - 1;
+        while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->qsep[m] < G->s2) lo = m; else hi = m - 1; }
+        *qp = lo; o2 = P->qsep[lo] + 1; l2 = P->qsep[lo + 1] - o2;
+    }
+    *S2 = nm->minus ? (G->s2 - o2) + nm->qtrue[*qp] + 2 - (nm->qstart[*qp] + l2) : G->s2 - o2 + nm->qstart[*qp];
 }
 
 int hz_gapped_write_maf(FILE *f, const hz_gpass *P, const hz_galn *const *L, int64_t n, const hz_gnames *nm)
 {
     for (int64_t k = 0; k < n; k++) {
         const hz_galn *G = L[k];
-        int32_t part; int64_t S1, S2, l1, l2;
-        coords(P, G, nm, &part, &S1, &S2, &l1, &l2);
-        const char *tn = nm->tname[part], *qn = nm->qname;
+        int32_t part, qp; int64_t S1, S2, l1, l2;
+        coords(P, G, nm, &part, &qp, &S1, &S2, &l1, &l2);
+        const char *tn = nm->tname[part], *qn = nm->qname[qp];
         int nw = (int)(strlen(tn) > strlen(qn) ? strlen(tn) : strlen(qn));
         int ws = digits(S1) > digits(S2) ? digits(S1) : digits(S2);
         int wl = digits(l1) > digits(l2) ? digits(l1) : digits(l2);
-        int64_t t1 = nm->tlen_rec[part], t2 = nm->qlen_rec;
+        int64_t t1 = nm->ttrue[part], t2 = nm->qtrue[qp];
         int wt = digits(t1) > digits(t2) ? digits(t1) : digits(t2);
         fprintf(f, "a score=%d\n", G->score);
         fprintf(f, "s %-*s %*lld %*lld + %*lld ", nw, tn, ws, (long long)(S1 - 1), wl, (long long)l1, wt, (long long)t1);
@@ -99,11 +106,11 @@ int hz_gapped_write_axt(FILE *f, const hz_gpass *P, const hz_galn *const *L, int
 {
     for (int64_t k = 0; k < n; k++) {
         const hz_galn *G = L[k];
-        int32_t part; int64_t S1, S2, l1, l2;
-        coords(P, G, nm, &part, &S1, &S2, &l1, &l2);
-        if (plus) axt_comments(f, P, G, nm->tlen_rec[part], nm->qlen_rec, l1, l2);
+        int32_t part, qp; int64_t S1, S2, l1, l2;
+        coords(P, G, nm, &part, &qp, &S1, &S2, &l1, &l2);
+        if (plus) axt_comments(f, P, G, nm->ttrue[part], nm->qtrue[qp], l1, l2);
         fprintf(f, "%lld %s %lld %lld %s %lld %lld %c %d\n", (long long)(*axt_n)++, nm->tname[part],
-                (long long)S1, (long long)(S1 + l1 - 1), nm->qname, (long long)S2, (long long)(S2 + l2 - 1),
+                (long long)S1, (long long)(S1 + l1 - 1), nm->qname[qp], (long long)S2, (long long)(S2 + l2 - 1),
                 nm->minus ? '-' : '+', G->score);
         put_row(f, P, G, 0);
         put_row(f, P, G, 1);

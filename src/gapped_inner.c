@@ -227,7 +227,7 @@ static void box(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     if (chain(c) < 0) { c->err = 1; return; }
     if (c->nh == 0) return;
     int64_t sep[2] = { -1, l1 };
-    hz_gpass B = { S1, l1, sep, 1, S2, l2, P->sc, P->sc->inner, P->tb_cap, P->diag, P->reported_trunc };
+    hz_gpass B = { S1, l1, sep, 1, S2, l2, NULL, 0, P->sc, P->sc->inner, P->tb_cap, P->diag, P->reported_trunc };
     hz_gseg *sg = malloc((size_t)c->nh * sizeof *sg);
     if (!sg) { c->err = 1; return; }
     for (int64_t i = 0; i < c->nh; i++) sg[i] = (hz_gseg){ c->h[i].p1, c->h[i].p2, c->h[i].n, c->h[i].s };
@@ -278,20 +278,39 @@ static int32_t tpart(const hz_gpass *P, int64_t p)
     return lo;
 }
 
-/* §6.2: a window (1-based inclusive corners) becomes boxes inside target records */
+static int32_t qpart(const hz_gpass *P, int64_t p)
+{
+    int32_t lo = 0, hi = P->nqpart - 1;
+    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->qsep[m] < p) lo = m; else hi = m - 1; }
+    return lo;
+}
+
+/* §6.2: a window (1-based inclusive corners) becomes boxes inside target (and, for a
+ * partitioned query, query) records */
 static void window(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
 {
-    const uint8_t *T = c->P->T;
+    const uint8_t *T = c->P->T, *Q = c->P->Q;
     if (b1 == e1 || b2 == e2) return;
     if (T[b1 - 1] == 0) b1 += 1; else if (T[b1] == 0) b1 += 2;
     if (T[e1 - 1] == 0) e1 -= 1;
     if (b1 >= e1) return;
-    int32_t p1 = tpart(c->P, b1 - 1), p2 = tpart(c->P, e1 - 1);
-    if (p1 == p2) { box(c, b1, e1, b2, e2); return; }
-    const int64_t *sep = c->P->sep;
-    box(c, b1, sep[p1 + 1], b2, e2);
-    box(c, sep[p2] + 2, e1, b2, e2);
-    for (int32_t x = p1 + 1; x < p2; x++) box(c, sep[x] + 2, sep[x + 1], b2, e2);
+    int32_t p1 = tpart(c->P, b1 - 1), p2 = tpart(c->P, e1 - 1), q1 = 0, q2 = 0;
+    if (c->P->qsep) {
+        if (Q[b2 - 1] == 0) b2 += 1; else if (Q[b2] == 0) b2 += 2;
+        if (Q[e2 - 1] == 0) e2 -= 1;
+        if (b2 >= e2) return;
+        q1 = qpart(c->P, b2 - 1); q2 = qpart(c->P, e2 - 1);
+    }
+    if (p1 == p2 && q1 == q2) { box(c, b1, e1, b2, e2); return; }
+    const int64_t *sep = c->P->sep, *qs = c->P->qsep;
+    int64_t e1L = e1, b1R = b1, e2L = e2, b2R = b2;
+    if (p1 != p2) { e1L = sep[p1 + 1]; b1R = sep[p2] + 2; }
+    if (q1 != q2) { e2L = qs[q1 + 1]; b2R = qs[q2] + 2; }
+    box(c, b1, e1L, b2, e2L);
+    box(c, b1R, e1, b2R, e2);
+    if (q1 == q2) for (int32_t x = p1 + 1; x < p2; x++) box(c, sep[x] + 2, sep[x + 1], b2, e2L);
+    else if (p1 == p2) for (int32_t y = q1 + 1; y < q2; y++) box(c, b1, e1L, qs[y] + 2, qs[y + 1]);
+    else for (int32_t x = p1 + 1; x < p2; x++) for (int32_t y = q1 + 1; y < q2; y++) box(c, sep[x] + 2, sep[x + 1], qs[y] + 2, qs[y + 1]);
 }
 
 static void dismiss(ictx *c, int64_t k)

@@ -36,6 +36,17 @@ golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$@" "$BATS_TEST_TMPDIR/w";
 @test "gapped golden: S. aureus axt+ H=2000 plus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 axt plus; }
 @test "gapped golden: S. aureus axt+ H=2000 minus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 axt minus; }
 
+@test "gapped golden: mlc_subrange_hpylori (FILE/NAME[s,e][multiple] on both sides, both strands, H=2000)" {
+    local M="$HSPZ_SHARED/golden/lastz-gapped/mlc_subrange_hpylori" D="$HSPZ_SHARED/data/small_hpylori_g27_vs_els37"
+    cd "$BATS_TEST_TMPDIR" && mkdir -p work
+    # hspz gapped reads the file kind from its bytes: the FASTA files stand in for the 2bit files
+    ln -s "$D/hpylori_G27.fa.gz" work/ref.2bit; ln -s "$D/hpylori_ELS37.fa.gz" work/query.2bit
+    cp "$M/mlc.segments" .
+    "$HSPZ" gapped "work/ref.2bit/NC_011333.1[200001,700000][multiple]" "work/query.2bit/NC_017063.1[300001,900000][multiple]" \
+        --segments=mlc.segments H=2000 L=3000 Y=9400 --traceback=800.0M --format=axt+ --output=mlc.axt
+    gunzip -c "$M/mlc.axt.gz" | cmp - mlc.axt
+}
+
 @test "gapped golden: edge_cases_synthetic (trimmed leading indel, gap across the anchor)" {
     for c in trim_initial_indel gap_across_anchor; do
         cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/$c"
