@@ -181,7 +181,7 @@ static int64_t chain(ictx *c)
     int32_t n = (int32_t)c->nh;
     if (n == 0) return 0;
     qsort(c->h, (size_t)n, sizeof *c->h, hsp_cmp);
-    chain_t t = { c->h, malloc(((size_t)n + 1) * sizeof(int32_t)), malloc((size_t)n * sizeof(hz_gnode)), 0,
+    chain_t t = { c->h, malloc(((size_t)n + 1) * sizeof(int32_t)), malloc((2 * (size_t)n + 1) * sizeof(hz_gnode)), 0,   /* a k-d tree of n items has at most 2n-1 nodes */
                   calloc((size_t)n, sizeof(int64_t)), malloc((size_t)n * sizeof(int32_t)), 0, 0, 0,
                   100LL * c->P->sc->sub['A']['A'], 0 };
     int32_t *slot = malloc((size_t)n * sizeof *slot);
