@@ -26,6 +26,7 @@ static const char GAPPED_USAGE[] =
 "  --gappedthresh=N, L=N      keep alignments scoring at least N (default 3000)\n"
 "  --strand=plus|minus|both   query strand(s) (default both)\n"
 "  --ambiguous=n|iupac[,R,P]  scores of N / IUPAC letters\n"
+"  --scores=FILE              LASTZ score file (matrix, bad/fill scores, gap penalties, y_drop, ...)\n"
 "  --allocate:traceback=V, --traceback=V, m=V   traceback memory (default 80M)\n"
 "  --inner=N, H=N             interpolation: alignments scoring >= N between and around the\n"
 "                             others (make_lastz_chains: H=2000)\n"
@@ -39,7 +40,7 @@ static const char GAPPED_USAGE[] =
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
 "  bytes lastz writes for it.\n"
 "\n"
-"Not built yet (refused with a message; run lastz for them): --scores (score files), --notrivial,\n"
+"Not built yet (refused with a message; run lastz for them): --notrivial,\n"
 "--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
 "a target record identical to the query record\n"
 "(LASTZ's trivial self-alignment), 'rewind' lines, and every other lastz option.\n";
@@ -50,7 +51,7 @@ typedef struct {
     int multiple[2], darkspace[2];
     char *recname[2];             /* FILE/NAME: the one record (raw name) */
     uint64_t rs[2], re[2];        /* [s,e] sub-range, 1-based closed; rs = 0: whole records */
-    const char *segments, *output, *format, *ambiguous;
+    const char *segments, *output, *format, *ambiguous, *scores;
     hz_seqset *pre[2];            /* sequences loaded by the caller (--outdir mode), else NULL */
     int strand;                   /* 1 plus, 2 minus, 3 both */
     int64_t tb_bytes;
@@ -166,6 +167,7 @@ static int parse_args(gopts *o, int argc, char **argv)
             else return die("hspz gapped: bad strand '%s'", a);
         }
         else if (!strncmp(a, "--ambiguous=", 12)) o->ambiguous = v;
+        else if (!strncmp(a, "--scores=", 9) || !strncmp(a, "Q=", 2)) o->scores = v;
         else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
             o->tb_bytes = parse_units(v);
             if (o->tb_bytes < 0) return die("hspz gapped: bad traceback size '%s'", a);
@@ -481,6 +483,12 @@ static int run_gapped(gopts *o)
     hz_gscore *sc = malloc(sizeof *sc);
     if (!sc) return die("hspz gapped: out of memory");
     hz_gscore_default(sc);
+    if (o->scores) {                     /* score file (§2.2); command-line values win */
+        int32_t fy = -1, fl = -1; char e[1024];
+        if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) return die("FAILURE: %s", e);
+        if (fy >= 0) sc->ydrop = fy;
+        if (fl >= 0) sc->gappedthresh = fl;
+    }
     if (o->ydrop >= 0) sc->ydrop = o->ydrop;
     if (o->gapped >= 0) sc->gappedthresh = o->gapped;
     if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: bad --ambiguous value '%s'", o->ambiguous);

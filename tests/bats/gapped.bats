@@ -150,6 +150,14 @@ TD="$HSPZ_SHARED/data"
         "$DROP_OUT; s/--ydrop=9430/--ambiguous=iupac,10,50/"
 }
 
+@test "gapped live: alpha-globin, score files (invented asymmetric matrix with N row, HOXD70 file): maf-, axt+ H=2000, maf" {
+    local D="$TD/tiny_aglobin_human_vs_cow"
+    for ed in "" "s/--format=maf-/--format=axt+ H=2000/" "s/--format=maf-/--format=maf/"; do
+        live_diff "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" "$DROP_OUT; $ed" --scoring "$HZ_REPO/tests/data/scoring/invented_close.txt"
+    done
+    live_diff "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" "$DROP_OUT; s/--format=maf-/--format=axt+/" --scoring "$HZ_REPO/tests/data/scoring/hoxd70.txt"
+}
+
 @test "gapped live: apple/orange, forced traceback truncation, FASTA input" {
     live_diff "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/apple.fasta.gz" "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/orange.fasta.gz" \
         "$DROP_OUT; s/--ydrop=9430/--ydrop=9430 --traceback=100K/"
@@ -157,7 +165,7 @@ TD="$HSPZ_SHARED/data"
 
 @test "gapped: options outside the supported set are refused with one line naming lastz" {
     cd "$BATS_TEST_TMPDIR"; printf '>t\nACGT\n' > t.fa; : > s.seg
-    for o in --scores=x.q --notrivial --format=maf+ --format=lav --xdrop=10 --chain; do
+    for o in --notrivial --format=maf+ --format=lav --xdrop=10 --chain; do
         run "$HSPZ" gapped 't.fa[multiple]' t.fa --segments=s.seg "$o"
         [ "$status" -ne 0 ]
         [ "${#lines[@]}" -eq 1 ]
