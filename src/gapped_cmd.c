@@ -7,6 +7,7 @@
 #include "gapped.h"
 #include "seqio.h"
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,8 @@ static const char GAPPED_USAGE[] =
 "  --segments=FILE            HSPs (tName tStart tEnd qName qStart qEnd strand [score]); required\n"
 "  --format=maf-|maf|axt|axt+ output format (default: maf-; lastz's own default lav is not built)\n"
 "  --output=FILE              output file (default: standard output)\n"
+"  --threads=N                (hspz's own) compute the passes (query records x strands) on N\n"
+"                             threads; the same bytes for every N\n"
 "  --ydrop=N, Y=N             y-drop (default gap_open + 300 * gap_extend = 9400)\n"
 "  --gappedthresh=N, L=N      keep alignments scoring at least N (default 3000)\n"
 "  --strand=plus|minus|both   query strand(s) (default both)\n"
@@ -57,6 +60,7 @@ typedef struct {
     int64_t tb_bytes;
     int32_t ydrop, gapped;        /* -1: default */
     int32_t inner;                /* --inner / H= (0: off) */
+    int threads;                  /* --threads=N: passes computed on N threads */
     char **args; int nargs;       /* header ARGS (§7.4) */
 } gopts;
 
@@ -144,8 +148,14 @@ static int parse_args(gopts *o, int argc, char **argv)
             if (parse_spec(o, npos++, a)) return 1;
             continue;
         }
-        o->args[o->nargs++] = a;
         const char *v = strchr(a, '=') ? strchr(a, '=') + 1 : NULL;
+        if (!strncmp(a, "--threads=", 10)) {               /* hspz's own option: not in lastz's ARGS */
+            int32_t t;
+            if (parse_int(v, &t) || t < 1 || t > 1024) return die("hspz gapped: bad --threads '%s'", a);
+            o->threads = t;
+            continue;
+        }
+        o->args[o->nargs++] = a;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(GAPPED_USAGE, stdout); exit(0); }
         else if (!strncmp(a, "--segments=", 11)) o->segments = v;
         else if (!strncmp(a, "--output=", 9)) o->output = v;
@@ -240,7 +250,17 @@ typedef struct {
     FILE *f; const char *path; int line, have, eof;
     char *buf; size_t cap;
     char *t, *q; uint64_t ts, te, qs, qe; char strand; int32_t score;
+    FILE *msg;                    /* where its FAILURE lines go (stderr, or held while passes run) */
 } segrd;
+
+static int rdie(segrd *r, const char *fmt, ...)
+{
+    va_list ap; va_start(ap, fmt);
+    FILE *f = r->msg ? r->msg : stderr;
+    vfprintf(f, fmt, ap); va_end(ap);
+    fputc('\n', f);
+    return 1;
+}
 
 static int parse_u(const char *s, uint64_t *v)
 {
@@ -260,22 +280,22 @@ static int seg_next(segrd *r)
         if (n < 0) { r->eof = 1; return 0; }
         r->line++;
         if (n > 0 && r->buf[n - 1] == '\n') r->buf[--n] = 0;
-        if (n >= 1023) return die("FAILURE: line is too long (%s: line %d)", r->path, r->line);
+        if (n >= 1023) return rdie(r, "FAILURE: line is too long (%s: line %d)", r->path, r->line);
         char *h = strchr(r->buf, '#'); if (h) *h = 0;
         char *fld[9]; int nf = 0;
         for (char *p = strtok(r->buf, " \t\r"); p; p = strtok(NULL, " \t\r")) { if (nf < 9) fld[nf] = p; nf++; }
         if (nf == 0) continue;
-        if (nf == 1 && !strcmp(fld[0], "rewind")) return die("hspz gapped: 'rewind' in %s (line %d) is not supported; run lastz for it", r->path, r->line);
-        if (nf < 7) return die("FAILURE: line has too few fields (%s: line %d)", r->path, r->line);
-        if (nf > 8) return die("FAILURE: line has too many fields (%s: line %d)", r->path, r->line);
+        if (nf == 1 && !strcmp(fld[0], "rewind")) return rdie(r, "hspz gapped: 'rewind' in %s (line %d) is not supported; run lastz for it", r->path, r->line);
+        if (nf < 7) return rdie(r, "FAILURE: line has too few fields (%s: line %d)", r->path, r->line);
+        if (nf > 8) return rdie(r, "FAILURE: line has too many fields (%s: line %d)", r->path, r->line);
         r->t = fld[0]; r->q = fld[3];
         const int ix[4] = { 1, 2, 4, 5 }; uint64_t *vv[4] = { &r->ts, &r->te, &r->qs, &r->qe };
-        for (int k = 0; k < 4; k++) if (parse_u(fld[ix[k]], vv[k])) return die("FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[ix[k]]);
-        if (strlen(fld[6]) != 1 || (fld[6][0] != '+' && fld[6][0] != '-')) return die("FAILURE: bad strand (%s: line %d, %c)", r->path, r->line, fld[6][0]);
+        for (int k = 0; k < 4; k++) if (parse_u(fld[ix[k]], vv[k])) return rdie(r, "FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[ix[k]]);
+        if (strlen(fld[6]) != 1 || (fld[6][0] != '+' && fld[6][0] != '-')) return rdie(r, "FAILURE: bad strand (%s: line %d, %c)", r->path, r->line, fld[6][0]);
         r->strand = fld[6][0]; r->score = 0;
-        if (nf == 8 && parse_int(fld[7], &r->score)) return die("FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[7]);
-        if (r->te < r->ts) return die("FAILURE: bad target interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->ts, (unsigned long long)r->te);
-        if (r->qe < r->qs) return die("FAILURE: bad query interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->qs, (unsigned long long)r->qe);
+        if (nf == 8 && parse_int(fld[7], &r->score)) return rdie(r, "FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[7]);
+        if (r->te < r->ts) return rdie(r, "FAILURE: bad target interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->ts, (unsigned long long)r->te);
+        if (r->qe < r->qs) return rdie(r, "FAILURE: bad query interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->qs, (unsigned long long)r->qe);
         r->have = 1;
         return 0;
     }
@@ -316,30 +336,30 @@ static int32_t find_part(const gtarget *T, const char *nm, uint64_t pos)
 static int query_pos(segrd *r, const gtarget *Qp, int64_t qlen, int64_t *pos)
 {
     if (!Qp) {
-        if (r->qs < 1) return die("FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
-        if ((int64_t)r->qe > qlen) return die("FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
+        if (r->qs < 1) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
+        if ((int64_t)r->qe > qlen) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
         *pos = (int64_t)r->qs - 1;
         return 0;
     }
-    if (!strcmp(r->q, "*")) return die("FAILURE: bad query sequence name (%s: line %d, %s)\nwildcard segment name (*) is not supported for queries with [multi]", r->path, r->line, r->q);
+    if (!strcmp(r->q, "*")) return rdie(r, "FAILURE: bad query sequence name (%s: line %d, %s)\nwildcard segment name (*) is not supported for queries with [multi]", r->path, r->line, r->q);
     int32_t k = 0;
     while (k < Qp->n && strcmp(Qp->name[k], r->q)) k++;
-    if (k == Qp->n) return die("FAILURE: bad query sequence name (%s: line %d, %s)", r->path, r->line, r->q);
+    if (k == Qp->n) return rdie(r, "FAILURE: bad query sequence name (%s: line %d, %s)", r->path, r->line, r->q);
     for (; k < Qp->n && !strcmp(Qp->name[k], r->q); k++) {
         int64_t st = Qp->start[k], len = Qp->rlen[k], tru = Qp->tru[k];
         if (r->strand == '+') {
             if ((int64_t)r->qs < st || (int64_t)r->qs >= st + len) continue;
-            if ((int64_t)r->qe > st + len - 1) return die("FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)(st + len - 1));
+            if ((int64_t)r->qe > st + len - 1) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)(st + len - 1));
             *pos = Qp->sep[k] + 1 + (int64_t)r->qs - st;
         } else {
             int64_t fwd = tru + 1 - (int64_t)r->qe, rs = tru - (st - 1 + len);
             if (fwd < st || fwd >= st + len) continue;
-            if ((int64_t)r->qs <= rs) return die("FAILURE: query interval out of range (%s: line %d, %llu<%lld)\nminus strand subrange is %lld..%lld", r->path, r->line, (unsigned long long)r->qs, (long long)(rs + 1), (long long)(rs + 1), (long long)(rs + len));
+            if ((int64_t)r->qs <= rs) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<%lld)\nminus strand subrange is %lld..%lld", r->path, r->line, (unsigned long long)r->qs, (long long)(rs + 1), (long long)(rs + 1), (long long)(rs + len));
             *pos = Qp->sep[k] + 1 + (int64_t)r->qs - 1 - rs;
         }
         return 0;
     }
-    return die("FAILURE: bad query sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->q, (unsigned long long)r->qs);
+    return rdie(r, "FAILURE: bad query sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->q, (unsigned long long)r->qs);
 }
 
 /* consume the lines of the pass (query name qn, strand) into segs (§3.2-§3.3); 1 on a fatal error */
@@ -350,7 +370,7 @@ static int read_pass(segrd *r, const gtarget *T, const gtarget *Qp, const char *
         if (r->strand != strand) return 0;
         if (!Qp && !(!strcmp(r->q, "*") || !*qn || !strcmp(r->q, qn))) return 0;
         uint64_t n = r->te - r->ts + 1;
-        if (r->qe - r->qs + 1 != n) return die("FAILURE: intervals have different lengths (%s: line %d, %llu vs. %llu)", r->path, r->line, (unsigned long long)n, (unsigned long long)(r->qe - r->qs + 1));
+        if (r->qe - r->qs + 1 != n) return rdie(r, "FAILURE: intervals have different lengths (%s: line %d, %llu vs. %llu)", r->path, r->line, (unsigned long long)n, (unsigned long long)(r->qe - r->qs + 1));
         int64_t p2 = 0;
         if (query_pos(r, Qp, qlen, &p2)) return 1;
         int all = !strcmp(r->t, "*");
@@ -363,14 +383,14 @@ static int read_pass(segrd *r, const gtarget *T, const gtarget *Qp, const char *
                 part = k;
             } else {
                 part = find_part(T, r->t, r->ts);
-                if (part == -1) return die("FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
-                if (part == -2) return die("FAILURE: bad target sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->t, (unsigned long long)r->ts);
+                if (part == -1) return rdie(r, "FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
+                if (part == -2) return rdie(r, "FAILURE: bad target sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->t, (unsigned long long)r->ts);
             }
             int64_t st = T->start[part], end = st + T->rlen[part] - 1;
-            if ((int64_t)r->ts < st) return die("FAILURE: target interval out of range (%s: line %d, %llu<%lld)", r->path, r->line, (unsigned long long)r->ts, (long long)st);
-            if ((int64_t)r->te > end) return die("FAILURE: target interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->te, (long long)end);
+            if ((int64_t)r->ts < st) return rdie(r, "FAILURE: target interval out of range (%s: line %d, %llu<%lld)", r->path, r->line, (unsigned long long)r->ts, (long long)st);
+            if ((int64_t)r->te > end) return rdie(r, "FAILURE: target interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->te, (long long)end);
             hz_gseg g = { T->sep[part] + 1 + (int64_t)r->ts - st, p2, (int64_t)n, r->score };
-            if (seg_add(segs, g)) return die("hspz gapped: out of memory");
+            if (seg_add(segs, g)) return rdie(r, "hspz gapped: out of memory");
             if (!all) break;
         }
         if (seg_next(r)) return 1;
@@ -435,36 +455,135 @@ static int build_side(const hz_seqset *s, const size_t *idx, size_t n, int darks
     return 0;
 }
 
-/* one pass (§1.4) and its output; 1 on an error (message written) */
+/* Passes (§1.4) are read in order on the calling thread, computed on up to `threads` worker
+ * threads (independent, spec §12) and written strictly in pass order, so the bytes (output,
+ * stderr, axt numbering) never depend on the thread count. */
+typedef struct {
+    hz_gpass P; hz_gseg *segs; int64_t nseg;
+    uint8_t *qown;                           /* query bytes owned by the job */
+    char *qname; const char *nm1[1]; const char *const *qnames; const int64_t *qtrue, *qstart;
+    int64_t tru, start; int st, noted;
+    hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
+    char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
+    int done;
+} pjob;
+
 typedef struct {
     gopts *o; hz_gscore *sc; const gtarget *T; segrd *r; FILE *out;
-    hz_gwork w; segvec segs; int trunc, maf, plus; int64_t axt_n;
+    hz_gwork w; int maf, plus, noted; int64_t axt_n;
+    int threads; pthread_t *tid; int nt;
+    pthread_mutex_t mu; pthread_cond_t cv;
+    pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop;
 } grun;
 
-static int one_pass(grun *g, const gtarget *Qp, const uint8_t *Q, int64_t ql, const char *const *qnames,
-                    const int64_t *qtrue, const int64_t *qstart, int st)
+static void compute_job(pjob *j, hz_gwork *w)
 {
-    if (read_pass(g->r, g->T, Qp, qnames[0], ql, st == 1 ? '+' : '-', &g->segs)) return 1;
-    if (st == 1 && g->segs.n && trivial_case(g->T, Qp, Q, ql))
-        return die("hspz gapped: a target record equals the query record %s (LASTZ's trivial self-alignment): not supported yet; run lastz for it", qnames[0]);
-    hz_gpass P = { g->T->T, g->T->len, g->T->sep, g->T->n, Q, ql, Qp ? Qp->sep : NULL, Qp ? Qp->n : 0,
-                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), stderr, &g->trunc };
     hz_ganchor *an = NULL;
-    int64_t nan = hz_gapped_anchors(&P, g->segs.v, g->segs.n, 1, &an);
-    hz_gset S = { 0 }, I = { 0 };
-    const hz_galn **L = NULL; int64_t nl = 0;
+    int64_t nan = hz_gapped_anchors(&j->P, j->segs, j->nseg, 1, &an);
+    j->rc = 0;
+    if (nan < 0 || hz_gapped_pass(&j->P, w, an, nan, &j->S)) j->rc = -1;
+    else if (j->P.sc->inner > 0) j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
+    else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.n; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
+    else j->rc = -1;
+    free(an);
+    if (j->dfile) { fclose(j->dfile); j->dfile = NULL; }
+}
+
+static void *worker(void *arg)
+{
+    grun *g = arg;
+    hz_gwork w = { 0 };
+    pthread_mutex_lock(&g->mu);
+    for (;;) {
+        while (g->ntaken == g->nposted && !g->stop) pthread_cond_wait(&g->cv, &g->mu);
+        if (g->ntaken == g->nposted) break;
+        pjob *j = g->q[g->ntaken++];
+        pthread_mutex_unlock(&g->mu);
+        compute_job(j, &w);
+        pthread_mutex_lock(&g->mu);
+        j->done = 1;
+        pthread_cond_broadcast(&g->cv);
+    }
+    pthread_mutex_unlock(&g->mu);
+    hz_gwork_free(&w);
+    return NULL;
+}
+
+/* write the oldest job (waiting for it) and free it; 1 on an error */
+static int commit_one(grun *g)
+{
+    pthread_mutex_lock(&g->mu);
+    pjob *j = g->q[g->ncommit];
+    while (!j->done) pthread_cond_wait(&g->cv, &g->mu);
+    g->q[g->ncommit++] = NULL;
+    pthread_mutex_unlock(&g->mu);
     int rc = 0;
-    if (nan < 0 || hz_gapped_pass(&P, &g->w, an, nan, &S)) rc = -1;
-    else if (g->sc->inner > 0) rc = hz_gapped_interpolate(&P, &g->w, &S, &I, &L, &nl);      /* §6 */
-    else if ((L = malloc(((size_t)S.n + 1) * sizeof *L))) for (int32_t k = 0; k < S.n; k++) L[nl++] = &S.a[S.kept[k]];
-    else rc = -1;
-    if (rc) rc = die("hspz gapped: out of memory");
+    for (size_t i = 0; i < j->dlen;) {            /* truncation lines; the note after the file's first */
+        size_t e = i; while (e < j->dlen && j->dbuf[e] != '\n') e++;
+        fwrite(j->dbuf + i, 1, e - i + (e < j->dlen), stderr);
+        if (!g->noted) { g->noted = 1; fputs("truncation can be reduced by using --allocate:traceback to increase traceback memory\n", stderr); }
+        i = e + 1;
+    }
+    if (j->rc) rc = die("hspz gapped: out of memory");
     else {
-        hz_gnames nm = { (const char *const *)g->T->name, g->T->tru, g->T->start, qnames, qtrue, qstart, st == 2 };
-        int wr = g->maf ? hz_gapped_write_maf(g->out, &P, L, nl, &nm) : hz_gapped_write_axt(g->out, &P, L, nl, &nm, g->plus, &g->axt_n);
+        hz_gnames nm = { (const char *const *)g->T->name, g->T->tru, g->T->start, j->qnames, j->qtrue, j->qstart, j->st == 2 };
+        int wr = g->maf ? hz_gapped_write_maf(g->out, &j->P, j->L, j->nl, &nm)
+                        : hz_gapped_write_axt(g->out, &j->P, j->L, j->nl, &nm, g->plus, &g->axt_n);
         if (wr || fflush(g->out)) rc = die("hspz gapped: write error on %s: %s", g->o->output ? g->o->output : "standard output", strerror(errno));
     }
-    free(L); hz_gset_free(&I); hz_gset_free(&S); free(an);
+    free(j->L); hz_gset_free(&j->I); hz_gset_free(&j->S); free(j->segs); free(j->qown); free(j->qname); free(j->dbuf);
+    free(j);
+    return rc;
+}
+
+static int commit_all(grun *g)
+{
+    int rc = 0;
+    while (g->ncommit < g->nposted) rc |= commit_one(g);
+    return rc;
+}
+
+/* read one pass's lines and hand it to the workers; qown / qname are taken over.  1 on an error
+ * (all earlier passes written first, then the message, as lastz orders them) */
+static int one_pass(grun *g, const gtarget *Qp, uint8_t *qown, const uint8_t *Q, int64_t ql, char *qname,
+                    const int64_t *qtrue, const int64_t *qstart, int st)
+{
+    segvec sv = { 0 };
+    char *mbuf = NULL; size_t mlen = 0;
+    g->r->msg = open_memstream(&mbuf, &mlen);
+    int bad = read_pass(g->r, g->T, Qp, Qp ? Qp->name[0] : qname, ql, st == 1 ? '+' : '-', &sv);
+    if (g->r->msg) fclose(g->r->msg);
+    g->r->msg = NULL;
+    if (bad || (st == 1 && sv.n && trivial_case(g->T, Qp, Q, ql))) {
+        int rc = commit_all(g);
+        if (mbuf) fwrite(mbuf, 1, mlen, stderr);
+        if (!bad) die("hspz gapped: a target record equals the query record %s (LASTZ's trivial self-alignment): not supported yet; run lastz for it", Qp ? Qp->name[0] : qname);
+        free(mbuf); free(sv.v); free(qown); free(qname);
+        return rc | 1;
+    }
+    free(mbuf);
+    pjob *j = calloc(1, sizeof *j);
+    if (!j) return die("hspz gapped: out of memory");
+    j->segs = sv.v; j->nseg = sv.n; j->qown = qown; j->qname = qname; j->st = st; j->noted = 1;
+    if (Qp) { j->qnames = (const char *const *)Qp->name; j->qtrue = Qp->tru; j->qstart = Qp->start; }
+    else { j->nm1[0] = qname; j->qnames = j->nm1; j->tru = *qtrue; j->start = *qstart; j->qtrue = &j->tru; j->qstart = &j->start; }
+    j->dfile = open_memstream(&j->dbuf, &j->dlen);
+    hz_gpass P = { g->T->T, g->T->len, g->T->sep, g->T->n, Q, ql, Qp ? Qp->sep : NULL, Qp ? Qp->n : 0,
+                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), j->dfile, &j->noted };
+    j->P = P;
+    if (g->nposted == g->qcap) {
+        int64_t c = g->qcap ? 2 * g->qcap : 64;
+        pjob **t = realloc(g->q, (size_t)c * sizeof *t);
+        if (!t) return die("hspz gapped: out of memory");
+        g->q = t; g->qcap = c;
+    }
+    if (g->threads <= 1) { compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
+    pthread_mutex_lock(&g->mu);
+    g->q[g->nposted++] = j;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+    int rc = 0;
+    while (!rc && g->nposted - g->ncommit > 2 * (int64_t)g->threads) rc = commit_one(g);   /* bounded memory */
     return rc;
 }
 
@@ -513,17 +632,28 @@ static int run_gapped(gopts *o)
     r.f = fopen(o->segments, "r");
     if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
     grun g; memset(&g, 0, sizeof g);
-    g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout;
+    g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout; g.threads = o->threads;
+    pthread_mutex_init(&g.mu, NULL); pthread_cond_init(&g.cv, NULL);
+    if (g.threads > 1) {
+        g.tid = calloc((size_t)g.threads, sizeof *g.tid);
+        for (int k = 0; g.tid && k < g.threads; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
+        if (!g.nt) g.threads = 1;
+    }
     if (o->output && !(g.out = fopen(o->output, "w"))) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
     if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
     int rc = seg_next(&r);
-    uint8_t *qbuf = NULL;
+    gtarget Qm = { 0 };                        /* minus-strand copy of a partitioned query */
     if (o->multiple[1]) {                      /* one pass per strand over all partitions */
         for (int st = 1; st <= 2 && !rc; st++) {
             if (!(o->strand & st)) continue;
-            if (st == 2) revcomp_parts(&Qp);
-            rc = one_pass(&g, &Qp, Qp.T, Qp.len, (const char *const *)Qp.name, Qp.tru, Qp.start, st);
+            gtarget *X = &Qp;
+            if (st == 2) {
+                Qm = Qp; Qm.T = malloc((size_t)Qp.len + 1);
+                if (!Qm.T) { rc = die("hspz gapped: out of memory"); break; }
+                memcpy(Qm.T, Qp.T, (size_t)Qp.len + 1); revcomp_parts(&Qm); X = &Qm;
+            }
+            rc = one_pass(&g, X, NULL, X->T, X->len, NULL, NULL, NULL, st);
         }
     } else for (size_t qi = 0; qi < qn && !rc; qi++) {
         size_t rec = qix[qi];
@@ -533,21 +663,23 @@ static int run_gapped(gopts *o)
             b = o->rs[1] - 1; ql = o->re[1] - o->rs[1] + 1;
         }
         if (ql == 0) continue;
-        char *nq = short_name(qs.name[rec], o->darkspace[1]);
-        free(qbuf); qbuf = malloc((size_t)ql + 2);
-        if (!nq || !qbuf) return die("hspz gapped: out of memory");
         int64_t tru = (int64_t)qs.len[rec], start = (int64_t)b + 1;
         for (int st = 1; st <= 2 && !rc; st++) {
             if (!(o->strand & st)) continue;
+            char *nq = short_name(qs.name[rec], o->darkspace[1]);
+            uint8_t *qbuf = malloc((size_t)ql + 2);
+            if (!nq || !qbuf) { free(nq); free(qbuf); rc = die("hspz gapped: out of memory"); break; }
             qbuf[0] = 0; qbuf[ql + 1] = 0;
             const uint8_t *src = qs.data + qs.off[rec] + b;
             if (st == 1) memcpy(qbuf + 1, src, (size_t)ql);
             else for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
-            const char *names[1] = { nq };
-            rc = one_pass(&g, NULL, qbuf + 1, (int64_t)ql, names, &tru, &start, st);
+            rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, &tru, &start, st);
         }
-        free(nq);
     }
+    rc |= commit_all(&g);
+    pthread_mutex_lock(&g.mu); g.stop = 1; pthread_cond_broadcast(&g.cv); pthread_mutex_unlock(&g.mu);
+    for (int k = 0; k < g.nt; k++) pthread_join(g.tid[k], NULL);
+    free(g.tid); free(g.q); free(Qm.T);
     if (!rc && r.have) {
         fprintf(stderr, "FAILURE: extra segments in file (%s: line %d, %s/%s%c)\n%s\n", r.path, r.line, r.t, r.q, r.strand,
                 o->multiple[1] ? "(for this usage all + strand segments must appear before all - strand segments)"
@@ -556,7 +688,8 @@ static int run_gapped(gopts *o)
         rc = 1;
     }
     if (g.out != stdout && fclose(g.out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
-    fclose(r.f); free(r.buf); free(g.segs.v); free(qbuf); hz_gwork_free(&g.w);
+    fclose(r.f); free(r.buf); hz_gwork_free(&g.w);
+    pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
     free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
     return rc;

@@ -206,3 +206,37 @@ outdir_vs_golden() {
     local D="$HSPZ_SHARED/data/tiny_aglobin_human_vs_cow"
     outdir_vs_golden tiny_aglobin_human_vs_cow "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" 2
 }
+
+@test "gapped --threads: 31 query records x 2 strands on 1, 2 and 7 threads, the same bytes as lastz (maf- and axt+ H=2000)" {
+    require_cmd lastz
+    local D="$HSPZ_SHARED/data/tiny_kegalign_apple_vs_orange_SYNTHETIC" d="$BATS_TEST_TMPDIR"
+    hz_run run -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" -o "$d/OUT" --tarball --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg" && cd "$d/pkg/galaxy/files"
+    # both strands in one file: the plus lines of each query record, then its minus lines (§3.2)
+    python3 - <<'PY'
+import collections
+recs = collections.OrderedDict()
+for f, s in (("tmp1.block0.r0.plus.segments", "+"), ("tmp1.block0.r0.minus.segments", "-")):
+    for line in open(f):
+        recs.setdefault(line.split("\t")[3], {"+": [], "-": []})[s].append(line)
+with open("both.seg", "w") as out:
+    for q in (l.strip() for l in open("query_block0.name")):
+        if q in recs:
+            out.writelines(recs[q]["+"] + recs[q]["-"])
+PY
+    local T='work/ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name]' Q='work/query.2bit[nameparse=darkspace][subset=query_block0.name]'
+    # the third: truncation messages of several passes on stderr, in pass order
+    for opts in "--format=maf- --ydrop=9430 --gappedthresh=3000" "H=2000 L=3000 Y=9400 --traceback=800.0M --format=axt+" \
+                "--format=maf- --traceback=100K"; do
+        lastz "$T" "$Q" --segments=both.seg $opts --output=out 2> lastz.err
+        mv out lastz.out
+        [ "$(grep -c '^a \|^[0-9]' lastz.out)" -gt 20 ]
+        case $opts in *100K*) [ "$(grep -c '^truncating' lastz.err)" -gt 1 ] ;; esac
+        for n in 1 2 7; do
+            "$HSPZ" gapped "$T" "$Q" --segments=both.seg $opts --threads=$n --output=out 2> err   # one --output name: it is in the axt header
+            cmp lastz.err err
+            cmp lastz.out out
+        done
+    done
+}
