@@ -148,6 +148,32 @@ int hz_gapped_interpolate(const hz_gpass *P, hz_gwork *w, const hz_gset *S, hz_g
 /* The axt/maf job header (§7.2-§7.4); args = lastz's argument words without the sequences. */
 int hz_gapped_write_header(FILE *f, const hz_gscore *sc, int maf, int plus, char **args, int nargs);
 
+/* A loaded sequence side as one partitioned string (§1.5): NUL rec0 NUL rec1 ... NUL; per
+ * partition the short name (§1.3), loaded length, 1-based first loaded base, record length. */
+typedef struct {
+    uint8_t *T; int64_t len; int64_t *sep; int32_t n;
+    char **name; int64_t *rlen, *start, *tru;
+} hz_gside;
+
+/* The segments file reader (gapped_segfile.c, spec §3.1-§3.3): the current line's fields when
+ * have is set; FAILURE lines go to msg (stderr when NULL). */
+typedef struct {
+    FILE *f; const char *path; int line, have, eof;
+    char *buf; size_t cap;
+    char *t, *q; uint64_t ts, te, qs, qe; char strand; int32_t score;
+    FILE *msg;
+} hz_gsegrd;
+typedef struct { hz_gseg *v; int64_t n, cap; } hz_gsegvec;
+
+/* Read the next line with fields (r->have = 1) or reach the end (r->eof).  Returns 0, or 1
+ * after a FAILURE line (lastz's wording) for a malformed line. */
+int hz_gsegrd_next(hz_gsegrd *r);
+/* Consume the lines of one pass (§3.2: query name qn / strand; Qp = partitioned query or NULL
+ * for one record of length qlen) into segs as concatenated coordinates (§3.3).  The first line
+ * of another pass stays pending.  Returns 0, or 1 after a FAILURE line. */
+int hz_gsegrd_pass(hz_gsegrd *r, const hz_gside *T, const hz_gside *Qp, const char *qn, int64_t qlen,
+                   char strand, hz_gsegvec *segs);
+
 /* the `hspz gapped` command (gapped_cmd.c) */
 int hz_gapped_main(int argc, char **argv);
 

@@ -245,159 +245,6 @@ static uint8_t complement(uint8_t c)
     return p ? (uint8_t)R[p - F] : c;
 }
 
-/* one parsed segments line (§3.1) */
-typedef struct {
-    FILE *f; const char *path; int line, have, eof;
-    char *buf; size_t cap;
-    char *t, *q; uint64_t ts, te, qs, qe; char strand; int32_t score;
-    FILE *msg;                    /* where its FAILURE lines go (stderr, or held while passes run) */
-} segrd;
-
-static int rdie(segrd *r, const char *fmt, ...)
-{
-    va_list ap; va_start(ap, fmt);
-    FILE *f = r->msg ? r->msg : stderr;
-    vfprintf(f, fmt, ap); va_end(ap);
-    fputc('\n', f);
-    return 1;
-}
-
-static int parse_u(const char *s, uint64_t *v)
-{
-    const char *p = s; if (*p == '+') p++;
-    if (*p < '0' || *p > '9') return -1;
-    char *e; errno = 0; unsigned long long x = strtoull(p, &e, 10);
-    if (*e || errno || x > 0xffffffffull) return -1;
-    *v = x; return 0;
-}
-
-/* read the next line with fields into r (r->have = 1), or r->eof; 1 on a fatal error */
-static int seg_next(segrd *r)
-{
-    r->have = 0;
-    for (;;) {
-        ssize_t n = getline(&r->buf, &r->cap, r->f);
-        if (n < 0) { r->eof = 1; return 0; }
-        r->line++;
-        if (n > 0 && r->buf[n - 1] == '\n') r->buf[--n] = 0;
-        if (n >= 1023) return rdie(r, "FAILURE: line is too long (%s: line %d)", r->path, r->line);
-        char *h = strchr(r->buf, '#'); if (h) *h = 0;
-        char *fld[9]; int nf = 0;
-        for (char *p = strtok(r->buf, " \t\r"); p; p = strtok(NULL, " \t\r")) { if (nf < 9) fld[nf] = p; nf++; }
-        if (nf == 0) continue;
-        if (nf == 1 && !strcmp(fld[0], "rewind")) return rdie(r, "hspz gapped: 'rewind' in %s (line %d) is not supported; run lastz for it", r->path, r->line);
-        if (nf < 7) return rdie(r, "FAILURE: line has too few fields (%s: line %d)", r->path, r->line);
-        if (nf > 8) return rdie(r, "FAILURE: line has too many fields (%s: line %d)", r->path, r->line);
-        r->t = fld[0]; r->q = fld[3];
-        const int ix[4] = { 1, 2, 4, 5 }; uint64_t *vv[4] = { &r->ts, &r->te, &r->qs, &r->qe };
-        for (int k = 0; k < 4; k++) if (parse_u(fld[ix[k]], vv[k])) return rdie(r, "FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[ix[k]]);
-        if (strlen(fld[6]) != 1 || (fld[6][0] != '+' && fld[6][0] != '-')) return rdie(r, "FAILURE: bad strand (%s: line %d, %c)", r->path, r->line, fld[6][0]);
-        r->strand = fld[6][0]; r->score = 0;
-        if (nf == 8 && parse_int(fld[7], &r->score)) return rdie(r, "FAILURE: bad field (%s: line %d, %s)", r->path, r->line, fld[7]);
-        if (r->te < r->ts) return rdie(r, "FAILURE: bad target interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->ts, (unsigned long long)r->te);
-        if (r->qe < r->qs) return rdie(r, "FAILURE: bad query interval (%s: line %d, %llu>%llu)", r->path, r->line, (unsigned long long)r->qs, (unsigned long long)r->qe);
-        r->have = 1;
-        return 0;
-    }
-}
-
-/* a loaded partitioned sequence (§1.5): NUL rec0 NUL rec1 ... NUL */
-typedef struct {
-    uint8_t *T; int64_t len; int64_t *sep; int32_t n;
-    char **name; int64_t *rlen, *start, *tru;   /* short name, loaded length, 1-based start, record length */
-} gtarget;
-
-typedef struct { hz_gseg *v; int64_t n, cap; } segvec;
-
-static int seg_add(segvec *s, hz_gseg g)
-{
-    if (s->n == s->cap) {
-        int64_t c = s->cap ? 2 * s->cap : 1024;
-        hz_gseg *t = realloc(s->v, (size_t)c * sizeof *t); if (!t) return -1;
-        s->v = t; s->cap = c;
-    }
-    s->v[s->n++] = g;
-    return 0;
-}
-
-/* the target partition of a line (§3.3): named nm, holding tStart; -1 bad name, -2 bad position */
-static int32_t find_part(const gtarget *T, const char *nm, uint64_t pos)
-{
-    int32_t k = 0;
-    while (k < T->n && strcmp(T->name[k], nm)) k++;
-    if (k == T->n) return -1;
-    for (; k < T->n && !strcmp(T->name[k], nm); k++)
-        if ((int64_t)pos >= T->start[k] && (int64_t)pos < T->start[k] + T->rlen[k]) return k;
-    return -2;
-}
-
-/* query position of the current line (§3.3); Qp: partitioned query or NULL (one record of
- * length qlen).  Returns 0 or 1 after a FAILURE message. */
-static int query_pos(segrd *r, const gtarget *Qp, int64_t qlen, int64_t *pos)
-{
-    if (!Qp) {
-        if (r->qs < 1) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
-        if ((int64_t)r->qe > qlen) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
-        *pos = (int64_t)r->qs - 1;
-        return 0;
-    }
-    if (!strcmp(r->q, "*")) return rdie(r, "FAILURE: bad query sequence name (%s: line %d, %s)\nwildcard segment name (*) is not supported for queries with [multi]", r->path, r->line, r->q);
-    int32_t k = 0;
-    while (k < Qp->n && strcmp(Qp->name[k], r->q)) k++;
-    if (k == Qp->n) return rdie(r, "FAILURE: bad query sequence name (%s: line %d, %s)", r->path, r->line, r->q);
-    for (; k < Qp->n && !strcmp(Qp->name[k], r->q); k++) {
-        int64_t st = Qp->start[k], len = Qp->rlen[k], tru = Qp->tru[k];
-        if (r->strand == '+') {
-            if ((int64_t)r->qs < st || (int64_t)r->qs >= st + len) continue;
-            if ((int64_t)r->qe > st + len - 1) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)(st + len - 1));
-            *pos = Qp->sep[k] + 1 + (int64_t)r->qs - st;
-        } else {
-            int64_t fwd = tru + 1 - (int64_t)r->qe, rs = tru - (st - 1 + len);
-            if (fwd < st || fwd >= st + len) continue;
-            if ((int64_t)r->qs <= rs) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<%lld)\nminus strand subrange is %lld..%lld", r->path, r->line, (unsigned long long)r->qs, (long long)(rs + 1), (long long)(rs + 1), (long long)(rs + len));
-            *pos = Qp->sep[k] + 1 + (int64_t)r->qs - 1 - rs;
-        }
-        return 0;
-    }
-    return rdie(r, "FAILURE: bad query sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->q, (unsigned long long)r->qs);
-}
-
-/* consume the lines of the pass (query name qn, strand) into segs (§3.2-§3.3); 1 on a fatal error */
-static int read_pass(segrd *r, const gtarget *T, const gtarget *Qp, const char *qn, int64_t qlen, char strand, segvec *segs)
-{
-    segs->n = 0;
-    while (r->have) {
-        if (r->strand != strand) return 0;
-        if (!Qp && !(!strcmp(r->q, "*") || !*qn || !strcmp(r->q, qn))) return 0;
-        uint64_t n = r->te - r->ts + 1;
-        if (r->qe - r->qs + 1 != n) return rdie(r, "FAILURE: intervals have different lengths (%s: line %d, %llu vs. %llu)", r->path, r->line, (unsigned long long)n, (unsigned long long)(r->qe - r->qs + 1));
-        int64_t p2 = 0;
-        if (query_pos(r, Qp, qlen, &p2)) return 1;
-        int all = !strcmp(r->t, "*");
-        for (int32_t k = 0; k < T->n; k++) {
-            int32_t part;
-            if (all) {
-                int dup = 0;
-                for (int32_t j = 0; j < k; j++) if (!strcmp(T->name[j], T->name[k])) dup = 1;
-                if (dup) continue;
-                part = k;
-            } else {
-                part = find_part(T, r->t, r->ts);
-                if (part == -1) return rdie(r, "FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
-                if (part == -2) return rdie(r, "FAILURE: bad target sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->t, (unsigned long long)r->ts);
-            }
-            int64_t st = T->start[part], end = st + T->rlen[part] - 1;
-            if ((int64_t)r->ts < st) return rdie(r, "FAILURE: target interval out of range (%s: line %d, %llu<%lld)", r->path, r->line, (unsigned long long)r->ts, (long long)st);
-            if ((int64_t)r->te > end) return rdie(r, "FAILURE: target interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->te, (long long)end);
-            hz_gseg g = { T->sep[part] + 1 + (int64_t)r->ts - st, p2, (int64_t)n, r->score };
-            if (seg_add(segs, g)) return rdie(r, "hspz gapped: out of memory");
-            if (!all) break;
-        }
-        if (seg_next(r)) return 1;
-    }
-    return 0;
-}
-
 static int same_upper(const uint8_t *a, const uint8_t *b, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
@@ -407,7 +254,7 @@ static int same_upper(const uint8_t *a, const uint8_t *b, int64_t n)
 
 /* 1 when LASTZ would add its trivial self-alignment (§5.10), which is not built: a target record
  * equal to the query record, or (partitioned query) every partition equal to its counterpart */
-static int trivial_case(const gtarget *T, const gtarget *Qp, const uint8_t *q, int64_t qlen)
+static int trivial_case(const hz_gside *T, const hz_gside *Qp, const uint8_t *q, int64_t qlen)
 {
     if (Qp) {
         if (Qp->n != T->n) return 0;
@@ -420,7 +267,7 @@ static int trivial_case(const gtarget *T, const gtarget *Qp, const uint8_t *q, i
     return 0;
 }
 
-static void free_side(gtarget *T)
+static void free_side(hz_gside *T)
 {
     for (int32_t k = 0; k < T->n; k++) free(T->name[k]);
     free(T->T); free(T->sep); free(T->name); free(T->rlen); free(T->start); free(T->tru);
@@ -429,7 +276,7 @@ static void free_side(gtarget *T)
 
 /* the selected records (sub-range [rs,re] 1-based when rs > 0) as one partitioned sequence */
 static int build_side(const hz_seqset *s, const size_t *idx, size_t n, int darkspace, uint64_t rs, uint64_t re,
-                      const char *spec, gtarget *T)
+                      const char *spec, hz_gside *T)
 {
     int64_t tot = 1;
     for (size_t i = 0; i < n; i++) tot += (int64_t)s->len[idx[i]] + 1;
@@ -469,7 +316,7 @@ typedef struct {
 } pjob;
 
 typedef struct {
-    gopts *o; hz_gscore *sc; const gtarget *T; segrd *r; FILE *out;
+    gopts *o; hz_gscore *sc; const hz_gside *T; hz_gsegrd *r; FILE *out;
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads; pthread_t *tid; int nt;
     pthread_mutex_t mu; pthread_cond_t cv;
@@ -545,13 +392,13 @@ static int commit_all(grun *g)
 
 /* read one pass's lines and hand it to the workers; qown / qname are taken over.  1 on an error
  * (all earlier passes written first, then the message, as lastz orders them) */
-static int one_pass(grun *g, const gtarget *Qp, uint8_t *qown, const uint8_t *Q, int64_t ql, char *qname,
+static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q, int64_t ql, char *qname,
                     const int64_t *qtrue, const int64_t *qstart, int st)
 {
-    segvec sv = { 0 };
+    hz_gsegvec sv = { 0 };
     char *mbuf = NULL; size_t mlen = 0;
     g->r->msg = open_memstream(&mbuf, &mlen);
-    int bad = read_pass(g->r, g->T, Qp, Qp ? Qp->name[0] : qname, ql, st == 1 ? '+' : '-', &sv);
+    int bad = hz_gsegrd_pass(g->r, g->T, Qp, Qp ? Qp->name[0] : qname, ql, st == 1 ? '+' : '-', &sv);
     if (g->r->msg) fclose(g->r->msg);
     g->r->msg = NULL;
     if (bad || (st == 1 && sv.n && trivial_case(g->T, Qp, Q, ql))) {
@@ -588,7 +435,7 @@ static int one_pass(grun *g, const gtarget *Qp, uint8_t *qown, const uint8_t *Q,
 }
 
 /* reverse complement each partition in place (§1.4) */
-static void revcomp_parts(gtarget *Q)
+static void revcomp_parts(hz_gside *Q)
 {
     for (int32_t k = 0; k < Q->n; k++) {
         uint8_t *a = Q->T + Q->sep[k] + 1, *b = Q->T + Q->sep[k + 1] - 1;
@@ -625,10 +472,10 @@ static int run_gapped(gopts *o)
     if (select_records(&ts, o->subset[0], o->recname[0], &tix, &tn) || select_records(&qs, o->subset[1], o->recname[1], &qix, &qn)) return 1;
     if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
     if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
-    gtarget T = { 0 }, Qp = { 0 };
+    hz_gside T = { 0 }, Qp = { 0 };
     if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], &T)) return 1;
     if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], &Qp)) return 1;
-    segrd r = { 0 }; r.path = o->segments;
+    hz_gsegrd r = { 0 }; r.path = o->segments;
     r.f = fopen(o->segments, "r");
     if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
     grun g; memset(&g, 0, sizeof g);
@@ -642,12 +489,12 @@ static int run_gapped(gopts *o)
     if (o->output && !(g.out = fopen(o->output, "w"))) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
     if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
-    int rc = seg_next(&r);
-    gtarget Qm = { 0 };                        /* minus-strand copy of a partitioned query */
+    int rc = hz_gsegrd_next(&r);
+    hz_gside Qm = { 0 };                        /* minus-strand copy of a partitioned query */
     if (o->multiple[1]) {                      /* one pass per strand over all partitions */
         for (int st = 1; st <= 2 && !rc; st++) {
             if (!(o->strand & st)) continue;
-            gtarget *X = &Qp;
+            hz_gside *X = &Qp;
             if (st == 2) {
                 Qm = Qp; Qm.T = malloc((size_t)Qp.len + 1);
                 if (!Qm.T) { rc = die("hspz gapped: out of memory"); break; }
