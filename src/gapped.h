@@ -39,6 +39,7 @@ typedef struct {
     uint32_t *ops; int32_t nops;
     hz_gpiece *pc; int32_t npc;
     hz_gref bl, br, tl, tr;          /* neighbour snapshots, spec §5.6 */
+    int trivial;                     /* LASTZ's trivial self-alignment (§5.10) */
 } hz_galn;
 
 /* Scoring of the gapped stage (spec §2): sub[row = target byte][col = query byte]. */
@@ -77,6 +78,9 @@ typedef struct {
     int64_t tb_cap;                          /* traceback cells (spec §4.2 CAP) */
     FILE *diag;                              /* truncation messages (stderr) */
     int *reported_trunc;                     /* "first time only" note, file-wide */
+    const int32_t *trivial; int32_t ntrivial; /* (target, query) partition pairs that are identical:
+                                              * trivial self-alignments (§5.10); query partition
+                                              * -1 = the whole unpartitioned query */
 } hz_gpass;
 
 /* an anchor cell with its segment score (spec §3.5-§3.6) */
@@ -104,6 +108,7 @@ typedef struct {
     hz_galn *a; int32_t n, cap;
     int32_t *kept;   /* indices by start1 ascending, newest first among equals */
     int32_t *byend;  /* indices by end1 descending, newest first among equals */
+    int32_t nout;    /* kept[0..nout) is the pass's output list (§5.7); hz_gapped_pass sets n */
 } hz_gset;
 void hz_gset_free(hz_gset *S);
 

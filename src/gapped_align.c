@@ -192,10 +192,40 @@ static int32_t partition_ofq(const hz_gpass *P, int64_t p)
     return lo;
 }
 
+/* §5.10: the trivial alignment of target partition k and query partition q (-1: whole query),
+ * inserted before any anchor */
+static int add_trivial(const hz_gpass *P, hz_gset *S, int32_t k, int32_t q)
+{
+    if (grow_set(S)) return -1;
+    hz_galn G; memset(&G, 0, sizeof G);
+    G.s1 = P->sep[k] + 1; G.t1 = P->sep[k + 1] - 1;
+    G.s2 = q < 0 ? 0 : P->qsep[q] + 1; G.t2 = q < 0 ? P->qlen - 1 : P->qsep[q + 1] - 1;
+    int64_t n = G.t1 - G.s1 + 1, s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int a = P->T[G.s1 + i], b = P->Q[G.s2 + i];
+        if (a >= 'a' && a <= 'z') a -= 32;
+        if (b >= 'a' && b <= 'z') b -= 32;
+        s += P->sc->sub[a][b];
+        if (s > 2147483647) s = 2147483647;
+    }
+    G.score = s < P->thresh ? P->thresh : (int32_t)s;
+    G.ops = malloc(sizeof *G.ops); G.pc = malloc(sizeof *G.pc);
+    if (!G.ops || !G.pc) { free(G.ops); free(G.pc); return -1; }
+    G.ops[0] = ((uint32_t)n << 2) | HZ_OP_SUB; G.nops = 1;
+    G.pc[0] = (hz_gpiece){ G.s1, G.t1, G.s2, G.t2, HZ_PC_DIAG }; G.npc = 1;
+    G.bl = G.br = G.tl = G.tr = (hz_gref){ -1, -1 };
+    G.trivial = 1;
+    S->a[S->n++] = G;
+    insert_new(S);
+    return 0;
+}
+
 int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S)
 {
     uint32_t *rops = NULL; int32_t nr = 0, rcap = 0;
     int rc = -1;
+    for (int32_t k = 0; k < P->ntrivial; k++)
+        if (add_trivial(P, S, P->trivial[2 * k], P->trivial[2 * k + 1])) return -1;
     for (int64_t k = 0; k < nan; k++) {
         int64_t a1 = an[k].a1, a2 = an[k].a2;
         hz_gref left, right;
@@ -229,6 +259,7 @@ int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t
         insert_new(S);
     }
     rc = 0;
+    S->nout = S->n;
 out:
     free(rops);
     return rc;

@@ -43,10 +43,10 @@ static const char GAPPED_USAGE[] =
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
 "  bytes lastz writes for it.\n"
 "\n"
-"Not built yet (refused with a message; run lastz for them): --notrivial,\n"
+"  --notrivial                leave out LASTZ's trivial self-alignments (identical records)\n"
+"Not built yet (refused with a message; run lastz for them):\n"
 "--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
-"a target record identical to the query record\n"
-"(LASTZ's trivial self-alignment), 'rewind' lines, and every other lastz option.\n";
+"'rewind' lines, and every other lastz option.\n";
 
 typedef struct {
     const char *spec[2];          /* raw specifiers */
@@ -61,6 +61,7 @@ typedef struct {
     int32_t ydrop, gapped;        /* -1: default */
     int32_t inner;                /* --inner / H= (0: off) */
     int threads;                  /* --threads=N: passes computed on N threads */
+    int notrivial;                /* --notrivial (§5.10) */
     char **args; int nargs;       /* header ARGS (§7.4) */
 } gopts;
 
@@ -177,6 +178,7 @@ static int parse_args(gopts *o, int argc, char **argv)
             else return die("hspz gapped: bad strand '%s'", a);
         }
         else if (!strncmp(a, "--ambiguous=", 12)) o->ambiguous = v;
+        else if (!strcmp(a, "--notrivial")) o->notrivial = 1;
         else if (!strncmp(a, "--scores=", 9) || !strncmp(a, "Q=", 2)) o->scores = v;
         else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
             o->tb_bytes = parse_units(v);
@@ -252,18 +254,20 @@ static int same_upper(const uint8_t *a, const uint8_t *b, int64_t n)
     return 1;
 }
 
-/* 1 when LASTZ would add its trivial self-alignment (§5.10), which is not built: a target record
- * equal to the query record, or (partitioned query) every partition equal to its counterpart */
-static int trivial_case(const hz_gside *T, const hz_gside *Qp, const uint8_t *q, int64_t qlen)
+/* LASTZ's trivial self-alignments (§5.10), only when the strands agree: the first target
+ * partition equal to the query record (pair (k,-1)), or every partition of a partitioned query
+ * equal to its counterpart (pairs (k,k)).  Writes up to 2*T->n ints to tv; returns the pair count. */
+static int32_t trivial_pairs(const hz_gside *T, const hz_gside *Qp, const uint8_t *q, int64_t qlen, int32_t *tv)
 {
     if (Qp) {
         if (Qp->n != T->n) return 0;
         for (int32_t k = 0; k < T->n; k++)
             if (T->rlen[k] != Qp->rlen[k] || !same_upper(T->T + T->sep[k] + 1, Qp->T + Qp->sep[k] + 1, T->rlen[k])) return 0;
-        return 1;
+        for (int32_t k = 0; k < T->n; k++) { tv[2 * k] = k; tv[2 * k + 1] = k; }
+        return T->n;
     }
     for (int32_t k = 0; k < T->n; k++)
-        if (T->rlen[k] == qlen && same_upper(T->T + T->sep[k] + 1, q, qlen)) return 1;
+        if (T->rlen[k] == qlen && same_upper(T->T + T->sep[k] + 1, q, qlen)) { tv[0] = k; tv[1] = -1; return 1; }
     return 0;
 }
 
@@ -310,6 +314,7 @@ typedef struct {
     uint8_t *qown;                           /* query bytes owned by the job */
     char *qname; const char *nm1[1]; const char *const *qnames; const int64_t *qtrue, *qstart;
     int64_t tru, start; int st, noted;
+    int32_t *triv; int notrivial;
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
     int done;
@@ -329,8 +334,14 @@ static void compute_job(pjob *j, hz_gwork *w)
     int64_t nan = hz_gapped_anchors(&j->P, j->segs, j->nseg, 1, &an);
     j->rc = 0;
     if (nan < 0 || hz_gapped_pass(&j->P, w, an, nan, &j->S)) j->rc = -1;
+    else if (j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */
+        int32_t m = 0;
+        for (int32_t k = 0; k < j->S.n; k++) if (!j->S.a[j->S.kept[k]].trivial) j->S.kept[m++] = j->S.kept[k];
+        j->S.nout = m;
+    }
+    if (j->rc) ;
     else if (j->P.sc->inner > 0) j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
-    else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.n; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
+    else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.nout; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
     else j->rc = -1;
     free(an);
     if (j->dfile) { fclose(j->dfile); j->dfile = NULL; }
@@ -378,7 +389,7 @@ static int commit_one(grun *g)
                         : hz_gapped_write_axt(g->out, &j->P, j->L, j->nl, &nm, g->plus, &g->axt_n);
         if (wr || fflush(g->out)) rc = die("hspz gapped: write error on %s: %s", g->o->output ? g->o->output : "standard output", strerror(errno));
     }
-    free(j->L); hz_gset_free(&j->I); hz_gset_free(&j->S); free(j->segs); free(j->qown); free(j->qname); free(j->dbuf);
+    free(j->L); hz_gset_free(&j->I); hz_gset_free(&j->S); free(j->segs); free(j->triv); free(j->qown); free(j->qname); free(j->dbuf);
     free(j);
     return rc;
 }
@@ -401,10 +412,9 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
     int bad = hz_gsegrd_pass(g->r, g->T, Qp, Qp ? Qp->name[0] : qname, ql, st == 1 ? '+' : '-', &sv);
     if (g->r->msg) fclose(g->r->msg);
     g->r->msg = NULL;
-    if (bad || (st == 1 && sv.n && trivial_case(g->T, Qp, Q, ql))) {
+    if (bad) {
         int rc = commit_all(g);
         if (mbuf) fwrite(mbuf, 1, mlen, stderr);
-        if (!bad) die("hspz gapped: a target record equals the query record %s (LASTZ's trivial self-alignment): not supported yet; run lastz for it", Qp ? Qp->name[0] : qname);
         free(mbuf); free(sv.v); free(qown); free(qname);
         return rc | 1;
     }
@@ -416,8 +426,13 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
     else { j->nm1[0] = qname; j->qnames = j->nm1; j->tru = *qtrue; j->start = *qstart; j->qtrue = &j->tru; j->qstart = &j->start; }
     j->dfile = open_memstream(&j->dbuf, &j->dlen);
     hz_gpass P = { g->T->T, g->T->len, g->T->sep, g->T->n, Q, ql, Qp ? Qp->sep : NULL, Qp ? Qp->n : 0,
-                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), j->dfile, &j->noted };
+                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), j->dfile, &j->noted, NULL, 0 };
     j->P = P;
+    if (st == 1 && (j->triv = malloc((2 * (size_t)g->T->n + 2) * sizeof *j->triv))) {
+        j->P.trivial = j->triv;
+        j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);
+    }
+    j->notrivial = g->o->notrivial;
     if (g->nposted == g->qcap) {
         int64_t c = g->qcap ? 2 * g->qcap : 64;
         pjob **t = realloc(g->q, (size_t)c * sizeof *t);

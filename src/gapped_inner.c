@@ -227,7 +227,7 @@ static void box(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     if (chain(c) < 0) { c->err = 1; return; }
     if (c->nh == 0) return;
     int64_t sep[2] = { -1, l1 };
-    hz_gpass B = { S1, l1, sep, 1, S2, l2, NULL, 0, P->sc, P->sc->inner, P->tb_cap, P->diag, P->reported_trunc };
+    hz_gpass B = { S1, l1, sep, 1, S2, l2, NULL, 0, P->sc, P->sc->inner, P->tb_cap, P->diag, P->reported_trunc, NULL, 0 };
     hz_gseg *sg = malloc((size_t)c->nh * sizeof *sg);
     if (!sg) { c->err = 1; return; }
     for (int64_t i = 0; i < c->nh; i++) sg[i] = (hz_gseg){ c->h[i].p1, c->h[i].p2, c->h[i].n, c->h[i].s };
@@ -374,22 +374,23 @@ int hz_gapped_interpolate(const hz_gpass *P, hz_gwork *w, const hz_gset *S, hz_g
 {
     ictx c = { 0 };
     c.P = P; c.w = w; c.inner = inner;
-    const hz_galn **outer = malloc(((size_t)S->n + 1) * sizeof *outer);
+    const int32_t no = S->nout;
+    const hz_galn **outer = malloc(((size_t)no + 1) * sizeof *outer);
     c.act = malloc(((size_t)S->n + 1) * sizeof *c.act);
     c.block = calloc(65536, sizeof *c.block); c.touched = malloc(65536 * sizeof *c.touched);
     c.head = malloc((1 << (2 * WORD)) * sizeof *c.head);
     int rc = -1;
     *out = NULL; *nout = 0;
     if (!outer || !c.act || !c.block || !c.touched || !c.head) goto done;
-    for (int32_t k = 0; k < S->n; k++) outer[k] = &S->a[S->kept[k]];
-    windows(&c, outer, S->n);
+    for (int32_t k = 0; k < no; k++) outer[k] = &S->a[S->kept[k]];
+    windows(&c, outer, no);
     if (c.err) goto done;
     /* §6.4: outer and inner by start1, outer first on ties */
-    const hz_galn **m = malloc(((size_t)S->n + (size_t)c.norder + 1) * sizeof *m);
+    const hz_galn **m = malloc(((size_t)no + (size_t)c.norder + 1) * sizeof *m);
     if (!m) goto done;
     int64_t i = 0, j = 0, o = 0;
-    while (i < S->n || j < c.norder) {
-        if (i < S->n && (j >= c.norder || outer[i]->s1 <= inner->a[c.order[j]].s1)) m[o++] = outer[i++];
+    while (i < no || j < c.norder) {
+        if (i < no && (j >= c.norder || outer[i]->s1 <= inner->a[c.order[j]].s1)) m[o++] = outer[i++];
         else m[o++] = &inner->a[c.order[j++]];
     }
     *out = m; *nout = o;

@@ -158,6 +158,15 @@ TD="$HSPZ_SHARED/data"
     live_diff "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" "$DROP_OUT; s/--format=maf-/--format=axt+/" --scoring "$HZ_REPO/tests/data/scoring/hoxd70.txt"
 }
 
+@test "gapped live: self comparisons (LASTZ's trivial self-alignment), with and without --notrivial, H=2000" {
+    local A="$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/apple.fasta.gz" M="$TD/tiny_mtdna_human_vs_orangutan/MT-human.fa"
+    for ed in "" "s/--format=maf-/--format=maf- --notrivial/" "s/--format=maf-/--format=axt+ H=2000/" \
+              "s/--format=maf-/--format=axt+ H=2000 --notrivial/"; do
+        live_diff "$A" "$A" "$DROP_OUT; $ed"
+        live_diff "$M" "$M" "$DROP_OUT; $ed"
+    done
+}
+
 @test "gapped live: apple/orange, forced traceback truncation, FASTA input" {
     live_diff "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/apple.fasta.gz" "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/orange.fasta.gz" \
         "$DROP_OUT; s/--ydrop=9430/--ydrop=9430 --traceback=100K/"
@@ -165,7 +174,7 @@ TD="$HSPZ_SHARED/data"
 
 @test "gapped: options outside the supported set are refused with one line naming lastz" {
     cd "$BATS_TEST_TMPDIR"; printf '>t\nACGT\n' > t.fa; : > s.seg
-    for o in --notrivial --format=maf+ --format=lav --xdrop=10 --chain; do
+    for o in --format=maf+ --format=lav --xdrop=10 --chain; do
         run "$HSPZ" gapped 't.fa[multiple]' t.fa --segments=s.seg "$o"
         [ "$status" -ne 0 ]
         [ "${#lines[@]}" -eq 1 ]

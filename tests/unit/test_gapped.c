@@ -16,7 +16,7 @@ static void setup(fixture *f, const hz_gscore *sc, const char *t, const char *q)
     size_t lt = strlen(t), lq = strlen(q);
     memcpy(f->t + 1, t, lt); memcpy(f->q + 1, q, lq);
     f->sep[0] = 0; f->sep[1] = (int64_t)lt + 1;
-    hz_gpass P = { f->t, (int64_t)lt + 1, f->sep, 1, f->q + 1, (int64_t)lq, NULL, 0, sc, 0, 1 << 20, NULL, NULL };
+    hz_gpass P = { f->t, (int64_t)lt + 1, f->sep, 1, f->q + 1, (int64_t)lq, NULL, 0, sc, 0, 1 << 20, NULL, NULL, NULL, 0 };
     f->P = P;
 }
 
