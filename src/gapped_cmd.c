@@ -43,7 +43,8 @@ static const char GAPPED_USAGE[] =
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
 "  bytes lastz writes for it.\n"
 "\n"
-"  --notrivial                leave out LASTZ's trivial self-alignments (identical records)\n"
+"  --notrivial                leave out LASTZ's trivial self-alignments (identical records; not\n"
+"                             its second check for partially identical [multiple] queries)\n"
 "Not built yet (refused with a message; run lastz for them):\n"
 "--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
 "'rewind' lines, and every other lastz option.\n";
