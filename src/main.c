@@ -29,6 +29,7 @@ static const char *USAGE =
 "       hspz index -r TARGET -o TARGET.hzi [--seed P] [--step N] [--seq-block-size N] [machine options]\n"
 "       hspz run --index TARGET.hzi (-q QUERY | --query-list FILE) -o OUTDIR [options]\n"
 "       hspz report OUTDIR [-o report.html] [--force] [--quiet]   (dot plot and run summary)\n"
+"       hspz gapped LASTZ-ARGS | hspz gapped --outdir OUTDIR -r T -q Q [--threads N]   (lastz --segments's alignments; see hspz gapped --help)\n"
 "       hspz --version | hspz version [--verbose] | hspz help\n"
 "\n"
 "Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
