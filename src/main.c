@@ -14,6 +14,7 @@
 #include "optonce.h"
 #include "shquote.h"
 #include <stdint.h>
+#include "gapped.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -33,6 +34,7 @@ static const char *USAGE =
 "       hspz index -r TARGET -o TARGET.hzi [--seed P] [--step N] [--seq-block-size N] [machine options]\n"
 "       hspz run --index TARGET.hzi (-q QUERY | --query-list FILE) -o OUTDIR [options]\n"
 "       hspz report OUTDIR [-o report.html] [--force] [--quiet]   (dot plot and run summary)\n"
+"       hspz gapped LASTZ-ARGS | hspz gapped --outdir OUTDIR -r T -q Q [--threads N]   (lastz --segments's alignments; see hspz gapped --help)\n"
 "       hspz --version | hspz version [--verbose] | hspz help\n"
 "\n"
 "Seeds and gap-free X-drop extension (KegAlign 0.3.x semantics, byte-exact) of TARGET vs\n"
@@ -717,6 +719,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "merge")) { hz_sigwatch_block(1); return cmd_merge(argc - 1, argv + 1); }
     if (!strcmp(cmd, "index")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 3); }
     if (!strcmp(cmd, "report")) return hz_report_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gapped")) return hz_gapped_main(argc - 1, argv + 1);
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

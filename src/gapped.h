@@ -1,0 +1,185 @@
+/* gapped — LASTZ 1.04.22's gapped stage as run with --segments (issue 34).
+ *
+ * Contract: ../shared/spec/lastz-gapped-spec.md (cited as "spec §N").  One *pass* is one query
+ * record on one strand against the whole partitioned target (spec §1.4); this header holds the
+ * pass's state and the stage functions:
+ *   gapped_anchor.c  segments of a pass -> merged -> anchor cells -> processing order (§3)
+ *   gapped_ydrop.c   one-sided y-drop DP with affine gaps, bounds and masks (§4)
+ *   gapped_align.c   anchors -> alignments: containment, halves, trim, pieces, neighbours (§5)
+ *   gapped_format.c  maf / axt text (§7)
+ *   gapped_cmd.c     the `hspz gapped` command (lastz's command line, §0.1 family A)
+ *
+ * Coordinates: 0-based "concatenated" positions (spec §1.5).  The target is one byte string
+ * NUL rec0 NUL rec1 ... NUL; the query of a pass is its record's bytes (reverse complemented
+ * on the minus strand) with a NUL before and after.  All ranges are inclusive unless written
+ * [b,e).  Scores are int32 as in LASTZ's default build (spec §0).
+ */
+#ifndef HZ_GAPPED_H
+#define HZ_GAPPED_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HZ_G_NEG_INF   (-1932735283)      /* (int)(0.9 * -2^31), spec §0 */
+#define HZ_G_WORST     (-2147483647 - 1)
+#define HZ_G_VERY_BAD  (-107374182)
+
+/* edit operations; a run is (count << 2) | op */
+enum { HZ_OP_SUB = 0, HZ_OP_INS = 1, HZ_OP_DEL = 2 };
+/* piece types (spec §5.4) */
+enum { HZ_PC_DIAG = 0, HZ_PC_HORZ = 1, HZ_PC_VERT = 2 };
+
+typedef struct { int64_t b1, e1, b2, e2; int type; } hz_gpiece;
+typedef struct { int32_t aln, pc; } hz_gref;           /* aln < 0: none */
+
+/* one accepted (or candidate) alignment; s/t = first/last cell, inclusive */
+typedef struct {
+    int64_t s1, s2, t1, t2;
+    int32_t score;
+    uint32_t *ops; int32_t nops;
+    hz_gpiece *pc; int32_t npc;
+    hz_gref bl, br, tl, tr;          /* neighbour snapshots, spec §5.6 */
+    int trivial;                     /* LASTZ's trivial self-alignment (§5.10) */
+} hz_galn;
+
+/* Scoring of the gapped stage (spec §2): sub[row = target byte][col = query byte]. */
+typedef struct {
+    int32_t sub[256][256];
+    int32_t gap_open, gap_extend;    /* O, E */
+    int32_t ydrop, gappedthresh;     /* Y, L */
+    int32_t hspthresh, xdrop;        /* header; xdrop is interpolation's x-drop (§6.3) */
+    int32_t inner;                   /* H of --inner (§6); 0 = off */
+    int32_t msub[256][256];          /* masked matrix of interpolation's seed search (§2.4) */
+    char rows[16]; int nrows;        /* matrix letters for the axt/maf header (§7.3) */
+    int32_t hdr[16][16];
+} hz_gscore;
+
+/* Build HOXD70 with O=400 E=30 (spec §2.1); ydrop/gappedthresh from LASTZ's defaults. */
+void hz_gscore_default(hz_gscore *sc);
+/* Derive sc->msub from sc->sub (spec §2.4); call after the matrix is final. */
+void hz_gscore_mask(hz_gscore *sc);
+/* Apply --ambiguous=n[,R,P] or iupac[,R,P] (spec §2.3).  Returns 0, -1 on a bad value. */
+int hz_gscore_ambiguous(hz_gscore *sc, const char *arg);
+/* Read a LASTZ score file (spec §2.2) into sc (after hz_gscore_default).  file_y/file_l get
+ * y_drop / gapped_threshold when the file sets them (else unchanged).  Returns 0, or -1 with
+ * "FILE: line N: what" in err. */
+int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *file_l,
+                   char *err, size_t errlen);
+
+/* A pass: sequences and state shared by the stages. */
+typedef struct {
+    const uint8_t *T; int64_t tlen;          /* T[0] = NUL, T[tlen] = final NUL */
+    const int64_t *sep; int32_t npart;       /* sep[k] = NUL before partition k; sep[npart] = tlen */
+    const uint8_t *Q; int64_t qlen;          /* Q[-1] and Q[qlen] are NUL */
+    const int64_t *qsep; int32_t nqpart;     /* partitioned query ([multiple], §1.5): like sep, with
+                                              * Q[0] the NUL before partition 0; NULL: one record */
+    const hz_gscore *sc;
+    int32_t thresh;                          /* keep alignments scoring >= thresh (L, or H in boxes) */
+    int64_t tb_cap;                          /* traceback cells (spec §4.2 CAP) */
+    FILE *diag;                              /* truncation messages (stderr) */
+    int *reported_trunc;                     /* "first time only" note, file-wide */
+    const int32_t *trivial; int32_t ntrivial; /* (target, query) partition pairs that are identical:
+                                              * trivial self-alignments (§5.10); query partition
+                                              * -1 = the whole unpartitioned query */
+} hz_gpass;
+
+/* an anchor cell with its segment score (spec §3.5-§3.6) */
+typedef struct { int64_t a1, a2; int32_t score; } hz_ganchor;
+/* a segment in concatenated coordinates (spec §3.3) */
+typedef struct { int64_t p1, p2, n; int32_t score; } hz_gseg;
+
+/* Merge a pass's segments (spec §3.4; only when merge is set, interpolation does not), reduce
+ * each to its peak cell (§3.5) and sort the anchors into processing order (§3.6).  segs is
+ * reordered; anchors are malloc'ed into *out.  Returns the anchor count, -1 when out of memory. */
+int64_t hz_gapped_anchors(const hz_gpass *P, hz_gseg *segs, int64_t n, int merge, hz_ganchor **out);
+
+/* Growable scratch of one-sided extensions (reused between calls; freed by hz_gwork_free). */
+typedef struct {
+    int32_t *C, *D; int64_t *mask; int64_t cap;
+    uint8_t *tb; int64_t tbcap;
+    int64_t *tbrow; int64_t rowcap;
+    int64_t gen;
+    void *act; int64_t nact, actcap;
+} hz_gwork;
+void hz_gwork_free(hz_gwork *w);
+
+/* The list of accepted alignments of a pass (spec §5 KEPT and BYEND). */
+typedef struct {
+    hz_galn *a; int32_t n, cap;
+    int32_t *kept;   /* indices by start1 ascending, newest first among equals */
+    int32_t *byend;  /* indices by end1 descending, newest first among equals */
+    int32_t nout;    /* kept[0..nout) is the pass's output list (§5.7); hz_gapped_pass sets n */
+} hz_gset;
+void hz_gset_free(hz_gset *S);
+
+/* One-sided extension (spec §4) of anchor (a1,a2) toward smaller (rev=1, anchor cell
+ * included) or larger positions (rev=0).  lo/hi: [low1,high1) target partition, [low2,high2)
+ * query range.  left/right: the anchor's neighbours (spec §5.1).  cand: candidate alignments
+ * for masking (§5.2), ncand of them, in the order they are activated.  Appends the path (in
+ * traceback order, see §4.6) to the run list (ops, nops, opcap); *er,*ec get the end cell.
+ * Returns the score, or HZ_G_WORST on out of memory. */
+int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev,
+                       int64_t a1, int64_t a2, int64_t low1, int64_t high1,
+                       int64_t low2, int64_t high2, hz_gref left, hz_gref right,
+                       const int32_t *cand, int32_t ncand,
+                       uint32_t **ops, int32_t *nops, int32_t *opcap, int64_t *er, int64_t *ec);
+
+/* Run the anchors of one pass (spec §5.9) into S (which must be empty).  Returns 0, -1 on
+ * out of memory. */
+int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S);
+
+/* Names and lengths the formatter needs for the records of a pass. */
+typedef struct {
+    const char *const *tname; const int64_t *ttrue, *tstart;  /* per target partition: short name,
+                                                            * record length, 1-based first loaded base */
+    const char *const *qname; const int64_t *qtrue, *qstart;  /* per query partition (one entry when
+                                                            * the query is not partitioned) */
+    int minus;
+} hz_gnames;
+
+/* Write the pass's alignments L[0..n) (KEPT order, spec §5.7, or §6.4's merged list) as maf
+ * (§7.2) or axt (§7.3, plus = axt+ comments; *axt_n is the file-wide running number).
+ * Returns 0, -1 on a write error. */
+int hz_gapped_write_maf(FILE *f, const hz_gpass *P, const hz_galn *const *L, int64_t n, const hz_gnames *nm);
+int hz_gapped_write_axt(FILE *f, const hz_gpass *P, const hz_galn *const *L, int64_t n, const hz_gnames *nm,
+                        int plus, int64_t *axt_n);
+
+/* Interpolation (--inner=H, spec §6) of one pass: searches the windows around the pass's outer
+ * alignments S (KEPT order) and returns in *out (malloc'ed, n in *nout) the merged list of
+ * §6.4: outer and inner alignments by start1, outer first on ties.  Inner alignments are owned
+ * by *inner (free with hz_gset_free).  Returns 0, -1 on out of memory. */
+int hz_gapped_interpolate(const hz_gpass *P, hz_gwork *w, const hz_gset *S, hz_gset *inner,
+                          const hz_galn ***out, int64_t *nout);
+/* The axt/maf job header (§7.2-§7.4); args = lastz's argument words without the sequences. */
+int hz_gapped_write_header(FILE *f, const hz_gscore *sc, int maf, int plus, char **args, int nargs);
+
+/* A loaded sequence side as one partitioned string (§1.5): NUL rec0 NUL rec1 ... NUL; per
+ * partition the short name (§1.3), loaded length, 1-based first loaded base, record length. */
+typedef struct {
+    uint8_t *T; int64_t len; int64_t *sep; int32_t n;
+    char **name; int64_t *rlen, *start, *tru;
+} hz_gside;
+
+/* The segments file reader (gapped_segfile.c, spec §3.1-§3.3): the current line's fields when
+ * have is set; FAILURE lines go to msg (stderr when NULL). */
+typedef struct {
+    FILE *f; const char *path; int line, have, eof;
+    char *buf; size_t cap;
+    char *t, *q; uint64_t ts, te, qs, qe; char strand; int32_t score;
+    FILE *msg;
+} hz_gsegrd;
+typedef struct { hz_gseg *v; int64_t n, cap; } hz_gsegvec;
+
+/* Read the next line with fields (r->have = 1) or reach the end (r->eof).  Returns 0, or 1
+ * after a FAILURE line (lastz's wording) for a malformed line. */
+int hz_gsegrd_next(hz_gsegrd *r);
+/* Consume the lines of one pass (§3.2: query name qn / strand; Qp = partitioned query or NULL
+ * for one record of length qlen) into segs as concatenated coordinates (§3.3).  The first line
+ * of another pass stays pending.  Returns 0, or 1 after a FAILURE line. */
+int hz_gsegrd_pass(hz_gsegrd *r, const hz_gside *T, const hz_gside *Qp, const char *qn, int64_t qlen,
+                   char strand, hz_gsegvec *segs);
+
+/* the `hspz gapped` command (gapped_cmd.c) */
+int hz_gapped_main(int argc, char **argv);
+
+#endif

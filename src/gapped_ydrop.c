@@ -1,0 +1,308 @@
+/* gapped_ydrop — one-sided y-drop extension with affine gaps, bounded by the alignments
+ * already accepted (../shared/spec/lastz-gapped-spec.md §4). */
+#include <stdlib.h>
+#include <string.h>
+#include "gapped.h"
+
+enum { FROM_C = 0, FROM_I = 1, FROM_D = 2, EXT_I = 4, EXT_D = 8 };
+
+typedef struct { int32_t g, s; int64_t x, last; int type; } hz_gact;   /* §4.5 active record */
+
+/* one extension's state: grid mapping, bounds, followers and masks */
+typedef struct {
+    const hz_gpass *P; hz_gwork *w; const hz_gset *S;
+    int rev; int64_t a1, a2, row, LY, RY, L, R;
+    hz_gref lf, rf;          /* L-follower, R-follower (§4.4) */
+    int64_t tag;             /* mask value of the current row */
+} hz_gext;
+
+void hz_gwork_free(hz_gwork *w)
+{
+    free(w->C); free(w->D); free(w->mask); free(w->tb); free(w->tbrow); free(w->act);
+    memset(w, 0, sizeof *w);
+}
+
+static int ensure_cols(hz_gwork *w, int64_t need)
+{
+    if (need <= w->cap) return 0;
+    int64_t c = w->cap ? w->cap : 1024;
+    while (c < need) c *= 2;
+    int32_t *C = realloc(w->C, (size_t)c * sizeof *C); if (!C) return -1; w->C = C;
+    int32_t *D = realloc(w->D, (size_t)c * sizeof *D); if (!D) return -1; w->D = D;
+    int64_t *m = realloc(w->mask, (size_t)c * sizeof *m); if (!m) return -1; w->mask = m;
+    memset(m + w->cap, 0, (size_t)(c - w->cap) * sizeof *m);
+    w->cap = c;
+    return 0;
+}
+
+static int ensure_tb(hz_gwork *w, int64_t need)
+{
+    if (need <= w->tbcap) return 0;
+    int64_t c = w->tbcap ? w->tbcap : 65536;
+    while (c < need) c *= 2;
+    uint8_t *t = realloc(w->tb, (size_t)c); if (!t) return -1;
+    w->tb = t; w->tbcap = c;
+    return 0;
+}
+
+static int ensure_rows(hz_gwork *w, int64_t need)
+{
+    if (need <= w->rowcap) return 0;
+    int64_t c = w->rowcap ? w->rowcap : 4096;
+    while (c < need) c *= 2;
+    int64_t *t = realloc(w->tbrow, (size_t)c * sizeof *t); if (!t) return -1;
+    w->tbrow = t; w->rowcap = c;
+    return 0;
+}
+
+static const hz_gpiece *piece(const hz_gset *S, hz_gref f) { return &S->a[f.aln].pc[f.pc]; }
+
+/* FWD follower moved past its piece (advance_up of §4.4); returns the new column bound */
+static int64_t advance_up(hz_gext *x, hz_gref *f, int look_right)
+{
+    const hz_galn *G = &x->S->a[f->aln];
+    int32_t s = f->pc + 1;
+    if (s < G->npc) {
+        if (G->pc[s].type == HZ_PC_HORZ) s++;
+        f->pc = s;
+        return G->pc[s].b2 - x->a2;
+    }
+    *f = look_right ? G->tr : G->tl;
+    if (f->aln < 0) return 0;
+    const hz_gpiece *p = piece(x->S, *f);
+    if (p->type == HZ_PC_DIAG) return x->row + (p->b2 - x->a2) - (p->b1 - x->a1);
+    return p->b2 - x->a2;
+}
+
+/* REV follower moved past its piece (advance_down of §4.4) */
+static int64_t advance_down(hz_gext *x, hz_gref *f, int look_right)
+{
+    const hz_galn *G = &x->S->a[f->aln];
+    int32_t s = f->pc - 1;
+    if (s >= 0) {
+        if (G->pc[s].type == HZ_PC_HORZ) s--;
+        f->pc = s;
+        return x->a2 - G->pc[s].e2;
+    }
+    *f = look_right ? G->br : G->bl;
+    if (f->aln < 0) return 0;
+    const hz_gpiece *p = piece(x->S, *f);
+    if (p->type == HZ_PC_DIAG) return x->row + (x->a2 - p->e2) - (x->a1 - p->e1);
+    return x->a2 - p->e2;
+}
+
+/* update_bounds (§4.4) at row x->row */
+static void update_bounds(hz_gext *x)
+{
+    int64_t r = x->row;
+    if (x->lf.aln >= 0) {
+        const hz_gpiece *p = piece(x->S, x->lf);
+        int stay = x->rev ? (x->a1 - r < 0 || p->b1 <= x->a1 - r) : (p->e1 >= x->a1 + r);   /* a1-r is unsigned in LASTZ */
+        if (stay) { if (p->type == HZ_PC_DIAG) x->L++; }
+        else x->L = (x->rev ? advance_down(x, &x->lf, 1) : advance_up(x, &x->lf, 0)) + 1;
+        if (x->lf.aln >= 0 && x->L > x->LY) x->LY = x->L;
+    }
+    if (x->rf.aln >= 0) {
+        const hz_gpiece *p = piece(x->S, x->rf);
+        int stay = x->rev ? (x->a1 - r < 0 || p->b1 <= x->a1 - r) : (p->e1 >= x->a1 + r);   /* a1-r is unsigned in LASTZ */
+        if (stay) { if (p->type == HZ_PC_DIAG) x->R++; }
+        else x->R = (x->rev ? advance_down(x, &x->rf, 0) : advance_up(x, &x->rf, 1)) - 1;
+        if (x->rf.aln >= 0) x->RY = x->R <= 0 ? 0 : (x->R < x->RY ? x->R : x->RY);
+    }
+}
+
+static void mark(hz_gext *x, int64_t col)
+{
+    if (col >= x->LY && col <= x->RY) x->w->mask[col] = x->tag;
+}
+
+/* build of §4.5: place record a on piece a->s and mark its columns in this row */
+static void build(hz_gext *x, hz_gact *a)
+{
+    const hz_gpiece *p = &x->S->a[a->g].pc[a->s];
+    int64_t hend;
+    a->type = p->type;
+    if (!x->rev) { a->x = p->b2 - x->a2; a->last = p->e1 - x->a1; hend = p->e2 - x->a2; }
+    else         { a->x = x->a2 - p->e2; a->last = x->a1 - p->b1; hend = x->a2 - p->b2; }
+    if (p->type != HZ_PC_HORZ) { mark(x, a->x); return; }
+    int64_t lo = a->x > x->LY ? a->x : x->LY, hi = hend < x->RY ? hend : x->RY;
+    for (int64_t c = lo; c <= hi; c++) x->w->mask[c] = x->tag;
+}
+
+/* update_active of §4.5; *ci = next candidate to activate.  Returns -1 on out of memory. */
+static int update_active(hz_gext *x, const int32_t *cand, int32_t ncand, int32_t *ci)
+{
+    hz_gwork *w = x->w;
+    hz_gact *act = w->act;
+    int64_t keep = 0, r = x->row;
+    if (ensure_cols(w, x->RY + 2)) return -1;
+    for (int64_t k = 0; k < w->nact; k++) {
+        hz_gact a = act[k];
+        if (a.last >= r) {
+            if (a.type == HZ_PC_DIAG) a.x++;
+            mark(x, a.x);
+        } else {
+            const hz_galn *G = &x->S->a[a.g];
+            a.s += x->rev ? -1 : 1;
+            if (a.s < 0 || a.s >= G->npc) continue;            /* past the alignment's end */
+            build(x, &a);
+            if (a.type == HZ_PC_HORZ) { a.s += x->rev ? -1 : 1; build(x, &a); }
+        }
+        act[keep++] = a;
+    }
+    w->nact = keep;
+    while (*ci < ncand) {
+        const hz_galn *G = &x->S->a[cand[*ci]];
+        if ((x->rev ? x->a1 - G->t1 : G->s1 - x->a1) != r) break;
+        if (w->nact == w->actcap) {
+            int64_t c = w->actcap ? 2 * w->actcap : 64;
+            void *t = realloc(w->act, (size_t)c * sizeof(hz_gact)); if (!t) return -1;
+            w->act = t; w->actcap = c; act = t;
+        }
+        hz_gact a = { cand[*ci], x->rev ? G->npc - 1 : 0, 0, 0, 0 };
+        build(x, &a);
+        act[w->nact++] = a;
+        (*ci)++;
+    }
+    return 0;
+}
+
+static int push_op(uint32_t **ops, int32_t *n, int32_t *cap, int op)
+{
+    if (*n && ((*ops)[*n - 1] & 3) == (uint32_t)op) { (*ops)[*n - 1] += 4; return 0; }
+    if (*n == *cap) {
+        int32_t c = *cap ? 2 * *cap : 64;
+        uint32_t *t = realloc(*ops, (size_t)c * sizeof *t); if (!t) return -1;
+        *ops = t; *cap = c;
+    }
+    (*ops)[(*n)++] = 4u | (uint32_t)op;
+    return 0;
+}
+
+static void report_truncation(const hz_gpass *P, int rev, int64_t a1, int64_t a2, int64_t er, int64_t ec)
+{
+    if (!P->diag) return;
+    if (!rev) fprintf(P->diag, "truncating alignment ending at (%u,%u);", (unsigned)(er + a1 + 1), (unsigned)(ec + a2 + 1));
+    else fprintf(P->diag, "truncating alignment starting at (%u,%u);", (unsigned)(a1 + 2 - er), (unsigned)(a2 + 2 - ec));
+    fprintf(P->diag, "  anchor at (%u,%u)\n", (unsigned)a1, (unsigned)a2);
+    if (P->reported_trunc && !*P->reported_trunc) {
+        *P->reported_trunc = 1;
+        fprintf(P->diag, "truncation can be reduced by using --allocate:traceback to increase traceback memory\n");
+    }
+}
+
+int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev,
+                       int64_t a1, int64_t a2, int64_t low1, int64_t high1,
+                       int64_t low2, int64_t high2, hz_gref left, hz_gref right,
+                       const int32_t *cand, int32_t ncand,
+                       uint32_t **ops, int32_t *nops, int32_t *opcap, int64_t *er, int64_t *ec)
+{
+    const int64_t M = rev ? a1 + 1 - low1 : high1 - a1 - 1;
+    const int64_t N = rev ? a2 + 1 - low2 : high2 - a2 - 1;
+    *er = *ec = 0;
+    if (M <= 0 || N <= 0) return 0;
+    const int32_t E = P->sc->gap_extend, gOE = P->sc->gap_open + E, Y = P->sc->ydrop;
+    const int64_t tail = E ? Y / E + 6 : (N + 1 < 500000 ? N + 1 : 500000);
+    /* A(r), B(c) of §4.1 as pointer and step */
+    const uint8_t *A = rev ? P->T + a1 + 1 : P->T + a1, *B = rev ? P->Q + a2 + 1 : P->Q + a2;
+    const int64_t st = rev ? -1 : 1;
+    hz_gext x = { P, w, S, rev, a1, a2, 0, 0, 0, 0, N + 1, rev ? right : left, rev ? left : right, 0 };
+    w->gen++; w->nact = 0;
+    if (ensure_rows(w, 1) || ensure_cols(w, 2) || ensure_tb(w, tail + 2)) return HZ_G_WORST;
+    /* initial L, R (§4.4) */
+    if (left.aln >= 0) { const hz_gpiece *p = piece(S, left); x.L = (p->b2 - a2) - (p->type == HZ_PC_DIAG ? p->b1 - a1 : 0); }
+    if (right.aln >= 0) { const hz_gpiece *p = piece(S, right); x.R = (p->b2 - a2) - (p->type == HZ_PC_DIAG ? p->b1 - a1 : 0); }
+    if (rev) {
+        int64_t L = x.L, R = x.R;
+        if (left.aln < 0 && right.aln >= 0) { x.L = 1 - R; x.R = N + 1; }
+        else if (left.aln >= 0 && right.aln < 0) { x.R = -L - 1; x.L = 0; }
+        else if (left.aln >= 0 && right.aln >= 0) { x.L = 1 - R; x.R = -L - 1; }
+    }
+    const hz_gref *rs = rev ? &x.lf : &x.rf;       /* the follower started at the right neighbour */
+    int32_t *C = w->C, *D = w->D; uint8_t *tb = w->tb;
+    int64_t used = 0, col;
+    /* row 0 */
+    C[0] = 0; D[0] = -gOE; tb[used++] = 0; w->tbrow[0] = 0;
+    {
+        int32_t v = -gOE, last = 0;
+        for (col = 1; col <= N && last >= -Y; col++) {
+            if (ensure_cols(w, col + 2) || ensure_tb(w, used + 1)) return HZ_G_WORST;
+            C = w->C; D = w->D; tb = w->tb;
+            C[col] = v; last = v; D[col] = v - gOE; tb[used++] = FROM_I; v -= E;
+        }
+    }
+    x.LY = 0; x.RY = col;
+    int32_t best = 0; int64_t br = 0, bc = 0;
+    int32_t ci = 0;
+    for (int64_t r = 1; r <= M; r++) {
+        x.row = r; x.tag = (w->gen << 32) | r;
+        update_bounds(&x);
+        if (update_active(&x, cand, ncand, &ci)) return HZ_G_WORST;
+        if (x.RY < x.LY) x.RY = x.LY;
+        int64_t need = x.RY - x.LY + tail;
+        if (used + need >= P->tb_cap) { report_truncation(P, rev, a1, a2, br, bc); break; }
+        if (ensure_rows(w, r + 1) || ensure_tb(w, used + need + 1) || ensure_cols(w, x.RY + 2)) return HZ_G_WORST;
+        C = w->C; D = w->D; tb = w->tb;
+        w->tbrow[r] = used - x.LY;
+        const int32_t *sub = P->sc->sub[A[st * r]];
+        const int64_t *mk = w->mask;
+        int32_t i = HZ_G_NEG_INF, diag = HZ_G_NEG_INF;
+        int64_t kept = x.LY;
+        for (col = x.LY; col < x.RY && col <= N; col++) {
+            int32_t d = D[col], nxt = C[col] + sub[B[st * (col + 1)]], v;
+            uint8_t lk;
+            int prune = 0;
+            if (mk[col] == x.tag) prune = 1;
+            else if (d > diag || i > diag) {
+                if (d >= i) { v = d; lk = FROM_D | EXT_I | EXT_D; } else { v = i; lk = FROM_I | EXT_I | EXT_D; }
+                if (v < best - Y) prune = 1;
+                else { C[col] = v; D[col] = d - E; i -= E; tb[used] = lk; kept = col; }
+            } else {
+                v = diag;
+                if (v < best - Y) prune = 1;
+                else {
+                    if (v >= best) { best = v; br = r; bc = col; }
+                    int32_t op = v - gOE;
+                    if (op > d - E) { D[col] = op; lk = FROM_C; } else { D[col] = d - E; lk = FROM_C | EXT_D; }
+                    if (op > i - E) i = op; else { i -= E; lk |= EXT_I; }
+                    C[col] = v; tb[used] = lk; kept = col;
+                }
+            }
+            if (prune) {
+                if (col == x.LY) x.LY++;
+                else { C[col] = D[col] = HZ_G_NEG_INF; i = HZ_G_NEG_INF; }
+                tb[used] = 0;
+            }
+            diag = nxt; used++;
+        }
+        if (x.LY >= x.RY) break;
+        int64_t NN = (rs->aln >= 0 && x.R > 0) ? x.R - 1 : N;
+        if (x.RY > kept + 1) x.RY = kept + 1;
+        else {
+            while (i >= best - Y && x.RY <= NN) {
+                if (ensure_cols(w, x.RY + 2)) return HZ_G_WORST;
+                C = w->C; D = w->D;
+                C[x.RY] = i; D[x.RY] = i - gOE; tb[used++] = FROM_I; i -= E; x.RY++;
+            }
+        }
+        if (x.RY <= NN) {
+            if (ensure_cols(w, x.RY + 2)) return HZ_G_WORST;
+            C = w->C; D = w->D;
+            C[x.RY] = D[x.RY] = HZ_G_NEG_INF; x.RY++;
+        }
+    }
+    /* traceback (§4.6) */
+    *er = br; *ec = bc;
+    int64_t r = br, c = bc; int prev = 0;
+    while (r >= 1 || c > 0) {
+        uint8_t lk = w->tb[w->tbrow[r] + c];
+        int op = lk & 3;
+        if (prev == FROM_I && (lk & EXT_I)) op = FROM_I;
+        if (prev == FROM_D && (lk & EXT_D)) op = FROM_D;
+        if (op == FROM_I) { c--; if (push_op(ops, nops, opcap, HZ_OP_INS)) return HZ_G_WORST; }
+        else if (op == FROM_D) { r--; if (push_op(ops, nops, opcap, HZ_OP_DEL)) return HZ_G_WORST; }
+        else { r--; c--; if (push_op(ops, nops, opcap, HZ_OP_SUB)) return HZ_G_WORST; }
+        prev = op;
+    }
+    return best;
+}

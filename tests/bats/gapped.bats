@@ -1,0 +1,251 @@
+#!/usr/bin/env bats
+# hspz gapped: LASTZ 1.04.22's gapped stage with --segments (issue 34,
+# ../shared/spec/lastz-gapped-spec.md).  Every case asserts byte equality with lastz: the
+# stored goldens of ../shared/golden/lastz-gapped (lastz 1.04.22's own output) and live runs of
+# Debian's /usr/bin/lastz on hspz's segments of the tiny pairs.
+
+load ../lib/common
+
+setup() {
+    require_hspz
+    [ -d "$HSPZ_SHARED/golden/lastz-gapped" ] ||
+        skip "../shared is absent ($HSPZ_SHARED): this case uses the lastz-gapped goldens"
+}
+
+golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$@" "$BATS_TEST_TMPDIR/w"; echo "$output"; [ "$status" -eq 0 ]; }
+
+@test "gapped golden: mtDNA maf- plus" { golden tiny_mtdna_human_vs_orangutan maf plus; }
+@test "gapped golden: alpha-globin maf- plus (soft-masking, N runs)" { golden tiny_aglobin_human_vs_cow maf plus; }
+@test "gapped golden: pseudocat maf- plus" { golden tiny_lastz_pseudocat_vs_pseudopig maf plus; }
+@test "gapped golden: pseudocat maf- minus" { golden tiny_lastz_pseudocat_vs_pseudopig maf minus; }
+@test "gapped golden: apple/orange maf- plus (31 x 31 records)" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC maf plus; }
+@test "gapped golden: apple/orange maf- minus" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC maf minus; }
+@test "gapped golden: H. pylori maf- plus (686 alignments)" { golden small_hpylori_g27_vs_els37 maf plus; }
+@test "gapped golden: H. pylori maf- minus (593 alignments)" { golden small_hpylori_g27_vs_els37 maf minus; }
+@test "gapped golden: S. aureus maf- plus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 maf plus; }
+@test "gapped golden: S. aureus maf- minus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 maf minus; }
+
+@test "gapped golden: mtDNA axt+ with interpolation H=2000 (make_lastz_chains' options)" { golden tiny_mtdna_human_vs_orangutan axt plus; }
+@test "gapped golden: alpha-globin axt+ H=2000 (inner alignments below L)" { golden tiny_aglobin_human_vs_cow axt plus; }
+@test "gapped golden: pseudocat axt+ H=2000 plus" { golden tiny_lastz_pseudocat_vs_pseudopig axt plus; }
+@test "gapped golden: pseudocat axt+ H=2000 minus (inner alignments)" { golden tiny_lastz_pseudocat_vs_pseudopig axt minus; }
+@test "gapped golden: apple/orange axt+ H=2000 plus (windows across records)" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt plus; }
+@test "gapped golden: apple/orange axt+ H=2000 minus" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt minus; }
+@test "gapped golden: H. pylori axt+ H=2000 plus (slow tier)" { require_slow; golden small_hpylori_g27_vs_els37 axt plus; }
+@test "gapped golden: H. pylori axt+ H=2000 minus (slow tier)" { require_slow; golden small_hpylori_g27_vs_els37 axt minus; }
+@test "gapped golden: S. aureus axt+ H=2000 plus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 axt plus; }
+@test "gapped golden: S. aureus axt+ H=2000 minus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 axt minus; }
+
+@test "gapped golden: mlc_subrange_hpylori (FILE/NAME[s,e][multiple] on both sides, both strands, H=2000)" {
+    local M="$HSPZ_SHARED/golden/lastz-gapped/mlc_subrange_hpylori" D="$HSPZ_SHARED/data/small_hpylori_g27_vs_els37"
+    cd "$BATS_TEST_TMPDIR" && mkdir -p work
+    # hspz gapped reads the file kind from its bytes: the FASTA files stand in for the 2bit files
+    ln -s "$D/hpylori_G27.fa.gz" work/ref.2bit; ln -s "$D/hpylori_ELS37.fa.gz" work/query.2bit
+    cp "$M/mlc.segments" .
+    "$HSPZ" gapped "work/ref.2bit/NC_011333.1[200001,700000][multiple]" "work/query.2bit/NC_017063.1[300001,900000][multiple]" \
+        --segments=mlc.segments H=2000 L=3000 Y=9400 --traceback=800.0M --format=axt+ --output=mlc.axt
+    gunzip -c "$M/mlc.axt.gz" | cmp - mlc.axt
+}
+
+@test "gapped golden: edge_cases_synthetic (trimmed leading indel, gap across the anchor)" {
+    for c in trim_initial_indel gap_across_anchor; do
+        cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/$c"
+        "$HSPZ" gapped 't.fa[multiple]' q.fa --segments=s.seg --format=maf- --strand=plus \
+            --gappedthresh=3000 --ydrop=9430 > "$BATS_TEST_TMPDIR/$c.maf"
+        cmp "$BATS_TEST_TMPDIR/$c.maf" expected.maf-
+    done
+}
+
+# the mtDNA package (2bit inputs) as hspz run --tarball writes it
+mt_package() {
+    local d="$BATS_TEST_TMPDIR/mt"; mkdir -p "$d"
+    hz_run run -r "$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan/MT-human.fa" \
+        -q "$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa" -o "$d/OUT" --tarball --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg"
+    PKG="$d/pkg/galaxy/files"
+}
+
+@test "gapped golden: edge_cases_mtdna (truncation, bad names, extra lines, no scores, empty): output, stderr and status" {
+    mt_package
+    local E="$HSPZ_SHARED/golden/lastz-gapped/edge_cases_mtdna" o="$BATS_TEST_TMPDIR/o"
+    mkdir -p "$o"; cp "$E"/*.segments "$PKG/"; cd "$PKG"
+    while read -r c a b; do
+        "$HSPZ" gapped 'work/ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name]' \
+            'work/query.2bit[nameparse=darkspace][subset=query_block0.name]' --format=maf- --ydrop=9430 \
+            --gappedthresh=3000 --strand=plus $a $b --output="$o/$c.out" 2> "$o/$c.err" && rc=0 || rc=$?
+        echo $rc > "$o/$c.rc"
+        for x in out err rc; do cmp "$o/$c.$x" "$E/$c.$x" || { echo "$c.$x differs"; cat "$o/$c.err"; return 1; }; done
+    done <<'CASES'
+base_traceback200K --segments=base.segments --traceback=200K
+bad_target_name --segments=bad_target_name.segments
+query_name_mismatch --segments=query_name_mismatch.segments
+no_score_column --segments=no_score_column.segments
+minus_line_in_plus_run --segments=minus_line_in_plus_run.segments
+empty --segments=empty.segments
+CASES
+}
+
+@test "gapped golden: name_suffix (records named *.fa / *.fasta fail as in lastz)" {
+    local N="$HSPZ_SHARED/golden/lastz-gapped/edge_cases_mtdna/name_suffix" D="$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan"
+    cd "$BATS_TEST_TMPDIR"
+    sed 's/^>MT_human.*/>MT_human.fa extra/' "$D/MT-human.fa" > h.fa
+    sed 's/^>MT_orang.*/>MT_orang.fasta/' "$D/MT-orang.fa" > o.fa
+    cp "$N"/*.name "$N"/*.segments .
+    run "$HSPZ" gapped 'h.fa[nameparse=darkspace][multiple][subset=ref_block0.name]' \
+        'o.fa[nameparse=darkspace][subset=query_block0.name]' --format=maf- --ydrop=9430 --gappedthresh=3000 \
+        --strand=plus --segments=tmp1.block0.r0.plus.segments --output=out.maf
+    [ "$status" -eq 1 ]
+    [ "$output" = "$(cat "$N/tmp1.block0.r0.plus.err")" ]
+    cmp out.maf "$N/tmp1.block0.r0.plus.maf-"
+}
+
+# live_diff REF QRY SED [hspz run options...]: hspz run --tarball on the pair, then every line of
+# its lastz-commands.txt, edited by the sed expression SED, run by lastz and by hspz gapped;
+# outputs, stderr and exit status must be equal.
+live_diff() {
+    require_cmd lastz
+    local ref="$1" qry="$2" ed="$3"; shift 3
+    local d="$BATS_TEST_TMPDIR/live"; rm -rf "$d"; mkdir -p "$d"
+    hz_run run -r "$ref" -q "$qry" -o "$d/OUT" --tarball --threads 1 --quiet "$@"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg" && cd "$d/pkg/galaxy/files"
+    local n=0 line args rc
+    while read -r line; do
+        args=$(sed -e 's/^lastz //; s/ 2>.*//' -e "$ed" <<<"$line")
+        # the same --output name for both: it is part of the axt/maf header line
+        rc=0; eval "lastz $args --output=res.out" 2> lastz.err || rc=$?; echo $rc > lastz.rc; mv res.out lastz.out
+        rc=0; eval "\"$HSPZ\" gapped $args --output=res.out" 2> hspz.err || rc=$?; echo $rc > hspz.rc; mv res.out hspz.out
+        for x in out err rc; do cmp lastz.$x hspz.$x || { echo "differs: $args"; head -3 hspz.err lastz.err; return 1; }; done
+        [ "$(cat lastz.rc)" = 0 ] || { echo "lastz failed: $args"; return 1; }
+        echo "equal ($(grep -c '^a \|^[0-9]' lastz.out) alignments): $args"
+        n=$((n + 1))
+    done < "$d/OUT/lastz-commands.txt"
+    [ "$n" -gt 0 ]
+}
+
+DROP_OUT='s/ --output=[^ ]*//'
+TD="$HSPZ_SHARED/data"
+
+@test "gapped live: alpha-globin, axt (lastz header, numbering)" {
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--format=maf-/--format=axt/"
+}
+
+@test "gapped live: alpha-globin, axt+ with make_lastz_chains' thresholds and traceback (no H=)" {
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--format=maf-/--format=axt+ L=3000 Y=9400 --traceback=800.0M/; s/--ydrop=9430 --gappedthresh=3000//" \
+        --hspthresh 2400 --gappedthresh 3000 --ydrop 9400
+}
+
+@test "gapped live: mtDNA, both strands, maf with header" {
+    live_diff "$TD/tiny_mtdna_human_vs_orangutan/MT-human.fa" "$TD/tiny_mtdna_human_vs_orangutan/MT-orang.fa" \
+        "$DROP_OUT; s/--format=maf-/--format=maf/" --strand both
+}
+
+@test "gapped live: alpha-globin, --ambiguous=n and iupac with reward/penalty, low y-drop and threshold" {
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--ydrop=9430/--ydrop=3000 --ambiguous=n/; s/--gappedthresh=3000/--gappedthresh=2000/"
+    live_diff "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        "$DROP_OUT; s/--ydrop=9430/--ambiguous=iupac,10,50/"
+}
+
+@test "gapped live: alpha-globin, score files (invented asymmetric matrix with N row, HOXD70 file): maf-, axt+ H=2000, maf" {
+    local D="$TD/tiny_aglobin_human_vs_cow"
+    for ed in "" "s/--format=maf-/--format=axt+ H=2000/" "s/--format=maf-/--format=maf/"; do
+        live_diff "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" "$DROP_OUT; $ed" --scoring "$HZ_REPO/tests/data/scoring/invented_close.txt"
+    done
+    live_diff "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" "$DROP_OUT; s/--format=maf-/--format=axt+/" --scoring "$HZ_REPO/tests/data/scoring/hoxd70.txt"
+}
+
+@test "gapped live: self comparisons (LASTZ's trivial self-alignment), with and without --notrivial, H=2000" {
+    local A="$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/apple.fasta.gz" M="$TD/tiny_mtdna_human_vs_orangutan/MT-human.fa"
+    for ed in "" "s/--format=maf-/--format=maf- --notrivial/" "s/--format=maf-/--format=axt+ H=2000/" \
+              "s/--format=maf-/--format=axt+ H=2000 --notrivial/"; do
+        live_diff "$A" "$A" "$DROP_OUT; $ed"
+        live_diff "$M" "$M" "$DROP_OUT; $ed"
+    done
+}
+
+@test "gapped live: apple/orange, forced traceback truncation, FASTA input" {
+    live_diff "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/apple.fasta.gz" "$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC/orange.fasta.gz" \
+        "$DROP_OUT; s/--ydrop=9430/--ydrop=9430 --traceback=100K/"
+}
+
+@test "gapped: options outside the supported set are refused with one line naming lastz" {
+    cd "$BATS_TEST_TMPDIR"; printf '>t\nACGT\n' > t.fa; : > s.seg
+    for o in --format=maf+ --format=lav --xdrop=10 --chain; do
+        run "$HSPZ" gapped 't.fa[multiple]' t.fa --segments=s.seg "$o"
+        [ "$status" -ne 0 ]
+        [ "${#lines[@]}" -eq 1 ]
+        [[ "$output" == *"run lastz for it"* ]]
+    done
+    run "$HSPZ" gapped --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"--segments=FILE"* ]]
+}
+
+# outdir_vs_golden PAIR REF QRY THREADS: hspz run (no tarball), then hspz gapped --outdir on its
+# folder; every output must equal the pair's maf golden
+outdir_vs_golden() {
+    local p="$1" ref="$2" qry="$3" n="$4" d="$BATS_TEST_TMPDIR/od$4"
+    local G="$HSPZ_SHARED/golden/lastz-gapped/$p/maf"
+    mkdir -p "$d"
+    hz_run run -r "$ref" -q "$qry" -o "$d/OUT" --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$ref" -q "$qry" --threads "$n"
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    local k=0 f
+    for f in "$G"/tmp1.*.maf-*; do
+        local b; b=$(basename "${f%.gz}")
+        case $f in *.gz) gunzip -c "$f" | cmp - "$d/OUT/$b" ;; *) cmp "$f" "$d/OUT/$b" ;; esac
+        [ ! -s "$d/OUT/${b%.maf-}.err" ]
+        k=$((k + 1))
+    done
+    [ "$k" -gt 0 ]
+}
+
+@test "gapped --outdir: apple/orange, every lastz-commands.txt line on 1 and 3 workers = the goldens" {
+    local D="$HSPZ_SHARED/data/tiny_kegalign_apple_vs_orange_SYNTHETIC"
+    outdir_vs_golden tiny_kegalign_apple_vs_orange_SYNTHETIC "$D/apple.fasta.gz" "$D/orange.fasta.gz" 1
+    outdir_vs_golden tiny_kegalign_apple_vs_orange_SYNTHETIC "$D/apple.fasta.gz" "$D/orange.fasta.gz" 3
+}
+
+@test "gapped --outdir: alpha-globin FASTA read as hspz's 2bit holds it (N runs, soft-masking)" {
+    local D="$HSPZ_SHARED/data/tiny_aglobin_human_vs_cow"
+    outdir_vs_golden tiny_aglobin_human_vs_cow "$D/aglobin_human.fa.gz" "$D/aglobin_cow.fa.gz" 2
+}
+
+@test "gapped --threads: 31 query records x 2 strands on 1, 2 and 7 threads, the same bytes as lastz (maf- and axt+ H=2000)" {
+    require_cmd lastz
+    local D="$HSPZ_SHARED/data/tiny_kegalign_apple_vs_orange_SYNTHETIC" d="$BATS_TEST_TMPDIR"
+    hz_run run -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" -o "$d/OUT" --tarball --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg" && cd "$d/pkg/galaxy/files"
+    # both strands in one file: the plus lines of each query record, then its minus lines (§3.2)
+    python3 - <<'PY'
+import collections
+recs = collections.OrderedDict()
+for f, s in (("tmp1.block0.r0.plus.segments", "+"), ("tmp1.block0.r0.minus.segments", "-")):
+    for line in open(f):
+        recs.setdefault(line.split("\t")[3], {"+": [], "-": []})[s].append(line)
+with open("both.seg", "w") as out:
+    for q in (l.strip() for l in open("query_block0.name")):
+        if q in recs:
+            out.writelines(recs[q]["+"] + recs[q]["-"])
+PY
+    local T='work/ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name]' Q='work/query.2bit[nameparse=darkspace][subset=query_block0.name]'
+    # the third: truncation messages of several passes on stderr, in pass order
+    for opts in "--format=maf- --ydrop=9430 --gappedthresh=3000" "H=2000 L=3000 Y=9400 --traceback=800.0M --format=axt+" \
+                "--format=maf- --traceback=100K"; do
+        lastz "$T" "$Q" --segments=both.seg $opts --output=out 2> lastz.err
+        mv out lastz.out
+        [ "$(grep -c '^a \|^[0-9]' lastz.out)" -gt 20 ]
+        case $opts in *100K*) [ "$(grep -c '^truncating' lastz.err)" -gt 1 ] ;; esac
+        for n in 1 2 7; do
+            "$HSPZ" gapped "$T" "$Q" --segments=both.seg $opts --threads=$n --output=out 2> err   # one --output name: it is in the axt header
+            cmp lastz.err err
+            cmp lastz.out out
+        done
+    done
+}

@@ -1,0 +1,92 @@
+/* Unit tests for the gapped stage's DP (src/gapped_ydrop.c, src/gapped_align.c;
+ * ../shared/spec/lastz-gapped-spec.md §4-§5) on hand-made sequences whose best alignment is
+ * worked out by hand with HOXD70 (A/T 91, C/G 100 on the diagonal, gap 400 + 30 per base).
+ * Prints TAP lines; exits non-zero on any failure. */
+#include <stdlib.h>
+#include <string.h>
+#include "gapped.h"
+#include "tap.h"
+
+/* a one-record target and a query laid out as in spec §1.5 */
+typedef struct { uint8_t t[256], q[256]; int64_t sep[2]; hz_gpass P; } fixture;
+
+static void setup(fixture *f, const hz_gscore *sc, const char *t, const char *q)
+{
+    memset(f, 0, sizeof *f);
+    size_t lt = strlen(t), lq = strlen(q);
+    memcpy(f->t + 1, t, lt); memcpy(f->q + 1, q, lq);
+    f->sep[0] = 0; f->sep[1] = (int64_t)lt + 1;
+    hz_gpass P = { f->t, (int64_t)lt + 1, f->sep, 1, f->q + 1, (int64_t)lq, NULL, 0, sc, 0, 1 << 20, NULL, NULL, NULL, 0 };
+    f->P = P;
+}
+
+static int32_t diag_sum(const char *t, const char *q, size_t n)
+{
+    static const char L[] = "ACGT";
+    static const int32_t H[4][4] = { { 91, -114, -31, -123 }, { -114, 100, -125, -31 }, { -31, -125, 100, -114 }, { -123, -31, -114, 91 } };
+    int32_t s = 0;
+    for (size_t i = 0; i < n; i++) s += H[strchr(L, t[i]) - L][strchr(L, q[i]) - L];
+    return s;
+}
+
+int main(void)
+{
+    hz_gscore *sc = malloc(sizeof *sc);
+    hz_gscore_default(sc);
+    sc->ydrop = 9430;
+    fixture *f = malloc(sizeof *f);
+    hz_gwork w = { 0 };
+    hz_gset S = { 0 };
+    hz_gref none = { -1, -1 };
+    uint32_t *ops = NULL; int32_t nops = 0, cap = 0; int64_t er, ec;
+
+    /* 1. identical sequences, FWD half from cell (1,1): the whole rest is one SUB run */
+    const char *x = "ACGTTGCAACGTTGCAACGT";
+    setup(f, sc, x, x);
+    int32_t s = hz_gapped_half(&f->P, &w, &S, 0, 1, 0, 1, 21, 0, 20, none, none, NULL, 0, &ops, &nops, &cap, &er, &ec);
+    check(s == diag_sum(x + 1, x + 1, 19), "FWD on identical sequences scores the 19 matches after the anchor (%d)", s);
+    check(er == 19 && ec == 19 && nops == 1 && ops[0] == (19u << 2 | HZ_OP_SUB), "FWD ends at (19,19) with one SUB run of 19");
+
+    /* 2. REV half includes the anchor cell */
+    nops = 0;
+    s = hz_gapped_half(&f->P, &w, &S, 1, 20, 19, 1, 21, 0, 20, none, none, NULL, 0, &ops, &nops, &cap, &er, &ec);
+    check(s == diag_sum(x, x, 20) && er == 20 && ec == 20, "REV from the last cell covers all 20 bases, anchor included (%d)", s);
+
+    /* 3. y-drop trimming: garbage after the matching part is not aligned (trimToPeak) */
+    setup(f, sc, "ACGTTGCAACGTTGCAACGTTTTTTTTTTT", "ACGTTGCAACGTTGCAACGTGGGGGGGGGG");
+    nops = 0;
+    s = hz_gapped_half(&f->P, &w, &S, 0, 1, 0, 1, 31, 0, 30, none, none, NULL, 0, &ops, &nops, &cap, &er, &ec);
+    check(s == diag_sum(x + 1, x + 1, 19) && er == 19 && ec == 19, "the extension stops at the best cell before T/G mismatches (%d, %lld,%lld)", s, (long long)er, (long long)ec);
+
+    /* 4. a deleted base: T = X G Y, Q = X Y; anchor in X; both halves joined by the pass */
+    const char *y = "ACCTGAGTCAAGTCCATGCA";
+    char t[64], q[64];
+    snprintf(t, sizeof t, "%sG%s", x, y); snprintf(q, sizeof q, "%s%s", x, y);
+    setup(f, sc, t, q);
+    f->P.thresh = 0;
+    hz_ganchor an = { 1 + 5, 5, 1000 };   /* concatenated target position of t[5] is 6 */
+    int rc = hz_gapped_pass(&f->P, &w, &an, 1, &S);
+    int32_t want = diag_sum(x, x, 20) + diag_sum(y, y, 20) - (400 + 30);
+    check(rc == 0 && S.n == 1, "one alignment from one anchor");
+    if (S.n == 1) {
+        hz_galn *G = &S.a[0];
+        check(G->score == want, "score = matches - one gap of 1 (%d, want %d)", G->score, want);
+        check(G->s1 == 1 && G->s2 == 0 && G->t1 == 41 && G->t2 == 39, "spans target 1..41 and query 0..39");
+        check(G->nops == 3 && G->ops[0] == (20u << 2 | HZ_OP_SUB) && G->ops[1] == (1u << 2 | HZ_OP_DEL) &&
+              G->ops[2] == (20u << 2 | HZ_OP_SUB), "edit script 20 SUB, 1 DEL, 20 SUB");
+        check(G->npc == 3 && G->pc[1].type == HZ_PC_VERT, "pieces DIAG, VERT, DIAG (spec §5.4)");
+    }
+    /* 5. a second anchor on that alignment is skipped (containment, spec §5.1) */
+    hz_ganchor an2 = { 1 + 30, 29, 900 };
+    rc = hz_gapped_pass(&f->P, &w, &an2, 1, &S);
+    check(rc == 0 && S.n == 1, "an anchor lying on an accepted alignment adds nothing");
+    /* 6. the threshold (spec §5.5) */
+    hz_gset_free(&S);
+    f->P.thresh = want + 1;
+    rc = hz_gapped_pass(&f->P, &w, &an, 1, &S);
+    check(rc == 0 && S.n == 0, "an alignment below the threshold is dropped");
+
+    hz_gset_free(&S); hz_gwork_free(&w); free(ops); free(f); free(sc);
+    printf("1..%d\n", n_tests);
+    return n_fail ? 1 : 0;
+}
