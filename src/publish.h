@@ -20,14 +20,16 @@ void hz_parent_dir(const char *path, char *dir, size_t n);
 /* Remove path and everything below it (no symlinks followed).  No errors reported. */
 void hz_rm_rf(const char *path);
 
-/* SIGINT, SIGTERM and SIGHUP are blocked in every thread of the run and taken by one watcher
+/* SIGINT, SIGTERM, SIGHUP and SIGPIPE are blocked in every thread of the run and taken by one watcher
  * thread with sigwait, so no cleanup runs in signal context.  Until the run is settled, a
  * signal makes the watcher remove the registered temporary folder and tarball temporary file,
  * print one line ("hspz: interrupted by signal N...") and exit with 128 + the signal.  The run
  * is settled by hz_publish (OUTDIR and tarball in place) or hz_publish_abort (it fails on its
  * own); after that a signal is dropped and the run ends with its own status, so exit 0 always
  * comes with a complete OUTDIR and 128 + N or 1 with none.  hz_publish and hz_publish_abort
- * hold the lock, so a signal never splits them. */
+ * hold the lock, so a signal never splits them.  SIGPIPE: a write to a closed stdout fails with
+ * EPIPE and leaves SIGPIPE pending on the writing thread; hz_publish_abort finds it there and
+ * ends the run as the watcher would ("stdout was closed (SIGPIPE)", exit 141). */
 typedef struct {
     pthread_mutex_t lock;
     char tmpdir[4200];         /* "" = nothing to remove */
@@ -65,7 +67,9 @@ void hz_sigwatch_stop(hz_sigwatch *w);
 
 /* OUTDIR rules: its parent must exist and be writable (OUTDIR.tmp-<pid>-<token> is made there:
  * access(2) W_OK|X_OK, so a read-only file system counts too); if OUTDIR exists it must be a folder, empty unless
- * --force, and with --force it must not hold an input (it is removed after the run).
+ * --force (hidden .hspz.tmp-* temporaries do not count), and with --force a folder hspz wrote
+ * (manifest.json or queries.tsv) not holding an input (it is removed after the run).  Runs
+ * hz_recover_outdir first.
  * Returns 0, or -1 with err set (README "Exit status": exit 1, but main.c checks
  * hz_outdir_holds_input first, exit 2). */
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
