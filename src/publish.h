@@ -1,6 +1,6 @@
 /* publish — OUTDIR rules, the temporary output folder, signals, and the final rename.
  *
- * A run writes into OUTDIR.tmp-<pid> and renames it to OUTDIR at the end (README "Exit
+ * A run writes into OUTDIR.tmp-<pid>-<token> (or, for an existing empty OUTDIR, OUTDIR/.hspz.tmp-<pid>-<token>) and publishes it at the end (README "Exit
  * status"; hardening rules: nothing that looks complete is left by a failed or interrupted
  * run, and what this run did not create is never removed).  Used by `hspz run` (pipeline.c)
  * and `hspz merge` (merge.c).
@@ -20,14 +20,16 @@ void hz_parent_dir(const char *path, char *dir, size_t n);
 /* Remove path and everything below it (no symlinks followed).  No errors reported. */
 void hz_rm_rf(const char *path);
 
-/* SIGINT, SIGTERM and SIGHUP are blocked in every thread of the run and taken by one watcher
+/* SIGINT, SIGTERM, SIGHUP and SIGPIPE are blocked in every thread of the run and taken by one watcher
  * thread with sigwait, so no cleanup runs in signal context.  Until the run is settled, a
  * signal makes the watcher remove the registered temporary folder and tarball temporary file,
  * print one line ("hspz: interrupted by signal N...") and exit with 128 + the signal.  The run
  * is settled by hz_publish (OUTDIR and tarball in place) or hz_publish_abort (it fails on its
  * own); after that a signal is dropped and the run ends with its own status, so exit 0 always
  * comes with a complete OUTDIR and 128 + N or 1 with none.  hz_publish and hz_publish_abort
- * hold the lock, so a signal never splits them. */
+ * hold the lock, so a signal never splits them.  SIGPIPE: a write to a closed stdout fails with
+ * EPIPE and leaves SIGPIPE pending on the writing thread; hz_publish_abort finds it there and
+ * ends the run as the watcher would ("stdout was closed (SIGPIPE)", exit 141). */
 typedef struct {
     pthread_mutex_t lock;
     char tmpdir[4200];         /* "" = nothing to remove */
@@ -63,9 +65,11 @@ void hz_publish_abort(hz_sigwatch *w);
  * cannot kill a run that has published. */
 void hz_sigwatch_stop(hz_sigwatch *w);
 
-/* OUTDIR rules: its parent must exist and be writable (OUTDIR.tmp-<pid> is made there:
+/* OUTDIR rules: its parent must exist and be writable (OUTDIR.tmp-<pid>-<token> is made there:
  * access(2) W_OK|X_OK, so a read-only file system counts too); if OUTDIR exists it must be a folder, empty unless
- * --force, and with --force it must not hold an input (it is removed after the run).
+ * --force (hidden .hspz.tmp-* temporaries do not count), and with --force a folder hspz wrote
+ * (manifest.json or queries.tsv) not holding an input (it is removed after the run).  Runs
+ * hz_recover_outdir first.
  * Returns 0, or -1 with err set (README "Exit status": exit 1, but main.c checks
  * hz_outdir_holds_input first, exit 2). */
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
@@ -95,20 +99,25 @@ int hz_output_file_check(const hz_opts *o, const char *path, const char *what, c
  * call it; main.c calls it before the tarball's check. */
 void hz_recover_outdir(const hz_opts *o);
 
-/* Make o->outdir's temporary folder "OUTDIR.tmp-<pid>" (a stale one of this pid is removed
- * first, and so is every OUTDIR.tmp-<N> folder whose process N no longer exists: runs killed
- * by SIGKILL or a crash; a note each unless --quiet) and register it, and the tarball's temporary file when o->tarball, with w.  Returns the malloc'd path, or NULL with err set. */
+/* Make o->outdir's temporary folder: "OUTDIR.tmp-<pid>-<token>" (hz_out_tmpname; mkdir, so
+ * never an existing name), or "OUTDIR/.hspz.tmp-<pid>-<token>" when OUTDIR exists empty (it
+ * is then filled in place, w->fill); first hz_recover_outdir.  Writes its owner record
+ * (".owner" beside it: hz_owner_write, with OUTDIR, the tarball and its temporary name) and
+ * registers the folder and the tarball's temporary with w.  Returns the malloc'd path, or
+ * NULL with err set. */
 char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen);
 
-/* Publish under w's lock, in this order: the tarball's temporary file registered with w (made
- * by hz_package) is renamed to its path without replacing anything (renameat2
- * RENAME_NOREPLACE, or link(2)), then tmpdir is renamed to o->outdir.  Without o->force an
- * existing OUTDIR must be empty (it is removed) and no tarball may exist; with o->force the
- * existing ones are moved aside and deleted only once the new ones are in place.  On success
- * the run is settled (see hz_sigwatch).  Returns 0, or -1 with err set: nothing lost (what was
- * moved aside is put back, this run's tarball is taken back only while it is still its file)
- * and w->lost set when the cause is another run's tarball that appeared meanwhile (see
- * hz_publish_failed_manifest). */
+/* Publish under w's lock: the owner record is rewritten first with every name the publish
+ * may leave (the tarball's inode, the .old-<pid>-<token> names of --force, the fill list);
+ * then the tarball's temporary file registered with w (made by hz_package) is put at its path
+ * without replacing anything (hz_out_place), then OUTDIR: tmpdir renamed to a missing OUTDIR
+ * (RENAME_NOREPLACE), or an existing empty OUTDIR filled in place (names moved up one by one,
+ * manifest.json last), or with o->force an existing OUTDIR hspz wrote moved aside and deleted
+ * once the new one is in place.  On success the run is settled (see hz_sigwatch).  Returns 0,
+ * or -1 with err set: nothing lost (what was moved aside is put back, this run's tarball is
+ * taken back only while it is still its file) and w->lost set when the cause is another run's
+ * tarball that appeared meanwhile (see hz_publish_failed_manifest).  A kill in between is put
+ * right by the next run (hz_recover_outdir). */
 int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen);
 
 /* Where this failed run writes its failure manifest (hz_failed_manifest_path, malloc'd), or
