@@ -1,6 +1,7 @@
 /* package — see package.h. */
 #include "package.h"
 #include "publish.h"
+#include "scoring.h"
 #include "segments.h"
 #include "shquote.h"
 #include <archive.h>
@@ -807,7 +808,12 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     if (!fm) goto oom;
     snprintf(fm, fl, "%s\n", F);
     if (mem_add(&m, "galaxy/format.txt", NULL, fm, fl - 1, 0)) goto oom;
-    if (o->scoring && mem_add(&m, "galaxy/files/data/scores.txt", o->scoring, NULL, 0, 0)) goto oom;
+    if (o->scoring) {   /* with the thresholds lastz would otherwise warn about (scoring.h) */
+        size_t sl = 0;
+        char *sc = hz_scorefile_with_thresholds(o->scoring, o->hspthresh, G, &sl, err, errlen);
+        if (!sc) goto done;
+        if (mem_add(&m, "galaxy/files/data/scores.txt", NULL, sc, sl, 0)) goto oom;
+    }
     if (c->n) {
         if (hz_twobit_write(tref, t->seqs, t->name, err, errlen)) goto done;
         if (hz_twobit_write(tqry, q->seqs, q->name, err, errlen)) goto done;
