@@ -296,6 +296,29 @@ EOF
     [ ! -s "$f/tmp1.block0.r0.plus.err" ]
 }
 
+@test "package: --inner N goes into the commands where KegAlign puts it, and lastz interpolates" {
+    # runner.py inject_inner: right after --strand; package_output.py: int options in
+    # lastz-cmd.ini order (gappedthresh, inner, ydrop).  aglobin: 52 blocks without, 133 with.
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR" A=tests/data/tiny_aglobin_human_vs_cow
+    hz_run run -r $A/aglobin_human.fa.gz -q $A/aglobin_cow.fa.gz -o "$d/o" --inner 1000 --tarball --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    grep -q -- ' --strand=plus --inner=1000 --segments=tmp1.block0.r0.plus.segments ' "$d/o/lastz-commands.txt"
+    replay "$d/o.tar.gz" "$d/x"
+    grep -q '"--gappedthresh=3000", "--inner=1000", "--ydrop=9430", "--target=' "$d/x/galaxy/commands.json"
+    [ "$(grep -c '^a ' "$d/x/output.maf")" -eq 133 ]
+    local f="$d/x/galaxy/files"
+    zcat -f $A/aglobin_human.fa.gz >"$f/t.fa"; zcat -f $A/aglobin_cow.fa.gz >"$f/q.fa"
+    lastz "$f/t.fa" "$f/q.fa" --segments="$f/tmp1.block0.r0.plus.segments" --format=maf- --strand=plus \
+        --gappedthresh=3000 --inner=1000 --ydrop=9430 >"$d/hand.maf"
+    cmp "$d/hand.maf" "$f/tmp1.block0.r0.plus.maf-"
+    # without --inner: no such argument, fewer alignments
+    hz_run run -r $A/aglobin_human.fa.gz -q $A/aglobin_cow.fa.gz -o "$d/p" --tarball --quiet
+    ! grep -q -- '--inner' "$d/p/lastz-commands.txt"
+    replay "$d/p.tar.gz" "$d/y"
+    [ "$(grep -c '^a ' "$d/y/output.maf")" -eq 52 ]
+}
+
 @test "package: errors — existing tarball without --force, --nogapped, bad data folder" {
     local d="$BATS_TEST_TMPDIR"
     touch "$d/o.tar.gz"
