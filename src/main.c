@@ -89,6 +89,7 @@ static const char *USAGE =
 "                                   does not depend on it (honours CUDA_VISIBLE_DEVICES)\n"
 "      --quiet                      no progress, funnel or notes on stderr\n"
 "  -y, --time                       the time line on stderr even with --quiet\n"
+"      --no-hostname                the manifest's run.hostname is null (for services such as Galaxy)\n"
 "Scale-out (README \"Plan, units, merge\")\n"
 "      --plan FILE --unit IDS       run only these work units of the plan into -o UNITDIR\n"
 "      --max-unit-hits N            hspz plan: cut a block pair into units of at most N\n"
