@@ -53,7 +53,7 @@ static const hz_param PARAMS[] = {
     { "output", "data_folder", "--data-folder", HZ_P_STR, OFF(data_folder), 0, 0, NULL, "folder prefix of ref.2bit/query.2bit in the commands" },
     { "output", "print_commands", "--print-commands", HZ_P_BOOL, OFF(print_commands), 0, 1, NULL, "also print the lastz commands on stdout" },
     { "output", "tarball", "--tarball[=PATH]", HZ_P_NSTR, OFF(tarball), 0, 0, NULL, "Galaxy data package: null = none, \"\" = OUTDIR.tar.gz, else the path" },
-    { "output", "diagonal_partition", "--diagonal-partition", HZ_P_U64, OFF(diagonal_partition), 0, LLONG_MAX, NULL, "max segments per lastz job; 0 = no diagonal partition" },
+    { "output", "diagonal_partition", "--diagonal-partition", HZ_P_U64, OFF(diagonal_partition), 0, LLONG_MAX, NULL, "max segments per lastz job; auto = KegAlign's estimate; 0 = no diagonal partition" },
     { "output", "single_file", "--single-file", HZ_P_BOOL, OFF(single_file), 0, 1, NULL, "also write OUTDIR/all.segments" },
     { "output", "report", "--report", HZ_P_BOOL, OFF(report), 0, 1, NULL, "also write OUTDIR/report.html and report.png (dot plot, funnel, settings)" },
     { "devices", "device", "--device", HZ_P_ENUM, OFF(device), 0, 0, DEVICES, "where chunks run" },
@@ -113,9 +113,15 @@ static void set_int(hz_opts *o, int i, long long v)
     }
 }
 
+/* diagonal_partition's automatic value (HZ_DIAG_AUTO) reads and prints as "auto" */
+static int is_diag_auto(const hz_opts *o, int i)
+{
+    return PARAMS[i].off == OFF(diagonal_partition) && o->diagonal_partition == HZ_DIAG_AUTO;
+}
+
 int hz_cfg_value_kind(const hz_opts *o, int i)
 {
-    (void)o;
+    if (is_diag_auto(o, i)) return 0;   /* written as its text, "auto" */
     switch (PARAMS[i].type) {
     case HZ_P_STR: case HZ_P_NSTR: return 1;
     case HZ_P_BOOL: return 2;
@@ -134,6 +140,10 @@ void hz_cfg_value_text(const hz_opts *o, int i, char *buf, size_t n)
         break;
     }
     case HZ_P_BOOL: snprintf(buf, n, "%s", *(int *)fld(o, i) ? "true" : "false"); break;
+    case HZ_P_U64:
+        if (is_diag_auto(o, i)) { snprintf(buf, n, "auto"); break; }
+        snprintf(buf, n, "%lld", hz_cfg_value_int(o, i));
+        break;
     case HZ_P_PROGRESS: {
         int v = *(int *)fld(o, i);
         snprintf(buf, n, "%s", v < 0 ? "auto" : v ? "on" : "off");
@@ -215,7 +225,8 @@ static int is_null(const yaml_node_t *n)
 
 static const char *range_text(const hz_param *p, char *buf, size_t n)
 {
-    if (p->lo == -1) snprintf(buf, n, "-1 or 0..%lld", p->hi);
+    if (p->off == OFF(diagonal_partition)) snprintf(buf, n, "auto or 0..%lld", p->hi);
+    else if (p->lo == -1) snprintf(buf, n, "-1 or 0..%lld", p->hi);
     else snprintf(buf, n, "%lld..%lld", p->lo, p->hi);
     return buf;
 }
@@ -232,6 +243,10 @@ static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
     int plain = v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     switch (p->type) {
     case HZ_P_U64: case HZ_P_U32: case HZ_P_I32: case HZ_P_INT: {
+        if (p->off == OFF(diagonal_partition) && plain && !strcmp(s, "auto")) {
+            o->diagonal_partition = HZ_DIAG_AUTO;
+            return 0;
+        }
         char *end;
         errno = 0;
         long long x = plain && *s ? strtoll(s, &end, 10) : 0;
@@ -474,7 +489,7 @@ void hz_cfg_print(const hz_config *c, FILE *fp)
             }
             char rng[96] = "";
             if (p->values) { rng[0] = '['; join(rng + 1, sizeof rng - 2, p->values); strcat(rng, "]"); }
-            else if (hz_cfg_value_kind(&c->o, i) == 3) { rng[0] = '['; range_text(p, rng + 1, sizeof rng - 2); strcat(rng, "]"); }
+            else if (hz_cfg_value_kind(&c->o, i) == 3 || is_diag_auto(&c->o, i)) { rng[0] = '['; range_text(p, rng + 1, sizeof rng - 2); strcat(rng, "]"); }
             fprintf(fp, "  # %s - %s (%s)%s%s\n", hz_src_name((hz_src)c->src[i]), p->help, p->flag, rng[0] ? " " : "", rng);
         }
     }
@@ -540,16 +555,7 @@ int hz_env_check(char *err, size_t errlen)
         int known = -1;
         for (int k = 0; k < NENV; k++)
             if (strlen(ENV[k].name) == nl && !strncmp(ENV[k].name, *e, nl)) known = k;
-        if (known < 0) {
-            int h = 0;
-            for (int k = 0; HARNESS[k]; k++) if (strlen(HARNESS[k]) == nl && !strncmp(HARNESS[k], *e, nl)) h = 1;
-            if (h) continue;
-            char en[256];
-            snprintf(err, errlen, "environment variable %s is not known (allowed: HSPZ_GATE, HSPZ_GATE_KERNEL, HSPZ_DEVICE_SEEDS, "
-                     "HSPZ_DEVICE_LONG, HSPZ_DEVICE_DEDUP, HSPZ_REF_BUCKETS, HSPZ_GPU_TILE, HSPZ_SYNC, HSPZ_FAULT (tests), HSPZ_TRACE; test-harness variables HSPZ_SHARED, HSPZ_SLOW, "
-                     "HSPZ_TIMEOUT, HSPZ_TEST_LOG, HSPZ_BIN_DIR, HSPZ_DOCKER_IMAGE, HSPZ_DOCKER_SOCKET are ignored)", hz_printable(*e, nl > 200 ? 200 : nl, en, sizeof en));
-            return -1;
-        }
+        if (known < 0) continue;   /* not read by hspz: hz_env_unknown names it in a note */
         if (!env_value_ok(known, val)) {
             char ev[1024];
             snprintf(err, errlen, "environment variable %s='%s' is not allowed (allowed: %s)",
@@ -559,6 +565,28 @@ int hz_env_check(char *err, size_t errlen)
         ENV[known].value = val;
     }
     return 0;
+}
+
+int hz_env_unknown(char *buf, size_t n)
+{
+    int count = 0;
+    size_t used = 0;
+    if (n) buf[0] = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "HSPZ_", 5)) continue;
+        const char *eq = strchr(*e, '=');
+        size_t nl = eq ? (size_t)(eq - *e) : strlen(*e);
+        int skip = 0;
+        for (int k = 0; k < NENV && !skip; k++) skip = strlen(ENV[k].name) == nl && !strncmp(ENV[k].name, *e, nl);
+        for (int k = 0; HARNESS[k] && !skip; k++) skip = strlen(HARNESS[k]) == nl && !strncmp(HARNESS[k], *e, nl);
+        if (skip) continue;
+        char en[256];
+        hz_printable(*e, nl > 200 ? 200 : nl, en, sizeof en);
+        int w = snprintf(buf + used, used < n ? n - used : 0, "%s%s", count ? ", " : "", en);
+        if (w > 0 && used + (size_t)w < n) used += (size_t)w;
+        count++;
+    }
+    return count;
 }
 
 const hz_envvar *hz_env_vars(int *n) { *n = NENV; return ENV; }

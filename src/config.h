@@ -80,11 +80,13 @@ long long hz_cfg_value_int(const hz_opts *o, int i);
 
 /* ---- HSPZ_* environment ------------------------------------------------------------------ */
 typedef struct { const char *name, *allowed, *value; } hz_envvar;
-/* Check every HSPZ_* variable of the environment: a known kernel/resource variable with an
- * allowed value, or one of the test-harness variables (HSPZ_SHARED, HSPZ_SLOW, HSPZ_TIMEOUT,
- * HSPZ_TEST_LOG), which hspz does not read.  Returns 0, or -1 with err naming the allowed
- * names or values. */
+/* Check the HSPZ_* variables hspz reads (ENV in config.c): each must have an allowed value.
+ * Other HSPZ_* names are not looked at (hz_env_unknown lists them for a note).  Returns 0, or
+ * -1 with err naming the variable and its allowed values. */
 int hz_env_check(char *err, size_t errlen);
+/* The HSPZ_* variables hspz does not read (not checked, not used; not the test harness's):
+ * their names, ", "-separated and made printable, in buf (cut to n bytes).  Returns how many. */
+int hz_env_unknown(char *buf, size_t n);
 /* The known kernel/resource variables (value NULL when unset), after hz_env_check. */
 const hz_envvar *hz_env_vars(int *n);
 

@@ -76,8 +76,10 @@ static const char *USAGE =
 "  -Z, --tarball [PATH]             also write Galaxy's data package (galaxy/commands.json,\n"
 "                                   format.txt, files/: 2bit, .name, .segments) as a\n"
 "                                   reproducible .tar.gz [OUTDIR.tar.gz, next to OUTDIR]\n"
-"  -D, --diagonal-partition N       split segment files along the diagonal so that no lastz\n"
-"                                   command gets more than N segments (tmp*.splitK.segments)\n"
+"  -D, --diagonal-partition [N|auto] split segment files along the diagonal so that no lastz\n"
+"                                   command gets more than N segments (tmp*.splitK.segments);\n"
+"                                   without N or with auto: N as KegAlign's Galaxy runner\n"
+"                                   estimates it; 0 = off [0]\n"
 "      --single-file                also write OUTDIR/all.segments: every segment in the order\n"
 "                                   lastz TARGET[multiple] QUERY --segments= reads\n"
 "      --report                     also write OUTDIR/report.html (self-contained page: dot\n"
@@ -261,6 +263,15 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
         usage_error("%s%s", perr, "");
 }
 
+/* One note naming the HSPZ_* variables hspz does not read (config.h hz_env_unknown). */
+static void env_note(int quiet)
+{
+    char unk[1024];
+    int n = hz_env_unknown(unk, sizeof unk);
+    if (n && !quiet)
+        fprintf(stderr, "hspz: note: ignoring environment variable%s hspz does not read: %s\n", n > 1 ? "s" : "", unk);
+}
+
 /* hspz merge PLAN UNITDIR... [-r T] [-q Q] [--force] [--quiet] [-t N] (merge.h) */
 static int cmd_merge(int argc, char **argv)
 {
@@ -297,6 +308,7 @@ static int cmd_merge(int argc, char **argv)
     int rc = plan_settings(planpath, &P, &cfg, &o, set);
     if (rc) return rc;
     o = cfg.o;
+    env_note(o.quiet);
     values_check(&o, NULL, NULL);   /* the plan's settings too: merge writes lastz-commands.txt */
     o.outdir = outdir_normalize(o.outdir);
     char err[1024];
@@ -448,7 +460,7 @@ static int cmd_run(int argc, char **argv, int mode)
         {"gpus", 1, 0, O_GPUS}, {"num_gpu", 1, 0, O_GPUS},
         {"quiet", 0, 0, O_QUIET}, {"progress", 0, 0, O_PROGRESS}, {"no-progress", 0, 0, O_NOPROGRESS},
         {"debug", 0, 0, O_DEBUG}, {"help", 0, 0, 'h'},
-        {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 1, 0, O_DIAGPART},
+        {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 2, 0, O_DIAGPART},
         {"single-file", 0, 0, O_SINGLEFILE}, {"report", 0, 0, O_REPORT},
         {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
         /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
@@ -465,7 +477,7 @@ static int cmd_run(int argc, char **argv, int mode)
     uint64_t max_unit_hits = 0;
     int dry_run = 0;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
-    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD:ZG:uy", lo, &li))) != -1) {
+    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD::ZG:uy", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
         switch (c) {
         case 'r': o.target = optarg; break;
@@ -524,7 +536,13 @@ static int cmd_run(int argc, char **argv, int mode)
             if (!optarg[0]) usage_error("--dump-plan: empty path%s%s", "", "");
             o.dump_plan = optarg; break;
         case 'D':
-        case O_DIAGPART: o.diagonal_partition = (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX); break;
+        case O_DIAGPART:
+            /* optional value (hillerlab/hspZ's bare -D): attached, or the next word unless it
+             * starts with '-'; none or "auto" = automatic (HZ_DIAG_AUTO) */
+            if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
+            o.diagonal_partition = !optarg || !strcmp(optarg, "auto") ? HZ_DIAG_AUTO
+                : (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX);
+            break;
         case O_SINGLEFILE: o.single_file = 1; break;
         case O_REPORT: o.report = 1; break;
         case O_CONFIG: cfgpath = optarg; break;
@@ -564,6 +582,7 @@ static int cmd_run(int argc, char **argv, int mode)
         if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
         o = cfg.o;
     }
+    env_note(o.quiet);
     if (mode == 3) return index_cmd(&o, set, cfgpath);
     if ((indexpath || qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
     if (qlistpath && planpath) usage_error("--query-list does not go with %s%s", o.replay ? "--from-manifest" : "--plan", "");

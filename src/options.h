@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* -D / --diagonal-partition without a value or 'auto': the chunk size KegAlign's Galaxy
+ * runner estimates from the segments files (package.c, hz_package_auto_chunk) */
+#define HZ_DIAG_AUTO UINT64_MAX
+
 typedef struct {
     const char *target, *query, *outdir;
     uint64_t seq_block_size;        /* B, bytes (500,000,000) */
@@ -35,7 +39,8 @@ typedef struct {
     int progress;                   /* -1 auto (stderr is a terminal), 0, 1 */
     /* output packaging (package.c) */
     const char *tarball;            /* NULL = none, "" = OUTDIR.tar.gz, else the path */
-    uint64_t diagonal_partition;    /* 0 = off, else max segments per lastz job */
+    uint64_t diagonal_partition;    /* 0 = off, HZ_DIAG_AUTO = KegAlign's estimate (package.c),
+                                     * else max segments per lastz job */
     int single_file;                /* also write all.segments */
     int report;                     /* also write report.html and report.png (report.h) */
     /* reports (not settings: never change the output) */

@@ -1,5 +1,6 @@
 /* package — see package.h. */
 #include "package.h"
+#include "diagpart.h"
 #include "publish.h"
 #include "scoring.h"
 #include "segments.h"
@@ -453,9 +454,11 @@ static int cmp_qorder(const void *pa, const void *pb)  /* stable: (qorder, posit
     return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
-/* Split one command's segments file; appends the resulting commands to out. */
-static int partition_one(const hz_opts *o, const char *dir, const pcmd *c, uint64_t N, pcmds *out,
-                         char *err, size_t errlen)
+/* Split one command's segments file; appends the resulting commands to out.  estimate: decide
+ * whether to split as diagonal_partition.py does (bytes // first line's bytes > N, §7.3; the
+ * automatic mode, whose N came from those bytes), else by the exact line count. */
+static int partition_one(const hz_opts *o, const char *dir, const pcmd *c, uint64_t N, int estimate,
+                         pcmds *out, char *err, size_t errlen)
 {
     char name[4096];
     snprintf(name, sizeof name, "%s.segments", c->base);
@@ -470,7 +473,8 @@ static int partition_one(const hz_opts *o, const char *dir, const pcmd *c, uint6
     if (!path) { snprintf(err, errlen, "out of memory"); return -1; }
     if (read_file(path, &data, &len, err, errlen)) goto out;
     if (parse_lines(data, len, path, &ls, &n, err, errlen)) goto out;
-    if (n <= N) {
+    const char *nl = len ? memchr(data, '\n', len) : NULL;
+    if (estimate ? !hz_diagpart_must_split(len, nl ? (uint64_t)(nl - data) + 1 : len, N) : n <= N) {
         char *b = strdup(c->base);
         if (!b || pcmds_push(out, b, c->r, c->q, c->strand)) { free(b); snprintf(err, errlen, "out of memory"); goto out; }
         rc = 0; goto out;
@@ -902,6 +906,36 @@ done:
 
 /* ------------------------------------------------------------------ entry point */
 
+/* The automatic chunk size (diagpart.h) from the commands' segments files: their sizes, and
+ * the first line of the first one in command order.  *N = 0: no partition. */
+static int auto_chunk(const char *dir, const pcmds *c, uint64_t *N, char *err, size_t errlen)
+{
+    *N = 0;
+    if (c->n < 2) return 0;
+    uint64_t *sz = malloc(c->n * sizeof *sz), line = 0;
+    if (!sz) { snprintf(err, errlen, "out of memory"); return -1; }
+    char name[4200];
+    for (size_t i = 0; i < c->n; i++) {
+        snprintf(name, sizeof name, "%s/%s.segments", dir, c->v[i].base);
+        struct stat st;
+        FILE *fp = fopen(name, "rb");
+        if (!fp || fstat(fileno(fp), &st)) {
+            snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
+            if (fp) fclose(fp);
+            free(sz); return -1;
+        }
+        sz[i] = (uint64_t)st.st_size;
+        if (i == 0) {   /* runner.py: len(f.readline()), the newline included */
+            int ch;
+            while ((ch = getc(fp)) != EOF) { line++; if (ch == '\n') break; }
+        }
+        fclose(fp);
+    }
+    *N = hz_diagpart_auto_chunk(sz, c->n, line);
+    free(sz);
+    return 0;
+}
+
 int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, char *err, size_t errlen)
 {
     if (!o->tarball && !o->diagonal_partition && !o->single_file) return 0;
@@ -910,8 +944,12 @@ int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_sid
     if (o->tarball || o->diagonal_partition)
         if (read_commands(o, dir, &c, err, errlen)) goto done;
     if (o->diagonal_partition) {
-        for (size_t i = 0; i < c.n; i++)
-            if (partition_one(o, dir, &c.v[i], o->diagonal_partition, &split, err, errlen)) goto done;
+        uint64_t N = o->diagonal_partition;
+        int est = N == HZ_DIAG_AUTO;
+        if (est && auto_chunk(dir, &c, &N, err, errlen)) goto done;
+        for (size_t i = 0; i < c.n && N; i++)
+            if (partition_one(o, dir, &c.v[i], N, est, &split, err, errlen)) goto done;
+        if (!N) { split = c; memset(&c, 0, sizeof c); }   /* automatic, nothing to split */
         pcmds_free(&c);
         c = split; memset(&split, 0, sizeof split);
         if (write_commands(o, dir, &c, err, errlen)) goto done;

@@ -98,12 +98,12 @@ PY
     hz="$(dirname "$HSPZ")/hspZ"
     [ -x "$hz" ] || skip "no hspZ next to $HSPZ (the build makes the link)"
     cp $AO/apple.fasta.gz $AO/orange.fasta.gz "$d/"
-    ( cd "$d" && "$hz" run --hspthresh 3000 -r apple.fasta.gz -q orange.fasta.gz -o segments -D 5 -Z \
+    ( cd "$d" && "$hz" run --hspthresh 3000 -r apple.fasta.gz -q orange.fasta.gz -o segments -D -Z \
         --time --dump-plan plan.tsv ) 2>"$d/err"
     grep -q '^hspz: time: ' "$d/err"
     [ -s "$d/plan.tsv" ] && [ -s "$d/segments.tar.gz" ] && [ -f "$d/segments/lastz-commands.txt" ]
     ls "$d/segments"/*.split1.segments >/dev/null
-    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/ref" -D 5 --tarball="$d/ref.tgz" --quiet
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/ref" -D auto --tarball="$d/ref.tgz" --quiet
     same_outputs "$d/ref" "$d/segments"
     cmp "$d/ref.tgz" "$d/segments.tar.gz"
 }
@@ -127,4 +127,78 @@ PY
     hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/p.tsv"
     [ "$status" -eq 1 ] && [[ "$stderr" == *"the --dump-plan file exists (use --force to replace it)" ]]
     [ ! -e "$d/o" ] && ! compgen -G "$d/o.*" >/dev/null && [ "$(cat "$d/p.tsv")" = old ]
+}
+
+# ---------------------------------------------------------------- -D without a value (automatic)
+#
+# The automatic chunk size is KegAlign's Galaxy runner's (galaxytools tools/kegalign/runner.py
+# estimate_chunk_size, then diagonal_partition.py N per command; README "--diagonal-partition").
+# The numbers below were derived by running those two scripts (galaxytools 2be10a0) on hspz's
+# unpartitioned folders of these runs, os.scandir made to list the segments files in
+# lastz-commands.txt order (KegAlign takes whichever file the directory lists first):
+#   apple/orange, defaults:              2 files  -> chunk 596, 3 lastz commands after splitting
+#   apple/orange, -I 50000:             16 files  -> chunk 116, 21 lastz commands
+# The test also recomputes the chunk from the files with Python's own statistics.quantiles.
+auto_chunk_py='import os, re, statistics, sys
+d = sys.argv[1]
+segs = [re.search(r"--segments=(\S+)", l).group(1) for l in open(d + "/lastz-commands.txt")]
+sizes = [os.path.getsize(os.path.join(d, s)) for s in segs]
+line = len(open(os.path.join(d, segs[0])).readline())
+q = statistics.quantiles(sizes)
+print(min(int((q[1] if len(sizes) < 7 else q[-1]) // line), 50000) if len(sizes) >= 2 else 0)'
+
+@test "dropin: bare -D is the automatic partition: every spelling gives one folder, KegAlign's chunk (596; 116 with 16 files)" {
+    local d="$BATS_TEST_TMPDIR" i=0 v
+    local R=(-r $AO/apple.fasta.gz -q $AO/orange.fasta.gz)
+    hz_run run "${R[@]}" -o "$d/plain" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(python3 -c "$auto_chunk_py" "$d/plain")" = 596 ]
+    hz_run run "${R[@]}" -o "$d/fixed" -D 596 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(wc -l <"$d/fixed/lastz-commands.txt")" -eq 3 ]
+    # bare at the end, bare before an option, auto as a word or attached, long spellings
+    for v in "--quiet -D" "-D --quiet" "-D auto --quiet" "-Dauto --quiet" "--diagonal-partition --quiet" \
+             "--diagonal-partition auto --quiet" "--diagonal-partition=auto --quiet"; do
+        i=$((i + 1))
+        # shellcheck disable=SC2086
+        hz_run run "${R[@]}" -o "$d/a$i" $v
+        [ "$status" -eq 0 ] || { echo "$v"; show_run; return 1; }
+        same_outputs "$d/fixed" "$d/a$i" || { echo "$v"; return 1; }
+        cmp "$d/fixed/lastz-commands.txt" "$d/a$i/lastz-commands.txt"
+    done
+    python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["config"]["values"]["diagonal_partition"]
+assert v == {"value": "auto", "source": "flag", "section": "output"}, v' "$d/a1/manifest.json"
+    # 16 files: the third quartile
+    hz_run run "${R[@]}" -o "$d/plain16" -I 50000 --quiet
+    [ "$(python3 -c "$auto_chunk_py" "$d/plain16")" = 116 ]
+    hz_run run "${R[@]}" -o "$d/fixed16" -I 50000 -D 116 --quiet
+    hz_run run "${R[@]}" -o "$d/auto16" -I 50000 -D --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    same_outputs "$d/fixed16" "$d/auto16"
+    [ "$(wc -l <"$d/auto16/lastz-commands.txt")" -eq 21 ]
+    # the same segment lines as without -D
+    [ "$(canonical_digest "$d/auto16")" = "$(canonical_digest "$d/plain16")" ]
+}
+
+@test "dropin: -D 0 is off, one segments file is never split, -D with --nogapped is refused, config says auto" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/off" -D 0 --quiet
+    [ "$status" -eq 0 ] && ! compgen -G "$d/off/*.split*" >/dev/null
+    # mtDNA (plus strand only): one segments file; KegAlign's quantiles need two (Python 3.13
+    # gives that file's own line count, so nothing is split): hspz keeps it whole
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/mt" --strand plus -D --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(ls "$d/mt"/*.segments | wc -l)" -eq 1 ] && ! compgen -G "$d/mt/*.split*" >/dev/null
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/ng" -D --nogapped
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"--diagonal-partition works on lastz commands, which --nogapped turns off" ]]
+    hz_run config -D
+    [[ "$output" == *"  diagonal_partition: auto  # flag - "* ]]
+    printf 'output:\n  diagonal_partition: auto\n' >"$d/c.yaml"
+    hz_run config --config "$d/c.yaml"
+    [[ "$output" == *"  diagonal_partition: auto  # file - "* ]]
+    printf 'output:\n  diagonal_partition: 12\n' >"$d/c.yaml"
+    hz_run config --config "$d/c.yaml"
+    [[ "$output" == *"  diagonal_partition: 12  # file - "* ]]
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/x" -D often
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"--diagonal-partition: 'often' is not an integer"* ]]
 }

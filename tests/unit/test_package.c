@@ -2,6 +2,7 @@
  * hz_seqset_load (version 0 header, N blocks, mask blocks, prefixed names) and the raw bytes
  * of a tiny file.  Prints "ok N - ..." / "not ok N - ..." lines; exit status 1 on failure. */
 #include "package.h"
+#include "diagpart.h"
 #include "seqio.h"
 
 #include <stdio.h>
@@ -112,6 +113,21 @@ int main(void)
         hz_seqset_free(&s);
     }
     remove(path);
+
+    /* automatic -D chunk (diagpart.h): expected values are Python's
+     * int(statistics.quantiles(sizes)[1 if len < 7 else -1] // line), at most 50000 */
+    {
+        uint64_t a[] = { 300, 100 }, b[] = { 10, 20, 30, 40, 50, 60, 70 }, c[] = { 80, 10, 20, 30, 40, 50, 60, 70 },
+                 d[] = { 5, 1, 4, 2, 3, 6 }, e[] = { 1000000000, 2000000000 }, f[] = { 500 };
+        check(hz_diagpart_auto_chunk(a, 2, 1) == 200, "auto chunk: 2 files, the median (200)");
+        check(hz_diagpart_auto_chunk(b, 7, 1) == 60, "auto chunk: 7 files, the third quartile (60)");
+        check(hz_diagpart_auto_chunk(c, 8, 7) == 9, "auto chunk: 8 files, interpolated Q3 67.5 // 7 = 9");
+        check(hz_diagpart_auto_chunk(d, 6, 2) == 1, "auto chunk: 6 files, median 3.5 // 2 = 1");
+        check(hz_diagpart_auto_chunk(e, 2, 10) == 50000, "auto chunk: capped at 50000");
+        check(hz_diagpart_auto_chunk(f, 1, 10) == 0 && hz_diagpart_auto_chunk(a, 2, 0) == 0, "auto chunk: one file or no line: 0");
+        check(hz_diagpart_must_split(710, 71, 9) && !hz_diagpart_must_split(710, 71, 10) && !hz_diagpart_must_split(5, 0, 1),
+              "must split: 710 // 71 = 10 lines > 9, not > 10");
+    }
     printf("%d tests, %d failed\n", n_tests, n_fail);
     return n_fail ? 1 : 0;
 }
