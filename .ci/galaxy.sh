@@ -14,13 +14,19 @@
 #   --docker-image IMG   HSPZ_DOCKER_IMAGE  run the tool tests inside this local image (never pulled)
 #   --docker-socket S    HSPZ_DOCKER_SOCKET dockerd socket, e.g. unix:///path/docker.sock
 #   --port N             GALAXY_CI_PORT     Galaxy's port on 127.0.0.1 (default 8080)
+#   --batched-lastz P    BATCHED_LASTZ      richard-burhans/galaxytools' Batched LASTZ: a folder holding
+#                                           batched_lastz.xml, or a git clone of galaxytools (its
+#                                           tools/batched_lastz at commit 2be10a0 is used); default
+#                                           ../shared/galaxytools if present.  Without it the
+#                                           hspz -> batched_lastz check is skipped (said so)
 #   --setup-only                            only create the venvs (.ci/run starts this early,
 #                                           in the background, so pip overlaps the tests)
 #   GALAXY_VENV, PLANEMO_VENV               existing venvs to reuse (created when missing)
 #
 # Steps: venvs (pinned) -> planemo lint -> macro expansion with Galaxy's own expander + XSD
 # validation -> Galaxy 26.1.1 (sqlite, conda off, celery off) -> galaxy-tool-test for every
-# <tests> case -> a negative control (a copy of the tool with one wrong assertion must fail)
+# <tests> case -> hspz -> the real batched_lastz on two pairs (MT, apple/orange), its MAF equal to
+# lastz run by hand on the package (.ci/galaxy-chain.py) -> a negative control (a copy of the tool with one wrong assertion must fail)
 # -> no file named PWNED in any job folder, and every tool script passes `sh -n` -> stop Galaxy
 # by its PID.  Last line: "galaxy: N passed, N failed"; exit status non-zero if anything failed.
 set -euo pipefail
@@ -34,9 +40,11 @@ WORK=${GALAXY_CI_WORK:-/tmp/hspz-galaxy-ci}
 DOCKER_IMAGE=${HSPZ_DOCKER_IMAGE:-}
 DOCKER_SOCKET=${HSPZ_DOCKER_SOCKET:-}
 PORT=${GALAXY_CI_PORT:-8080}
+BATCHED_LASTZ=${BATCHED_LASTZ:-}
+GALAXYTOOLS_COMMIT=2be10a0ecc167cb1ee2bc907cecf53f2608d5e11
 SETUP_ONLY=0
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin-dir) BIN_DIR=$2; shift 2 ;;
@@ -49,6 +57,8 @@ while [ $# -gt 0 ]; do
         --docker-socket=*) DOCKER_SOCKET=${1#*=}; shift ;;
         --port) PORT=$2; shift 2 ;;
         --port=*) PORT=${1#*=}; shift ;;
+        --batched-lastz) BATCHED_LASTZ=$2; shift 2 ;;
+        --batched-lastz=*) BATCHED_LASTZ=${1#*=}; shift ;;
         --setup-only) SETUP_ONLY=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "galaxy.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
@@ -239,6 +249,30 @@ assert changed == 1, "no has_n_lines n=23 in the first test"
 tree.write(sys.argv[2], xml_declaration=False, encoding="utf-8")
 EOF
 
+# Batched LASTZ, unchanged, from a folder or from a galaxytools git clone at the pinned commit
+# (its alignment_type_option.xml is a link to ../kegalign/: copied as a file)
+BL_DIR=
+if [ -z "$BATCHED_LASTZ" ] && [ -d "$ROOT/../shared/galaxytools" ]; then BATCHED_LASTZ=$ROOT/../shared/galaxytools; fi
+if [ -n "$BATCHED_LASTZ" ]; then
+    if [ -f "$BATCHED_LASTZ/batched_lastz.xml" ]; then
+        BL_DIR=$(cd "$BATCHED_LASTZ" && pwd)
+    elif git --git-dir="$BATCHED_LASTZ" cat-file -e "$GALAXYTOOLS_COMMIT^{commit}" 2>/dev/null ||
+         git --git-dir="$BATCHED_LASTZ/.git" cat-file -e "$GALAXYTOOLS_COMMIT^{commit}" 2>/dev/null; then
+        gd=$BATCHED_LASTZ; [ -d "$gd/.git" ] && gd=$gd/.git
+        BL_DIR=$WORK/tools/batched_lastz
+        mkdir -p "$BL_DIR"
+        for f in batched_lastz.xml macros.xml run_lastz_tarball.py; do
+            git --git-dir="$gd" show "$GALAXYTOOLS_COMMIT:tools/batched_lastz/$f" >"$BL_DIR/$f"
+        done
+        git --git-dir="$gd" show "$GALAXYTOOLS_COMMIT:tools/kegalign/alignment_type_option.xml" >"$BL_DIR/alignment_type_option.xml"
+    else
+        echo "galaxy.sh: --batched-lastz $BATCHED_LASTZ: neither a folder with batched_lastz.xml nor a galaxytools clone with commit $GALAXYTOOLS_COMMIT" >&2
+        exit 2
+    fi
+fi
+BL_TOOL=
+if [ -n "$BL_DIR" ]; then BL_TOOL="<tool file=\"$BL_DIR/batched_lastz.xml\"/>"; fi
+
 # ---------------------------------------------------------------------------------------
 # 5. Galaxy configuration and start
 # ---------------------------------------------------------------------------------------
@@ -252,6 +286,7 @@ cat >"$GX/tool_conf.xml" <<EOF
     <section id="hspz_section" name="hspZ">
         <tool file="$ROOT/galaxy/hspz.xml"/>
         <tool file="$WORK/tools/hspz_wrong.xml"/>
+        $BL_TOOL
     </section>
 </toolbox>
 EOF
@@ -409,6 +444,32 @@ if [ -f "$RES/hspz.json" ]; then NRUN=$(summarise "$RES/hspz.json" | wc -l); fi
 if [ "$rc_tests" -ne 0 ] || [ "$NRUN" -ne "$NTESTS" ]; then
     tail -n 40 "$RES/hspz.log"
     fail "galaxy-tool-test hspz exited $rc_tests after $NRUN of $NTESTS tests"
+fi
+
+# ---------------------------------------------------------------------------------------
+# 6b. hspz -> the real batched_lastz with KegAlign's defaults; its MAF == lastz by hand
+# ---------------------------------------------------------------------------------------
+if [ -n "$BL_DIR" ]; then
+    log "hspz -> batched_lastz ($BL_DIR) on MT and apple/orange"
+    KEG_MAF=$ROOT/../shared/data/tiny_kegalign_apple_vs_orange_SYNTHETIC/apple_orange.maf.gz
+    expect=()
+    if [ -f "$KEG_MAF" ]; then expect=(--expect "$KEG_MAF"); fi
+    set +e
+    PATH=$GALAXY_VENV/bin:$PATH "$GALAXY_VENV/bin/python" "$ROOT/.ci/galaxy-chain.py" "$URL" "$ADMIN_KEY" "$RES" \
+        mt "$ROOT/galaxy/test-data/MT-human.fa" "$ROOT/galaxy/test-data/MT-orang.fa" \
+        apple_orange "$ROOT/tests/data/apple_orange/apple.fasta.gz" "$ROOT/tests/data/apple_orange/orange.fasta.gz" \
+        "${expect[@]}" >"$RES/chain.log" 2>&1
+    set -e
+    while IFS= read -r line; do
+        case "$line" in
+            PASS:*) pass "chain ${line#PASS: }" ;;
+            FAIL:*) fail "chain ${line#FAIL: }" ;;
+            *) log "$line" ;;
+        esac
+    done <"$RES/chain.log"
+    grep -q '^PASS: ' "$RES/chain.log" || fail "chain: no check ran (see $RES/chain.log)"
+else
+    log "SKIP hspz -> batched_lastz: no Batched LASTZ (give --batched-lastz, or put galaxytools at ../shared/galaxytools)"
 fi
 
 log "galaxy-tool-test -t hspz_wrong (must fail)"

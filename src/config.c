@@ -48,6 +48,7 @@ static const hz_param PARAMS[] = {
     { "output", "format", "--format", HZ_P_STR, OFF(format), 1, 0, NULL, "lastz --format of the lastz commands" },
     { "output", "ydrop", "--ydrop", HZ_P_I32, OFF(ydrop), 0, 2000000000, NULL, "lastz --ydrop of the lastz commands" },
     { "output", "gappedthresh", "--gappedthresh", HZ_P_I32, OFF(gappedthresh), -1, 2000000000, NULL, "lastz --gappedthresh; -1 = hspthresh" },
+    { "output", "inner", "--inner", HZ_P_I32, OFF(inner), 0, 2000000000, NULL, "lastz --inner (interpolation score threshold) in the lastz commands; 0 = none" },
     { "output", "notrivial", "--notrivial", HZ_P_BOOL, OFF(notrivial), 0, 1, NULL, "lastz --notrivial in the lastz commands" },
     { "output", "nogapped", "--nogapped", HZ_P_BOOL, OFF(nogapped), 0, 1, NULL, "write no lastz commands" },
     { "output", "data_folder", "--data-folder", HZ_P_STR, OFF(data_folder), 0, 0, NULL, "folder prefix of ref.2bit/query.2bit in the commands" },

@@ -75,6 +75,7 @@ static const char *USAGE =
 "  -c, --scoring FILE               LASTZ score file\n"
 "LASTZ command lines (lastz-commands.txt)\n"
 "      --format F [maf-]  --ydrop N [9430]  --gappedthresh N [= hspthresh]  --notrivial\n"
+"      --inner N                    lastz --inner=N (interpolation threshold) [0 = none]\n"
 "      --nogapped                   write no lastz commands\n"
 "      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
 "      --print-commands             also print the commands on stdout\n"
@@ -97,6 +98,7 @@ static const char *USAGE =
 "                                   does not depend on it (honours CUDA_VISIBLE_DEVICES)\n"
 "      --quiet                      no progress, funnel or notes on stderr\n"
 "  -y, --time                       the time line on stderr even with --quiet\n"
+"      --no-hostname                the manifest's run.hostname is null (for services such as Galaxy)\n"
 "Scale-out (README \"Plan, units, merge\")\n"
 "      --plan FILE --unit IDS       run only these work units of the plan into -o UNITDIR\n"
 "      --max-unit-hits N            hspz plan: cut a block pair into units of at most N\n"
@@ -137,7 +139,8 @@ enum {
     O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
     O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
     O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS,
-    O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST, O_REPORT
+    O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST, O_REPORT,
+    O_INNER, O_NOHOSTNAME
 };
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
@@ -459,7 +462,8 @@ static int cmd_run(int argc, char **argv, int mode)
         {"strand", 1, 0, 'S'}, {"xdrop", 1, 0, 'x'}, {"hspthresh", 1, 0, 'H'},
         {"noentropy", 0, 0, 'E'}, {"ambiguous", 1, 0, 'a'}, {"scoring", 1, 0, 'c'},
         {"format", 1, 0, O_FORMAT}, {"ydrop", 1, 0, O_YDROP}, {"gappedthresh", 1, 0, O_GAPPED},
-        {"notrivial", 0, 0, O_NOTRIVIAL}, {"nogapped", 0, 0, O_NOGAPPED},
+        {"notrivial", 0, 0, O_NOTRIVIAL}, {"nogapped", 0, 0, O_NOGAPPED}, {"inner", 1, 0, O_INNER},
+        {"no-hostname", 0, 0, O_NOHOSTNAME},
         {"data-folder", 1, 0, O_DATAFOLDER}, {"data_folder", 1, 0, O_DATAFOLDER},
         {"print-commands", 0, 0, O_PRINTCMDS},
         {"threads", 1, 0, 't'}, {"num_threads", 1, 0, 't'}, {"device", 1, 0, O_DEVICE},
@@ -516,6 +520,8 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_YDROP: o.ydrop = (int32_t)parse_int("--ydrop", optarg, 0, 2000000000); break;
         case O_GAPPED: o.gappedthresh = (int32_t)parse_int("--gappedthresh", optarg, 0, 2000000000); break;
         case O_NOTRIVIAL: o.notrivial = 1; break;
+        case O_INNER: o.inner = (int32_t)parse_int("--inner", optarg, 0, 2000000000); break;
+        case O_NOHOSTNAME: o.no_hostname = 1; break;
         case O_NOGAPPED: o.nogapped = 1; break;
         case O_DATAFOLDER: o.data_folder = optarg; break;
         case O_PRINTCMDS: o.print_commands = 1; break;

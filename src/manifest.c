@@ -259,7 +259,8 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_object_set_new(run, "error", jstr(mi->error));
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    json_object_set_new(run, "hostname", json_string(host));
+    /* --no-hostname: a service (Galaxy) shows the manifest to users who must not see its hosts */
+    json_object_set_new(run, "hostname", o->no_hostname ? json_null() : json_string(host));
     json_object_set_new(run, "threads", json_integer(mi->threads));
     json_object_set_new(m, "run", run);
 

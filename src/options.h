@@ -28,6 +28,7 @@ typedef struct {
     const char *format;             /* "maf-" */
     int32_t ydrop;                  /* 9430 */
     int32_t gappedthresh;           /* -1 = hspthresh */
+    int32_t inner;                  /* lastz --inner=N in the commands; 0 = none */
     int notrivial, nogapped;
     uint64_t max_hits;              /* 0 = one batch per chunk */
     int threads;                    /* 0 = all cores */
@@ -44,6 +45,7 @@ typedef struct {
     int report;                     /* also write report.html and report.png (report.h) */
     /* reports (not settings: never change the output) */
     int time_report;                /* --time: the time line even with --quiet */
+    int no_hostname;                /* --no-hostname: manifest run.hostname is null */
     const char *dump_plan;          /* --dump-plan FILE: blocks and records as TSV, or NULL */
     const char *dump_manifest;      /* --dump-manifest FILE: this run's plan (units.h plan.json), or NULL */
     int replay;                     /* --from-manifest: units = every unit of the plan, a complete OUTDIR */

@@ -3,6 +3,7 @@
 #include "diagpart.h"
 #include "outsafe.h"
 #include "publish.h"
+#include "scoring.h"
 #include "segments.h"
 #include "shquote.h"
 #include <archive.h>
@@ -773,7 +774,7 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     for (size_t i = 0; i < c->n; i++) {
         const pcmd *x = &c->v[i];
         char *args[16]; int na = 0;
-        char tmpa[8][4200];
+        char tmpa[9][4200];
         if (o->notrivial) args[na++] = "--notrivial";
         if (o->ambiguous && o->ambiguous[0]) { snprintf(tmpa[0], sizeof tmpa[0], "--ambiguous=%s", o->ambiguous); args[na++] = tmpa[0]; }
         snprintf(tmpa[1], sizeof tmpa[1], "--format=%s", F); args[na++] = tmpa[1];
@@ -782,6 +783,7 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
         snprintf(tmpa[3], sizeof tmpa[3], "--segments=%s.segments", x->base); args[na++] = tmpa[3];
         args[na++] = x->strand ? "--strand=minus" : "--strand=plus";
         snprintf(tmpa[4], sizeof tmpa[4], "--gappedthresh=%d", G); args[na++] = tmpa[4];
+        if (o->inner > 0) { snprintf(tmpa[8], sizeof tmpa[8], "--inner=%d", (int)o->inner); args[na++] = tmpa[8]; }
         snprintf(tmpa[5], sizeof tmpa[5], "--ydrop=%d", o->ydrop); args[na++] = tmpa[5];
         snprintf(tmpa[6], sizeof tmpa[6], "--target=%sref.2bit[nameparse=darkspace][multiple][subset=ref_block%zu.name]", D, x->r);
         args[na++] = tmpa[6];
@@ -815,7 +817,12 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     if (!fm) goto oom;
     snprintf(fm, fl, "%s\n", F);
     if (mem_add(&m, "galaxy/format.txt", NULL, fm, fl - 1, 0)) goto oom;
-    if (o->scoring && mem_add(&m, "galaxy/files/data/scores.txt", o->scoring, NULL, 0, 0)) goto oom;
+    if (o->scoring) {   /* with the thresholds lastz would otherwise warn about (scoring.h) */
+        size_t sl = 0;
+        char *sc = hz_scorefile_with_thresholds(o->scoring, o->hspthresh, G, &sl, err, errlen);
+        if (!sc) goto done;
+        if (mem_add(&m, "galaxy/files/data/scores.txt", NULL, sc, sl, 0)) goto oom;
+    }
     if (c->n) {
         if (hz_twobit_write(tref, t->seqs, t->name, err, errlen)) goto done;
         if (hz_twobit_write(tqry, q->seqs, q->name, err, errlen)) goto done;

@@ -781,3 +781,56 @@ int hz_xparams_build(hz_xparams *xp, const hz_scorefile *sf, const char *ambiguo
     xp->gate_min_total = hz_gate_threshold(hspthresh);
     return 0;
 }
+
+/* A line's setting name: the first word, up to blank or '=' ("hsp_threshold = 3000"). */
+static int line_sets(const char *s, const char *e, const char *key)
+{
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    size_t k = strlen(key);
+    if ((size_t)(e - s) < k || memcmp(s, key, k)) return 0;
+    s += k;
+    return s == e || *s == ' ' || *s == '\t' || *s == '=' || *s == '\r';
+}
+
+char *hz_scorefile_with_thresholds(const char *path, int32_t hspthresh, int32_t gappedthresh,
+                                   size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    char *body = NULL, *out = NULL;
+    size_t n = 0, cap = 0, r;
+    char chunk[65536];
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (n + r > cap) {
+            size_t c = cap ? 2 * cap : sizeof chunk;
+            while (c < n + r) c *= 2;
+            char *p = realloc(body, c);
+            if (!p) { snprintf(err, errlen, "out of memory"); goto done; }
+            body = p; cap = c;
+        }
+        memcpy(body + n, chunk, r); n += r;
+    }
+    if (ferror(f)) { snprintf(err, errlen, "%s: read error", path); goto done; }
+    int has_h = 0, has_g = 0;
+    for (size_t i = 0; i < n;) {
+        const char *s = body + i, *e = memchr(s, '\n', n - i);
+        if (!e) e = body + n;
+        has_h |= line_sets(s, e, "hsp_threshold");
+        has_g |= line_sets(s, e, "gapped_threshold");
+        i = (size_t)(e - body) + 1;
+    }
+    /* settings precede the matrix in a LASTZ score file: the missing ones go first */
+    char head[96];
+    int hl = 0;
+    if (!has_h) hl += snprintf(head + hl, sizeof head - (size_t)hl, "hsp_threshold = %d\n", (int)hspthresh);
+    if (!has_g) hl += snprintf(head + hl, sizeof head - (size_t)hl, "gapped_threshold = %d\n", (int)gappedthresh);
+    if (!(out = malloc((size_t)hl + n + 1))) { snprintf(err, errlen, "out of memory"); goto done; }
+    memcpy(out, head, (size_t)hl);
+    if (n) memcpy(out + hl, body, n);
+    out[hl + n] = 0;
+    *len = (size_t)hl + n;
+done:
+    fclose(f);
+    free(body);
+    return out;
+}

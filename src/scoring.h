@@ -68,4 +68,14 @@ int hz_scoring_build(int32_t sub[HZ_NCODES][HZ_NCODES], const hz_scorefile *sf,
 int hz_xparams_build(hz_xparams *xp, const hz_scorefile *sf, const char *ambiguous, int32_t xdrop,
                      int32_t hspthresh, int entropy, char *err, size_t errlen);
 
+/* The bytes of the LASTZ score file `path` for Galaxy's package (galaxy/files/data/scores.txt):
+ * the file unchanged, preceded by "hsp_threshold = K" and "gapped_threshold = G" lines for
+ * those of the two settings the file does not set.  Without them lastz warns on stderr
+ * ("Scores file may warrant setting of thresholds") whenever the matrix's match scores are far
+ * from HOXD70's, and batched_lastz counts any such stderr as a failed command.  The lastz
+ * commands pass --gappedthresh=G, so the alignments are the same (the command line wins).
+ * Returns a malloc'd buffer (NUL-terminated, length in *len), or NULL with "<path>: ..." in err. */
+char *hz_scorefile_with_thresholds(const char *path, int32_t hspthresh, int32_t gappedthresh,
+                                   size_t *len, char *err, size_t errlen);
+
 #endif

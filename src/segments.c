@@ -216,14 +216,16 @@ char *hz_lastz_command(const hz_opts *o, const char *base, size_t r, size_t q, i
     char *s = NULL;
     if (!D || !F || (o->ambiguous && o->ambiguous[0] && !A) || (o->scoring && !S)) goto out;
     int G = o->gappedthresh >= 0 ? o->gappedthresh : o->hspthresh;
+    char I[32] = "";   /* KegAlign runner.py puts --inner=N right after --strand */
+    if (o->inner > 0) snprintf(I, sizeof I, " --inner=%d", (int)o->inner);
     size_t len = strlen(D) * 2 + strlen(F) * 2 + strlen(base) * 3 + (A ? strlen(A) : 0) + (S ? strlen(S) : 0) + 512;
     if (!(s = malloc(len))) goto out;
     snprintf(s, len,
              "lastz %sref.2bit[nameparse=darkspace][multiple][subset=ref_block%zu.name] "
              "%squery.2bit[nameparse=darkspace][subset=query_block%zu.name] "
-             "--format=%s --ydrop=%d --gappedthresh=%d --strand=%s%s%s%s%s%s "
+             "--format=%s --ydrop=%d --gappedthresh=%d --strand=%s%s%s%s%s%s%s "
              "--segments=%s.segments --output=%s.%s 2> %s.err",
-             D, r, D, q, F, o->ydrop, G, strand ? "minus" : "plus", A ? " --ambiguous=" : "", A ? A : "",
+             D, r, D, q, F, o->ydrop, G, strand ? "minus" : "plus", I, A ? " --ambiguous=" : "", A ? A : "",
              o->notrivial ? " --notrivial" : "", S ? " --scores=" : "", S ? S : "", base, base, F, base);
 out:
     free(D); free(F); free(A); free(S);

@@ -110,6 +110,21 @@ golden_field() {
     [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_GATE_KERNEL": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_DEVICE_LONG": null, "HSPZ_DEVICE_DEDUP": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null, "HSPZ_SYNC": null, "HSPZ_FAULT": null, "HSPZ_TRACE": null}' ]
 }
 
+@test "manifest: --no-hostname writes run.hostname null (a service hides its hosts)" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/a" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/b" --quiet --no-hostname
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    python3 - "$d/a/manifest.json" "$d/b/manifest.json" "$(hostname)" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["run"]["hostname"] == sys.argv[3], a["run"]["hostname"]
+assert b["run"]["hostname"] is None, b["run"]["hostname"]
+assert sys.argv[3] not in open(sys.argv[2]).read()
+EOF
+}
+
 @test "manifest: written last and atomically (no temp file, newest file of OUTDIR)" {
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
