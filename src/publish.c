@@ -461,7 +461,8 @@ static int publish_tarball(const hz_opts *o, hz_sigwatch *w, const char *tp, str
 
 /* HSPZ_FAULT=publish-kill:N (tests only): the process kills itself (SIGKILL) at publish step
  * N: 1 the tarball placed, OUTDIR not; 2 an in-place fill after its first name; 3 OUTDIR in
- * place, what --force moved aside not yet removed.  The rerun's recovery is tested so. */
+ * place (-Z: the temporary folder renamed TMP.done), what --force moved aside not yet removed;
+ * 4 everything written, nothing placed.  The rerun's recovery is tested so. */
 static void fault_point(int n)
 {
     const char *f = getenv("HSPZ_FAULT");
@@ -586,6 +587,7 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
                  tp ? (unsigned long long)tino.st_dev : 0ULL, tp ? (unsigned long long)tino.st_ino : 0ULL, old, oldtar, fl);
         record_write(w, o->outdir, tp, more);
     }
+    fault_point(4);   /* everything written, nothing placed yet */
     if (tp && publish_tarball(o, w, tp, &tino, oldtar, &tar_moved, err, errlen)) goto out;
     placed = tp != NULL;
     if (placed) fault_point(1);
