@@ -535,6 +535,8 @@ static int cmd_run(int argc, char **argv, int mode)
              * archive of the bare segments files instead of OUTDIR; --tarball Galaxy's
              * package beside OUTDIR: one file, so not both (package.h) */
             if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
+            if (o.tarball && o.segments_archive && c == 'Z')   /* no long name: optonce.c does not see it */
+                usage_error("-Z given twice ('%s', then '%s'): give it once", o.tarball, optarg ? optarg : "");
             if (o.tarball && o.segments_archive != (c == 'Z'))
                 usage_error("-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together%s%s", "", "");
             if (optarg && !optarg[0]) usage_error("%s: empty path%s", c == 'Z' ? "-Z" : "--tarball", "");
