@@ -603,6 +603,8 @@ static int cmd_run(int argc, char **argv, int mode)
     env_note(o.quiet);
     if (mode == 3) return index_cmd(&o, set, cfgpath);
     if ((indexpath || qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
+    if (o.segments_archive && mode == 2)   /* a plan's units and hspz merge write folders */
+        usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
     if (qlistpath && planpath) usage_error("--query-list does not go with %s%s", o.replay ? "--from-manifest" : "--plan", "");
     if (qlistpath && (o.query || dry_run || o.dump_plan || (o.tarball && o.tarball[0]) || o.segments_archive))
         usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");

@@ -95,6 +95,11 @@ print("\n".join(sorted(sys.stdin.read().split(), key=key)))')"
     [ "$status" -eq 2 ] && [[ "$stderr" == *"-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together"* ]]
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" --tarball="$d/t.tgz" -Z "$d/z.tgz"
     [ "$status" -eq 2 ]
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" -Z -Z "$d/z.tgz"
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"-Z given twice"* ]]
+    # a plan's units and hspz merge write folders: -Z is refused there (--tarball is the plan's)
+    hz_run plan -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/p.json" -Z
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"-Z is an option of hspz run"* ]] && [ ! -e "$d/p.json" ]
     [ ! -e "$d/o" ] && ! compgen -G "$d/o.*" >/dev/null && ! compgen -G "$d/*.tgz" >/dev/null
     # a folder of the user's at OUTDIR stays as it was, with or without --force
     mkdir "$d/o" && echo mine >"$d/o/notes.txt"
