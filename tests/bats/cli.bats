@@ -621,7 +621,7 @@ EOF
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dump-plan "$T/f/p.tsv"
     assert_one_error_line 1; assert_stderr_matches "the --dump-plan file's parent '.*/f' is not a folder"
     hz_run index -r "$MTR" -o "$T/f/i.hzi"
-    assert_one_error_line 1; assert_stderr_matches "the index's parent '.*/f' is not a folder"
+    assert_one_error_line 1; assert_stderr_matches "the index file's parent '.*/f' is not a folder"
     hz_run run -r "$MTR" -q "$MTQ" -o "$T/nodir/out"
     assert_one_error_line 1; assert_stderr_matches "the parent folder '.*/nodir' does not exist"
     # an empty path is a usage error (exit 2) like -o "", for every option that names a file
