@@ -189,7 +189,7 @@ int hz_input_check(const hz_opts *o, const hz_side *t, const hz_side *q, char *e
 {
     if (check_always(t, "--target-prefix", o->target_prefix, err, errlen)) return -1;
     if (check_always(q, "--query-prefix", o->query_prefix, err, errlen)) return -1;
-    if (o->tarball && (check_package(t, err, errlen) || check_package(q, err, errlen))) return -1;
+    if (o->tarball && !o->segments_archive && (check_package(t, err, errlen) || check_package(q, err, errlen))) return -1;
     if (o->quiet) return 0;
     if (!o->tarball && !o->nogapped) { note_package(t); note_package(q); }
     note_other(t);

@@ -80,9 +80,11 @@ static const char *USAGE =
 "      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
 "      --print-commands             also print the commands on stdout\n"
 "Packaging\n"
-"  -Z, --tarball [PATH]             also write Galaxy's data package (galaxy/commands.json,\n"
+"  --tarball [PATH]                 also write Galaxy's data package (galaxy/commands.json,\n"
 "                                   format.txt, files/: 2bit, .name, .segments) as a\n"
 "                                   reproducible .tar.gz [OUTDIR.tar.gz, next to OUTDIR]\n"
+"  -Z [PATH]                        hillerlab/hspZ's -Z: a reproducible .tar.gz of the bare\n"
+"                                   .segments files INSTEAD of OUTDIR [OUTDIR.tar.gz]\n"
 "  -D, --diagonal-partition [N|auto] split segment files along the diagonal so that no lastz\n"
 "                                   command gets more than N segments (tmp*.splitK.segments);\n"
 "                                   without N or with auto: N as KegAlign's Galaxy runner\n"
@@ -206,8 +208,8 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
  * long option's value. */
 static void once(hz_optonce *s, int c, const char *val, const struct option *lo)
 {
-    int canon = c == 'D' ? O_DIAGPART : c == 'Z' ? O_TARBALL : c == 'G' ? O_GPUS : c;
-    int shortc = canon == O_DIAGPART ? 'D' : canon == O_TARBALL ? 'Z' : canon == O_GPUS ? 'G' :
+    int canon = c == 'D' ? O_DIAGPART : c == 'G' ? O_GPUS : c;
+    int shortc = canon == O_DIAGPART ? 'D' : canon == O_GPUS ? 'G' :
                  canon < 128 && canon != ':' && canon != '?' ? canon : 0;
     char err[700];
     if (hz_optonce_check(s, canon, shortc, val, lo, err, sizeof err)) usage_error("%s%s", err, "");
@@ -537,10 +539,16 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_DEBUG: break;
         case O_TARBALL: case 'Z':
             /* PATH attached (--tarball=PATH) or as the next word: hspz takes no operands,
-             * so a next word that is not an option is the path */
+             * so a next word that is not an option is the path.  -Z is hillerlab/hspZ's
+             * archive of the bare segments files instead of OUTDIR; --tarball Galaxy's
+             * package beside OUTDIR: one file, so not both (package.h) */
             if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
-            if (optarg && !optarg[0]) usage_error("--tarball: empty path%s%s", "", "");
-            o.tarball = optarg ? optarg : ""; break;
+            if (o.tarball && o.segments_archive && c == 'Z')   /* no long name: optonce.c does not see it */
+                usage_error("-Z given twice ('%s', then '%s'): give it once", o.tarball, optarg ? optarg : "");
+            if (o.tarball && o.segments_archive != (c == 'Z'))
+                usage_error("-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together%s%s", "", "");
+            if (optarg && !optarg[0]) usage_error("%s: empty path%s", c == 'Z' ? "-Z" : "--tarball", "");
+            o.tarball = optarg ? optarg : ""; o.segments_archive = c == 'Z'; break;
         case 'G': o.gpus = (int)parse_int("-G/--gpus", optarg, 0, 64); break;
         case 'u': o.device = "cpu"; break;
         case 'y': o.time_report = 1; break;
@@ -603,9 +611,11 @@ static int cmd_run(int argc, char **argv, int mode)
     env_note(o.quiet);
     if (mode == 3) return index_cmd(&o, set, cfgpath);
     if ((indexpath || qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
+    if (o.segments_archive && mode == 2)   /* a plan's units and hspz merge write folders */
+        usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
     if (qlistpath && planpath) usage_error("--query-list does not go with %s%s", o.replay ? "--from-manifest" : "--plan", "");
-    if (qlistpath && (o.query || dry_run || o.dump_plan || (o.tarball && o.tarball[0])))
-        usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan or a -Z PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
+    if (qlistpath && (o.query || dry_run || o.dump_plan || (o.tarball && o.tarball[0]) || o.segments_archive))
+        usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
     if (indexpath && (planpath || dry_run))
         usage_error("--index does not go with %s%s", planpath ? (o.replay ? "--from-manifest" : "--plan") : "--dry-run", "");
     static hz_index ix;

@@ -39,6 +39,8 @@ typedef struct {
     int progress;                   /* -1 auto (stderr is a terminal), 0, 1 */
     /* output packaging (package.c) */
     const char *tarball;            /* NULL = none, "" = OUTDIR.tar.gz, else the path */
+    int segments_archive;           /* -Z: the tarball is hillerlab/hspZ's archive of the bare
+                                     * .segments files, written instead of OUTDIR (package.h) */
     uint64_t diagonal_partition;    /* 0 = off, HZ_DIAG_AUTO = KegAlign's estimate (package.c),
                                      * else max segments per lastz job */
     int single_file;                /* also write all.segments */

@@ -700,6 +700,29 @@ static void members_free(members *m)
 }
 static int cmp_member(const void *a, const void *b) { return strcmp(((const member *)a)->arc, ((const member *)b)->arc); }
 
+/* -Z's member order, hillerlab/hspZ's emission order: reference block, query block, interval
+ * (tmpN), plus before minus, split k ascending; a name of another shape after these, by name. */
+static int seg_key(const char *arc, unsigned long k[5])
+{
+    char strand[8];
+    int n = 0;
+    k[4] = 0;
+    if (sscanf(arc, "tmp%lu.block%lu.r%lu.%5[a-z]%n", &k[2], &k[1], &k[0], strand, &n) != 4) return 0;
+    k[3] = !strcmp(strand, "minus");
+    if (!strcmp(arc + n, ".segments")) return 1;
+    int m = 0;
+    return sscanf(arc + n, ".split%lu.segments%n", &k[4], &m) == 1 && !arc[n + m];
+}
+static int cmp_segments(const void *a, const void *b)
+{
+    const char *x = ((const member *)a)->arc, *y = ((const member *)b)->arc;
+    unsigned long kx[5], ky[5];
+    int ox = seg_key(x, kx), oy = seg_key(y, ky);
+    if (ox != oy) return oy - ox;
+    for (int i = 0; ox && i < 5; i++) if (kx[i] != ky[i]) return kx[i] < ky[i] ? -1 : 1;
+    return strcmp(x, y);
+}
+
 char *hz_package_tarball_path(const hz_opts *o)
 {
     if (!o->tarball) return NULL;
@@ -741,7 +764,7 @@ int hz_package_precheck(const hz_opts *o, char *err, size_t errlen)
     }
     char *tp = hz_package_tarball_path(o);
     if (!tp) { snprintf(err, errlen, "out of memory"); return 1; }
-    int rc = hz_output_file_check(o, tp, "tarball", err, errlen);
+    int rc = hz_output_file_check(o, tp, o->segments_archive ? "-Z archive" : "tarball", err, errlen);
     free(tp);
     return rc;
 }
@@ -773,6 +796,12 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
     int G = o->gappedthresh >= 0 ? o->gappedthresh : o->hspthresh;
     for (size_t i = 0; i < c->n; i++) {
         const pcmd *x = &c->v[i];
+        if (o->segments_archive) {   /* -Z: the bare segments file, nothing else (hillerlab/hspZ) */
+            snprintf(arc, sizeof arc, "%s.segments", x->base);
+            snprintf(src, sizeof src, "%s/%s.segments", dir, x->base);
+            if (mem_add(&m, arc, src, NULL, 0, 0)) goto oom;
+            continue;
+        }
         char *args[16]; int na = 0;
         char tmpa[9][4200];
         if (o->notrivial) args[na++] = "--notrivial";
@@ -808,6 +837,7 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
         snprintf(src, sizeof src, "%s/query_block%zu.name", dir, x->q);
         if (mem_add(&m, arc, src, NULL, 0, 0)) goto oom;
     }
+    if (o->segments_archive) { qsort(m.v, m.n, sizeof *m.v, cmp_segments); goto write; }
     char *jm = js.s ? js.s : strdup("");
     if (!jm) goto oom;
     size_t jl = js.n; js.s = NULL; js.n = 0;
@@ -832,7 +862,7 @@ static int write_tarball(const hz_opts *o, const char *dir, const hz_side *t, co
         if (mem_add(&m, arc, tqry, NULL, 0, 0)) goto oom;
     }
     qsort(m.v, m.n, sizeof *m.v, cmp_member);
-
+write:
     a = archive_write_new();
     if (!a) goto oom;
     if (archive_write_set_format_gnutar(a) != ARCHIVE_OK ||

@@ -792,8 +792,12 @@ static void job_report(run_t *R, qjob_t *J)
         if (R->gpu_report) print_gpu_report(fp, R->gpu_report, f->anchors, J->mi.t_wall);
     }
     if (!o->quiet)   /* the files left: -D's split files in place of those they split (issue 31) */
+    {
+        char *ap = o->segments_archive ? hz_package_tarball_path(o) : NULL;   /* -Z: the archive instead */
         fprintf(fp, "hspz: backend %s; wrote %llu segments in %zu files to %s\n",
-                R->be ? R->be->name : "cpu", (unsigned long long)f->written, J->nfiles, J->o.outdir);
+                R->be ? R->be->name : "cpu", (unsigned long long)f->written, J->nfiles, ap ? ap : J->o.outdir);
+        free(ap);
+    }
 }
 
 /* Job n (0-based) of the run: its options and manifest facts (its folder: job_dir). */

@@ -180,6 +180,7 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
                  strerror(errno));
         return -1;
     }
+    if (o->segments_archive) return 0;   /* -Z: OUTDIR is never written; only its temporary beside it */
     if (lstat(o->outdir, &st) == 0 && S_ISLNK(st.st_mode)) {   /* rename(2) would not go through it: say so now */
         snprintf(err, errlen, "%s: is a symbolic link; give the folder itself (hspz replaces OUTDIR by renaming a new folder to it)", o->outdir);
         return -1;
@@ -221,7 +222,7 @@ static const char *run_input(const hz_opts *o, size_t i)
 int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
 {
     char od[PATH_MAX], in[PATH_MAX];
-    if (!o->force || !realpath(o->outdir, od)) return 0;   /* nothing there to delete */
+    if (!o->force || o->segments_archive || !realpath(o->outdir, od)) return 0;   /* nothing there to delete (-Z: OUTDIR is not written) */
     size_t l = strlen(od);
     for (size_t i = 0; i < run_input_count(o); i++) {
         const char *p = run_input(o, i);
@@ -320,6 +321,8 @@ static void recover(const char *tmp, const hz_owner *rec, char (*v)[4400])
     }
     snprintf(p, sizeof p, "%s.interrupted", tmp);
     if (mine(p, S_IFDIR)) hz_rm_rf(p);
+    snprintf(p, sizeof p, "%s.done", tmp);   /* -Z's published temporary folder (hz_publish) */
+    if (mine(p, S_IFDIR)) hz_rm_rf(p);
 }
 
 /* Remove what runs of this OUTDIR left when they were killed (SIGKILL, a crash): for each
@@ -396,7 +399,7 @@ char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
     struct stat st;
     /* an existing empty OUTDIR (a user's folder, a mount point) is filled in place: the
      * temporary folder lies inside it, on its file system */
-    w->fill = lstat(o->outdir, &st) == 0 && S_ISDIR(st.st_mode) && outdir_empty(o->outdir);
+    w->fill = !o->segments_archive && lstat(o->outdir, &st) == 0 && S_ISDIR(st.st_mode) && outdir_empty(o->outdir);
     char tt[4300] = "";
     if (tp) hz_out_tmpname(tp, tt, sizeof tt);
     hz_out_tmpname(w->fill ? inner : o->outdir, tmpdir, tl);   /* pid and token: never another process's name */
@@ -458,7 +461,8 @@ static int publish_tarball(const hz_opts *o, hz_sigwatch *w, const char *tp, str
 
 /* HSPZ_FAULT=publish-kill:N (tests only): the process kills itself (SIGKILL) at publish step
  * N: 1 the tarball placed, OUTDIR not; 2 an in-place fill after its first name; 3 OUTDIR in
- * place, what --force moved aside not yet removed.  The rerun's recovery is tested so. */
+ * place (-Z: the temporary folder renamed TMP.done), what --force moved aside not yet removed;
+ * 4 everything written, nothing placed.  The rerun's recovery is tested so. */
 static void fault_point(int n)
 {
     const char *f = getenv("HSPZ_FAULT");
@@ -560,7 +564,10 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
     int rc = -1, tar_moved = 0, out_moved = 0, placed = 0;
     if (w->tartmp[0] && !tp) { snprintf(err, errlen, "out of memory"); goto out; }
     if (tp && stat(w->tartmp, &tino) != 0) { snprintf(err, errlen, "%s: %s", w->tartmp, strerror(errno)); goto out; }
-    if (w->fill) {
+    if (o->segments_archive) {
+        /* -Z: the archive instead of OUTDIR (hillerlab/hspZ): OUTDIR is neither checked nor
+         * touched here; the temporary folder goes once the archive is in place */
+    } else if (w->fill) {
         if (!outdir_empty(o->outdir)) {
             snprintf(err, errlen, "%s: output directory is not empty any more (another run?)", o->outdir); goto out;
         }
@@ -580,9 +587,28 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
                  tp ? (unsigned long long)tino.st_dev : 0ULL, tp ? (unsigned long long)tino.st_ino : 0ULL, old, oldtar, fl);
         record_write(w, o->outdir, tp, more);
     }
+    fault_point(4);   /* everything written, nothing placed yet */
     if (tp && publish_tarball(o, w, tp, &tino, oldtar, &tar_moved, err, errlen)) goto out;
     placed = tp != NULL;
     if (placed) fault_point(1);
+    if (o->segments_archive) {
+        /* one rename makes the run published for recover() (tmp gone); TMP.done is removed
+         * below, or by recover() after a kill */
+        char done[4300];
+        snprintf(done, sizeof done, "%s.done", tmpdir);
+        if (rename(tmpdir, done) != 0) {
+            snprintf(err, errlen, "%s: cannot rename it: %s", tmpdir, strerror(errno));
+            goto undo_tar;
+        }
+        w->settled = 1;
+        fault_point(3);
+        hz_rm_rf(done);
+        if (tar_moved) unlink(oldtar);
+        owner_unlink(tmpdir);
+        w->tmpdir[0] = w->tartmp[0] = 0;
+        rc = 0;
+        goto out;
+    }
     if (w->fill) {
         if (fill_outdir(o->outdir, tmpdir, err, errlen)) goto undo_tar;
     } else {

@@ -578,7 +578,7 @@ EOF
                 "-c tests/data/scoring/hoxd70.txt|--scoring=tests/data/scoring/hoxd70.txt" "--format maf|--format=axt" \
                 "--ydrop 1|--ydrop 2" "--gappedthresh 1|--gappedthresh=2" "--data-folder a/|--data_folder b/" \
                 "-t 1|--num_threads 2" "--device cpu|--device=auto" "-G 1|--num_gpu 2" "-D 5|--diagonal-partition=6" \
-                "-Z|--tarball" "--config /dev/null|--config=/dev/null" "--dump-plan a|--dump-plan b" \
+                "-Z|-Z x.tgz" "--tarball|--tarball=x.tgz" "--config /dev/null|--config=/dev/null" "--dump-plan a|--dump-plan b" \
                 "--dump-manifest a|--dump-manifest b" "--index a|--index b" "--query-list a|--query_list b"; do
         a="${pair%%|*}"; b="${pair#*|}"
         # shellcheck disable=SC2086

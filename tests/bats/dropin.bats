@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ"): -D, -Z [PATH],
-# --tarball PATH, -G, -u/--cpu-only, -y/--time, --dump-plan FILE and the second name hspZ.
+# hillerlab/hspZ's run spellings (docs/dropin.md): -D, -Z [PATH] (its archive of the bare
+# segments files instead of OUTDIR), --tarball PATH, -G, -u/--cpu-only, -y/--time,
+# --dump-plan FILE and the second name hspZ.
 
 load ../lib/common
 
@@ -11,12 +12,12 @@ setup() {
     require_hspz
 }
 
-@test "dropin: -D N -Z PATH -G 1 -u equal --diagonal-partition N --tarball=PATH --gpus 1 --device cpu, byte for byte" {
+@test "dropin: -D N --tarball PATH -G 1 -u equal --diagonal-partition N --tarball=PATH --gpus 1 --device cpu, byte for byte" {
     local d="$BATS_TEST_TMPDIR"
     hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/long" --diagonal-partition 7 \
         --tarball="$d/long.tgz" --gpus 1 --device cpu --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
-    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/short" -D 7 -Z "$d/short.tgz" -G 1 -u --quiet
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/short" -D 7 --tarball "$d/short.tgz" -G 1 -u --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     ls "$d/short"/*.split*.segments >/dev/null           # -D really split (7 lines a file)
     same_outputs "$d/long" "$d/short"
@@ -32,19 +33,83 @@ assert got["tarball"][1] == "flag" and got["tarball"][0].endswith("short.tgz"), 
 PY
 }
 
-@test "dropin: --tarball PATH with a space equals --tarball=PATH; -Z alone is OUTDIR.tar.gz" {
+@test "dropin: --tarball PATH with a space equals --tarball=PATH" {
     local d="$BATS_TEST_TMPDIR"
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/a" --tarball "$d/a-space.tgz" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/b" --tarball="$d/b-eq.tgz" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     cmp "$d/a-space.tgz" "$d/b-eq.tgz"
-    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/c" -Z --quiet
-    [ "$status" -eq 0 ] || { show_run; return 1; }
-    cmp "$d/a-space.tgz" "$d/c.tar.gz"
     # the word after a bare --tarball is only taken when it is not an option
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/e" --tarball --quiet
     [ "$status" -eq 0 ] && [ -f "$d/e.tar.gz" ]
+}
+
+# zlist ARCHIVE — "name size mtime uid gid mode" per member, in archive order
+zlist() {
+    python3 - "$1" <<'PY'
+import sys, tarfile
+with tarfile.open(sys.argv[1], "r:gz") as t:
+    for m in t.getmembers():
+        print(m.name, m.size, m.mtime, m.uid, m.gid, oct(m.mode), "file" if m.isfile() else "other")
+PY
+}
+
+@test "dropin: -Z [PATH] is hillerlab's archive: the bare .segments files, in its order, instead of OUTDIR" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/dir" -D 7 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/z" -D 7 -Z
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    # no folder, no temporary, no manifest beside it: only the archive (hillerlab writes no folder)
+    [ ! -e "$d/z" ] && [ "$(cd "$d" && ls -d z*)" = z.tar.gz ]
+    [[ "$stderr" == *"files to $d/z.tar.gz"* ]] || { show_run; return 1; }
+    # members: exactly the folder run's .segments files, bare names, regular files 0644, mtime
+    # and owner 0; order as hillerlab/hspZ emits them: block pair, tmpN, plus before minus, splitK
+    zlist "$d/z.tar.gz" >"$d/list"
+    [ "$(awk '{print $3, $4, $5, $6, $7}' "$d/list" | sort -u)" = "0 0 0 0o644 file" ]
+    local want; want="$(cd "$d/dir" && ls -1 -- *.segments | python3 -c '
+import re, sys
+def key(n):
+    m = re.match(r"tmp(\d+)\.block(\d+)\.r(\d+)\.(plus|minus)(?:\.split(\d+))?\.segments$", n)
+    return (int(m[3]), int(m[2]), int(m[1]), m[4] == "minus", int(m[5] or 0))
+print("\n".join(sorted(sys.stdin.read().split(), key=key)))')"
+    [ "$(awk '{print $1}' "$d/list")" = "$want" ] || { cat "$d/list"; echo "want: $want"; return 1; }
+    [ "$(grep -c split "$d/list")" -ge 3 ]           # -D 7 split them
+    grep -q '\.minus\.' "$d/list" && grep -q '\.plus\.' "$d/list"
+    mkdir "$d/x" && tar -xzf "$d/z.tar.gz" -C "$d/x"
+    for f in "$d"/dir/*.segments; do cmp "$f" "$d/x/$(basename "$f")"; done
+    [ "$(ls "$d/x" | wc -l)" -eq "$(ls "$d"/dir/*.segments | wc -l)" ]
+    # reproducible: a second run, with -Z PATH and another thread count, gives the same bytes;
+    # the gzip header carries no time stamp (bytes 4..7) and no file name (FLG 0)
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/z2" -D 7 -Z "$d/other.tgz" -t 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ ! -e "$d/z2" ] && [ ! -e "$d/z2.tar.gz" ]
+    cmp "$d/z.tar.gz" "$d/other.tgz"
+    [ "$(od -An -tx1 -j3 -N5 "$d/z.tar.gz" | tr -d ' ')" = 0000000000 ]
+}
+
+@test "dropin: -Z and --tarball together are a usage error; -Z never touches OUTDIR" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" -Z --tarball
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together"* ]]
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" --tarball="$d/t.tgz" -Z "$d/z.tgz"
+    [ "$status" -eq 2 ]
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" -Z -Z "$d/z.tgz"
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"-Z given twice"* ]]
+    # a plan's units and hspz merge write folders: -Z is refused there (--tarball is the plan's)
+    hz_run plan -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/p.json" -Z
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"-Z is an option of hspz run"* ]] && [ ! -e "$d/p.json" ]
+    [ ! -e "$d/o" ] && ! compgen -G "$d/o.*" >/dev/null && ! compgen -G "$d/*.tgz" >/dev/null
+    # a folder of the user's at OUTDIR stays as it was, with or without --force
+    mkdir "$d/o" && echo mine >"$d/o/notes.txt"
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" -Z --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/o" -Z "$d/o2.tgz" --force --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(ls -A "$d/o")" = notes.txt ] && [ "$(cat "$d/o/notes.txt")" = mine ]
+    cmp "$d/o.tar.gz" "$d/o2.tgz"
+    tar -tzf "$d/o.tar.gz" | grep -qx 'tmp1.block0.r0.plus.segments'
 }
 
 @test "dropin: --time prints the time line even with --quiet, and nothing else" {
@@ -101,11 +166,13 @@ PY
     ( cd "$d" && "$hz" run --hspthresh 3000 -r apple.fasta.gz -q orange.fasta.gz -o segments -D -Z \
         --time --dump-plan plan.tsv ) 2>"$d/err"
     grep -q '^hspz: time: ' "$d/err"
-    [ -s "$d/plan.tsv" ] && [ -s "$d/segments.tar.gz" ] && [ -f "$d/segments/lastz-commands.txt" ]
-    ls "$d/segments"/*.split1.segments >/dev/null
-    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/ref" -D auto --tarball="$d/ref.tgz" --quiet
-    same_outputs "$d/ref" "$d/segments"
-    cmp "$d/ref.tgz" "$d/segments.tar.gz"
+    # -Z: segments.tar.gz of the bare segments files instead of the folder (hillerlab/hspZ)
+    [ -s "$d/plan.tsv" ] && [ -s "$d/segments.tar.gz" ] && [ ! -e "$d/segments" ]
+    mkdir "$d/x" && tar -xzf "$d/segments.tar.gz" -C "$d/x"
+    ls "$d/x"/*.split1.segments >/dev/null
+    hz_run run -r $AO/apple.fasta.gz -q $AO/orange.fasta.gz -o "$d/ref" -D auto --quiet
+    [ "$(cd "$d/x" && ls | sort)" = "$(cd "$d/ref" && ls -- *.segments | sort)" ]
+    for f in "$d"/ref/*.segments; do cmp "$f" "$d/x/$(basename "$f")"; done
 }
 
 @test "dropin: --dump-plan and -Z never overwrite an input (not even with --force), OUTDIR or each other" {
@@ -115,14 +182,14 @@ PY
     hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/q.fa" --force
     [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/q.fa: the --dump-plan file would overwrite the input $d/q.fa" ]]
     hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" -Z "$d/q.fa" --force
-    [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/q.fa: the tarball would overwrite the input $d/q.fa" ]]
+    [ "$status" -eq 2 ] && [[ "$stderr" == "hspz: $d/q.fa: the -Z archive would overwrite the input $d/q.fa" ]]
     [ "$(sha256sum <"$d/q.fa")" = "$before" ]
     hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/x.tgz" -Z "$d/x.tgz"
     [ "$status" -eq 2 ] && [[ "$stderr" == *"--dump-plan and the tarball cannot be the same file" ]]
     hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/o/plan.tsv"
     [ "$status" -eq 2 ] && [[ "$stderr" == *"the --dump-plan file cannot be OUTDIR or inside it" ]]
     hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" -Z "$d/o"
-    [ "$status" -eq 2 ] && [[ "$stderr" == *"the tarball cannot be OUTDIR or inside it" ]]
+    [ "$status" -eq 2 ] && [[ "$stderr" == *"the -Z archive cannot be OUTDIR or inside it" ]]
     echo old >"$d/p.tsv"
     hz_run run -r $MT/MT-human.fa -q "$d/q.fa" -o "$d/o" --dump-plan "$d/p.tsv"
     [ "$status" -eq 1 ] && [[ "$stderr" == *"the --dump-plan file exists (use --force to replace it)" ]]

@@ -233,3 +233,60 @@ EOF
     [ ! -e "$OUT" ]
     [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
 }
+
+@test "outsafe 9: -Z's archive: refused when it exists (no --force), replaced with --force, a symbolic link never followed" {
+    # docs/cli.md -Z: published like --tarball's package, OUTDIR never written
+    echo old >"$OUT.tar.gz"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -Z
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $OUT.tar.gz: the -Z archive exists (use --force to replace it)" ]] || { show_run; return 1; }
+    [ "$(cat "$OUT.tar.gz")" = old ] && [ ! -e "$OUT" ]
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -Z --force --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    tar -tzf "$OUT.tar.gz" | grep -qx 'tmp1.block0.r0.minus.segments'
+    [ ! -e "$OUT" ] && [ -z "$(compgen -G "$OUT.tar.gz.*" || true)" ] && [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
+    echo victim >"$T/victim"; ln -s victim "$T/lnk"
+    for f in "" --force; do
+        # shellcheck disable=SC2086
+        hz_run run -r "$AOR" -q "$AOQ" -o "$T/a" -Z "$T/lnk" $f
+        assert_one_error_line 1
+        [[ "$stderr" == *"the -Z archive path is a symbolic link"* ]] || { show_run; return 1; }
+        [ -L "$T/lnk" ] && [ "$(readlink "$T/lnk")" = victim ] && [ "$(cat "$T/victim")" = victim ]
+        [ ! -e "$T/a" ] && [ -z "$(compgen -G "$T/lnk.*" || true)" ]
+    done
+}
+
+@test "outsafe 9: a killed -Z run leaves no archive; a kill while publishing is put right by the rerun" {
+    # SIGKILL while the run reads its input: no archive, no folder
+    "$HSPZ" run -r "$AOR" -q <(sleep 3; cat "$AOQ") -o "$OUT" -Z --quiet 2>/dev/null &
+    local pid=$!
+    sleep 1.5; kill -KILL "$pid"; wait "$pid" || true
+    [ ! -e "$OUT.tar.gz" ] && [ ! -e "$OUT" ]
+    # SIGKILL with the archive written at its temporary name, just before it is renamed into place
+    status=0; HSPZ_FAULT=publish-kill:4 "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" -Z --quiet 2>/dev/null || status=$?
+    [ "$status" -eq 137 ] && [ ! -e "$OUT.tar.gz" ] && [ ! -e "$OUT" ]
+    compgen -G "$OUT.tar.gz.tmp-*" >/dev/null && compgen -G "$OUT.tmp-*" >/dev/null
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -Z
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [[ "$stderr" == *"note: removed $OUT.tmp-"* ]] || { show_run; return 1; }
+    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ] && [ ! -e "$OUT" ]
+    tar -tzf "$OUT.tar.gz" >/dev/null
+    # a kill after the archive was renamed into place, before the run was settled: the rerun
+    # takes it back (no "exists" without --force) and publishes its own
+    rm -f "$OUT.tar.gz"
+    status=0; HSPZ_FAULT=publish-kill:1 "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" -Z --quiet 2>/dev/null || status=$?
+    [ "$status" -eq 137 ] && [ -f "$OUT.tar.gz" ]
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -Z --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ] && [ -z "$(compgen -G "$OUT.tar.gz.*" || true)" ] && [ ! -e "$OUT" ]
+    # a kill after it was settled: the archive stays, its temporary folder (TMP.done) goes with the rerun
+    cp "$OUT.tar.gz" "$T/first.tgz"
+    status=0; HSPZ_FAULT=publish-kill:3 "$HSPZ" run -r "$AOR" -q "$AOQ" -o "$OUT" -Z --force --quiet 2>/dev/null || status=$?
+    [ "$status" -eq 137 ]
+    cmp "$OUT.tar.gz" "$T/first.tgz"
+    compgen -G "$OUT.tmp-*.done" >/dev/null
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -Z --force --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ -z "$(compgen -G "$OUT.tmp-*" || true)" ] && [ -z "$(compgen -G "$OUT.tar.gz.*" || true)" ] && [ ! -e "$OUT" ]
+    cmp "$OUT.tar.gz" "$T/first.tgz"
+}
