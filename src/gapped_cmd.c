@@ -203,7 +203,7 @@ static int parse_args(gopts *o, int argc, char **argv)
         else if (!strncmp(a, "--scores=", 9) || !strncmp(a, "Q=", 2)) o->scores = v;
         else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
             o->tb_bytes = parse_units(v);
-            if (o->tb_bytes < 0) return die("hspz gapped: bad traceback size '%s'", a);
+            if (o->tb_bytes < 0) return die("hspz gapped: '%s': hspz gapped reads a number with an optional K, M or G only; run lastz for it", a);
             if (o->tb_bytes < 100 * 1024) return die("FAILURE: --traceback has to be at least 100K");
         }
         else if (!strncmp(a, "--inner=", 8) || !strncmp(a, "H=", 2)) {
@@ -530,7 +530,7 @@ static int run_gapped(gopts *o)
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;
-    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: bad --ambiguous value '%s'", o->ambiguous);
+    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: --ambiguous=%s is not supported by hspz gapped (n, iupac, n,R,P and iupac,R,P with integers R, P are); run lastz for it", o->ambiguous);
     sc->inner = o->inner;
     if (o->inner > 0 && o->ambiguous) return die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it");
     hz_gscore_mask(sc);

@@ -285,7 +285,7 @@ lastz_vs_hspz() {
         [[ "$H_ERR" == *"is not a legitimate y-drop threshold" ]]
         [ ! -e lastz.out ] && [ ! -e hspz.out ]
     done
-    for o in --ydrop=1.5 Y=1K L=1K H=1.5 Y=1e3; do             # lastz accepts; hspz: same bytes or run lastz
+    for o in --ydrop=1.5 Y=1K L=1K H=1.5 Y=1e3 --ambiguous=N --ambiguous=n,5 --ambiguous=iupac,1.5,2; do             # lastz accepts; hspz: same bytes or run lastz
         lastz_vs_hspz 't.fa[multiple]' t.fa --segments=s.seg --format=maf- $o
         [ "$L_RC" -eq 0 ]
         if [ "$H_RC" -eq 0 ]; then cmp lastz.out hspz.out
