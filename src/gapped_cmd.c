@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gapped.h"
+#include "manifest.h"
+#include "outsafe.h"
 #include "seqio.h"
+#include <jansson.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/wait.h>
@@ -21,7 +25,7 @@ static const char GAPPED_USAGE[] =
 "\n"
 "Supported lastz options:\n"
 "  --segments=FILE            HSPs (tName tStart tEnd qName qStart qEnd strand [score]); required\n"
-"  --format=maf-|maf|axt|axt+ output format (default: maf-; lastz's own default lav is not built)\n"
+"  --format=maf-|maf|axt|axt+ output format; required (lastz's default, lav, is not built)\n"
 "  --output=FILE              output file (default: standard output)\n"
 "  --threads=N                (hspz's own) compute the passes (query records x strands) on N\n"
 "                             threads; the same bytes for every N\n"
@@ -37,11 +41,12 @@ static const char GAPPED_USAGE[] =
 "[start,end]; FILE/NAME selects one record (make_lastz_chains' 'REF.2bit/CHROM[s,e][multiple]').\n"
 "\n"
 "\n"
-"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N]\n"
+"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--force]\n"
 "  runs every line of OUTDIR/lastz-commands.txt (hspz run's output folder), reading TARGET and\n"
 "  QUERY (the files given to hspz run) where the lines name work/ref.2bit and work/query.2bit,\n"
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
-"  bytes lastz writes for it.\n"
+"  bytes lastz writes for it.  TARGET and QUERY must have the sha256 OUTDIR/manifest.json\n"
+"  records; outputs stay inside OUTDIR and are new files unless --force is given.\n"
 "\n"
 "  --notrivial                leave out LASTZ's trivial self-alignments (identical records; not\n"
 "                             its second check for partially identical [multiple] queries)\n"
@@ -59,10 +64,13 @@ typedef struct {
     hz_seqset *pre[2];            /* sequences loaded by the caller (--outdir mode), else NULL */
     int strand;                   /* 1 plus, 2 minus, 3 both */
     int64_t tb_bytes;
-    int32_t ydrop, gapped;        /* -1: default */
+    int32_t ydrop, gapped;        /* valid when have_ydrop / have_gapped */
+    int have_ydrop, have_gapped;
     int32_t inner;                /* --inner / H= (0: off) */
     int threads;                  /* --threads=N: passes computed on N threads */
     int notrivial;                /* --notrivial (§5.10) */
+    int outdir, force;            /* --outdir mode (outputs inside DIR, new unless --force) */
+    const char *inputs[2];        /* --outdir mode: the -r / -q files */
     char **args; int nargs;       /* header ARGS (§7.4) */
 } gopts;
 
@@ -92,10 +100,20 @@ static int64_t parse_units(const char *s)
 static int parse_int(const char *s, int32_t *out)
 {
     char *e; errno = 0;
+    if (!((*s >= '0' && *s <= '9') || ((*s == '-' || *s == '+') && s[1] >= '0' && s[1] <= '9'))) return -1;
     long v = strtol(s, &e, 10);
     if (e == s || *e || errno || v < -2147483647L || v > 2147483647L) return -1;
     *out = (int32_t)v;
     return 0;
+}
+
+/* a score option's value (Y=, L=, H=): hspz reads plain decimal integers only; lastz also
+ * reads other spellings (1.5, 1K, 1e3, 0x10, ' 5'), so anything else is refused with the
+ * line that says to run lastz, never called a bad value (issue 34). */
+static int parse_score(const char *a, const char *v, int32_t *out)
+{
+    if (!parse_int(v, out)) return 0;
+    return die("hspz gapped: '%s': hspz gapped reads plain decimal integers only (this value is not supported); run lastz for it", a);
 }
 
 /* split SPEC into file and [actions] (§1.2) */
@@ -135,7 +153,7 @@ static int parse_spec(gopts *o, int w, const char *spec)
 static int parse_args(gopts *o, int argc, char **argv)
 {
     int npos = 0;
-    o->strand = 3; o->tb_bytes = 80 * 1024 * 1024; o->ydrop = o->gapped = -1; o->format = "maf-";
+    o->strand = 3; o->tb_bytes = 80 * 1024 * 1024; o->ydrop = o->gapped = -1;
     o->args = calloc((size_t)argc + 1, sizeof *o->args);
     if (!o->args) return die("hspz gapped: out of memory");
     for (int i = 1; i < argc; i++) {
@@ -167,10 +185,12 @@ static int parse_args(gopts *o, int argc, char **argv)
             o->format = v;
         }
         else if (!strncmp(a, "--ydrop=", 8) || !strncmp(a, "Y=", 2)) {
-            if (parse_int(v, &o->ydrop) || o->ydrop < 0) return die("hspz gapped: bad y-drop '%s'", a);
+            if (parse_score(a, v, &o->ydrop)) return 1;
+            o->have_ydrop = 1;
         }
         else if (!strncmp(a, "--gappedthresh=", 15) || !strncmp(a, "L=", 2)) {
-            if (parse_int(v, &o->gapped)) return die("hspz gapped: bad gapped threshold '%s'", a);
+            if (parse_score(a, v, &o->gapped)) return 1;
+            o->have_gapped = 1;
         }
         else if (!strncmp(a, "--strand=", 9)) {
             if (!strcmp(v, "plus")) o->strand = 1;
@@ -183,14 +203,20 @@ static int parse_args(gopts *o, int argc, char **argv)
         else if (!strncmp(a, "--scores=", 9) || !strncmp(a, "Q=", 2)) o->scores = v;
         else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
             o->tb_bytes = parse_units(v);
-            if (o->tb_bytes < 0) return die("hspz gapped: bad traceback size '%s'", a);
+            if (o->tb_bytes < 0) return die("hspz gapped: '%s': hspz gapped reads a number with an optional K, M or G only; run lastz for it", a);
             if (o->tb_bytes < 100 * 1024) return die("FAILURE: --traceback has to be at least 100K");
         }
         else if (!strncmp(a, "--inner=", 8) || !strncmp(a, "H=", 2)) {
-            if (parse_int(v, &o->inner) || o->inner < 0) return die("hspz gapped: bad interpolation threshold '%s'", a);
+            if (parse_score(a, v, &o->inner)) return 1;
+            if (o->inner < 0) o->inner = 0;        /* lastz: interpolation only when > 0 */
         }
         else return die("hspz gapped: lastz option '%s' is not supported by hspz gapped; run lastz for it", a);
     }
+    /* lastz checks the last y-drop given after reading every option (the first line of its
+     * message; lastz adds its usage text) */
+    if (o->have_ydrop && o->ydrop <= 0) return die("%d is not a legitimate y-drop threshold", o->ydrop);
+    /* lastz's default format is lav, which [multiple] refuses; hspz gapped does not write lav */
+    if (!o->format) return die("hspz gapped: no --format: lastz's default format (lav) is not supported by hspz gapped (maf-, maf, axt, axt+ are); give --format or run lastz for it");
     if (npos < 2) return die("hspz gapped: needs a target and a query (see hspz gapped --help)");
     if (!o->segments) return die("hspz gapped: needs --segments=FILE (see hspz gapped --help)");
     return 0;
@@ -233,7 +259,10 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
         p[l] = 0; any = 1;
         size_t i = from;
         while (i < s->n && strcmp(s->name[i], p)) i++;
-        if (i >= s->n) { fclose(f); free(line); return die("FAILURE: %s does not contain (or contains out of order) %s", s->path, p); }
+        if (i >= s->n) {               /* lastz's two lines; p points into line: print, then free */
+            die("FAILURE: %s does not contain (or contains out of order)\n         the sequence \"%s\"", s->path, p);
+            fclose(f); free(line); return 1;
+        }
         (*idx)[(*n)++] = i; from = i + 1;
     }
     fclose(f); free(line);
@@ -460,6 +489,34 @@ static void revcomp_parts(hz_gside *Q)
     }
 }
 
+/* --output=FILE opened for writing (README "Output" rules, docs/gapped.md): never through a
+ * symbolic link (O_NOFOLLOW), never one of the command's inputs (by (dev, ino)); in --outdir
+ * mode also never an existing file without --force.  NULL with the message written. */
+static FILE *open_output(const gopts *o)
+{
+    const char *in[6] = { o->segments, o->file[0], o->file[1], o->subset[0], o->subset[1], o->scores };
+    const char *ex[2] = { o->inputs[0], o->inputs[1] };
+    for (int k = 0; k < 6; k++)
+        if (in[k] && hz_same_file(o->output, in[k])) { die("hspz gapped: --output=%s is an input of this command (%s); refused", o->output, in[k]); return NULL; }
+    for (int k = 0; k < 2; k++)
+        if (ex[k] && hz_same_file(o->output, ex[k])) { die("hspz gapped: --output=%s is an input of this command (%s); refused", o->output, ex[k]); return NULL; }
+    int fl = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | ((o->outdir && !o->force) ? O_EXCL : O_TRUNC);
+    struct stat st;
+    int fd = open(o->output, fl, 0666);
+    if (fd >= 0 && o->outdir && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+        close(fd); die("hspz gapped: --output=%s is not a regular file; refused", o->output); return NULL;
+    }
+    if (fd < 0) {
+        if (errno == ELOOP) die("hspz gapped: --output=%s is a symbolic link; refused (hspz never writes through one)", o->output);
+        else if (errno == EEXIST) die("hspz gapped: --output=%s exists; refused without --force", o->output);
+        else die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) { close(fd); die("hspz gapped: out of memory"); }
+    return f;
+}
+
 static int run_gapped(gopts *o)
 {
     hz_gscore *sc = malloc(sizeof *sc);
@@ -471,9 +528,9 @@ static int run_gapped(gopts *o)
         if (fy >= 0) sc->ydrop = fy;
         if (fl >= 0) sc->gappedthresh = fl;
     }
-    if (o->ydrop >= 0) sc->ydrop = o->ydrop;
-    if (o->gapped >= 0) sc->gappedthresh = o->gapped;
-    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: bad --ambiguous value '%s'", o->ambiguous);
+    if (o->have_ydrop) sc->ydrop = o->ydrop;
+    if (o->have_gapped) sc->gappedthresh = o->gapped;
+    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: --ambiguous=%s is not supported by hspz gapped (n, iupac, n,R,P and iupac,R,P with integers R, P are); run lastz for it", o->ambiguous);
     sc->inner = o->inner;
     if (o->inner > 0 && o->ambiguous) return die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it");
     hz_gscore_mask(sc);
@@ -502,7 +559,7 @@ static int run_gapped(gopts *o)
         for (int k = 0; g.tid && k < g.threads; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
         if (!g.nt) g.threads = 1;
     }
-    if (o->output && !(g.out = fopen(o->output, "w"))) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
+    if (o->output && !(g.out = open_output(o))) return 1;
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
     if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
     int rc = hz_gsegrd_next(&r);
@@ -600,18 +657,42 @@ static int split_line(char *line, char **av, int max, char **errfile)
     return n;
 }
 
-static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno)
+/* 1 when path stays inside the folder it is relative to: not absolute, no ".." component */
+static int inside_dir(const char *path)
+{
+    if (path[0] == '/') return 0;
+    for (const char *p = path; *p; ) {
+        size_t l = strcspn(p, "/");
+        if (l == 2 && p[0] == '.' && p[1] == '.') return 0;
+        p += l; while (*p == '/') p++;
+    }
+    return 1;
+}
+
+static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force)
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 63, &errfile);
     if (n < 3 || strcmp(av[0], "lastz")) return die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
     if (chdir(dir)) return die("hspz gapped: %s: %s", dir, strerror(errno));
+    for (int k = 1; k < n; k++)          /* hspz writes these files: only inside DIR (docs/gapped.md) */
+        if (!strncmp(av[k], "--output=", 9) && !inside_dir(av[k] + 9))
+            return die("hspz gapped: lastz-commands.txt line %d: --output=%s is outside %s; refused", lineno, av[k] + 9, dir);
     if (errfile) {
-        int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (!inside_dir(errfile)) return die("hspz gapped: lastz-commands.txt line %d: 2> %s is outside %s; refused", lineno, errfile, dir);
+        const char *in[2] = { ts->path, qs->path };
+        for (int k = 0; k < 2; k++)
+            if (hz_same_file(errfile, in[k])) return die("hspz gapped: %s/%s is an input of this command; refused", dir, errfile);
+        int fd = open(errfile, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0666);
+        struct stat st;
+        if (fd < 0 && errno == ELOOP) return die("hspz gapped: %s/%s is a symbolic link; refused (hspz never writes through one)", dir, errfile);
+        if (fd < 0 && errno == EEXIST) return die("hspz gapped: %s/%s exists; refused without --force", dir, errfile);
+        if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) { close(fd); return die("hspz gapped: %s/%s is not a regular file; refused", dir, errfile); }
         if (fd < 0 || dup2(fd, 2) < 0) return die("hspz gapped: %s/%s: %s", dir, errfile, strerror(errno));
         close(fd);
     }
     gopts o; memset(&o, 0, sizeof o);
+    o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
     int rc = parse_args(&o, n, av);
     if (!rc) {
         /* the package's 2bit files are the user's sequences (spec §1.1): read those instead */
@@ -623,17 +704,65 @@ static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, i
     return rc;
 }
 
+/* prefix every record name (hspz run's -T/-Q: the names its 2bit and name files hold) */
+static int add_prefix(hz_seqset *s, const char *pre)
+{
+    size_t pl = strlen(pre);
+    for (size_t i = 0; pl && i < s->n; i++) {
+        size_t l = strlen(s->name[i]);
+        char *nm = malloc(pl + l + 1);
+        if (!nm) return die("hspz gapped: out of memory");
+        memcpy(nm, pre, pl); memcpy(nm + pl, s->name[i], l + 1);
+        free(s->name[i]); s->name[i] = nm;
+    }
+    return 0;
+}
+
+/* DIR/manifest.json (manifest.h): the -r / -q files must be the bytes the run read (inputs[]
+ * sha256), and the run's target/query prefixes (config.values.*_prefix) are put on the names.
+ * 1 with one line naming the file on a mismatch or an unreadable manifest. */
+static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs)
+{
+    char mp[4096];
+    snprintf(mp, sizeof mp, "%s/manifest.json", dir);
+    json_error_t je;
+    json_t *m = json_load_file(mp, 0, &je);
+    if (!m) return die("hspz gapped: %s: cannot read the run's manifest (%s)", mp, je.text);
+    hz_seqset *sv[2] = { ts, qs };
+    const char *role[2] = { "target", "query" }, *opt[2] = { "-r", "-q" }, *pk[2] = { "target_prefix", "query_prefix" };
+    int rc = 0;
+    for (int w = 0; w < 2 && !rc; w++) {
+        const char *want = NULL;
+        size_t i; json_t *e;
+        json_array_foreach(json_object_get(m, "inputs"), i, e)
+            if (!strcmp(json_string_value(json_object_get(e, "role")) ? json_string_value(json_object_get(e, "role")) : "", role[w]))
+                want = json_string_value(json_object_get(e, "sha256"));
+        char hex[65]; uint64_t by, li;
+        const char *have = sv[w]->sha256;
+        if (!have[0]) { if (hz_sha256_file(sv[w]->path, hex, &by, &li)) hex[0] = 0; have = hex; }
+        if (!want) rc = die("hspz gapped: %s has no sha256 of the %s; cannot check %s %s", mp, role[w], opt[w], sv[w]->path);
+        else if (strcmp(want, have))
+            rc = die("hspz gapped: %s %s is not the %s this run read (sha256 %.12s..., %s says %.12s...); give the file given to hspz run",
+                     opt[w], sv[w]->path, role[w], have, mp, want);
+        const char *pre = json_string_value(json_object_get(json_object_get(json_object_get(json_object_get(m, "config"), "values"), pk[w]), "value"));
+        if (!rc && pre) rc = add_prefix(sv[w], pre);
+    }
+    json_decref(m);
+    return rc;
+}
+
 static int hz_gapped_outdir(int argc, char **argv)
 {
-    const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1;
+    const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1, force = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strncmp(a, "--outdir=", 9)) dir = a + 9;
         else if (!strcmp(a, "--outdir") && v) { dir = v; i++; }
+        else if (!strcmp(a, "--force")) force = 1;
         else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
         else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
         else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
-        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N])", a);
+        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--force])", a);
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
@@ -643,6 +772,7 @@ static int hz_gapped_outdir(int argc, char **argv)
     hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
     if (hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err)) { fclose(f); return die("hspz gapped: %s", err); }
+    if (run_inputs(dir, &ts, &qs)) { fclose(f); hz_seqset_free(&ts); hz_seqset_free(&qs); return 1; }
     as_2bit(&ts); as_2bit(&qs);
     char **lines = NULL; int nl = 0, cap = 0; char *buf = NULL; size_t bc = 0;
     while (getline(&buf, &bc, f) >= 0) {
@@ -660,7 +790,7 @@ static int hz_gapped_outdir(int argc, char **argv)
         if (next < nl && running < threads) {
             pid_t p = fork();
             if (p < 0) { rc = die("hspz gapped: fork: %s", strerror(errno)); break; }
-            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1) ? 1 : 0);
+            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1, force) ? 1 : 0);
             pid[next++] = p; running++;
             continue;
         }

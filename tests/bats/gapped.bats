@@ -249,3 +249,144 @@ PY
         done
     done
 }
+
+# --- issue 34 review: messages, numbers, defaults and output safety, compared with lastz ---
+
+# lastz_vs_hspz ARGS...: the same command line (in the current folder) run by lastz and by hspz
+# gapped, --output=res.out; sets L_RC/H_RC, L_ERR/H_ERR (stderr) and leaves lastz.out/hspz.out
+lastz_vs_hspz() {
+    rm -f res.out lastz.out hspz.out
+    L_RC=0; lastz "$@" --output=res.out 2> lastz.err || L_RC=$?; [ ! -e res.out ] || mv res.out lastz.out
+    H_RC=0; "$HSPZ" gapped "$@" --output=res.out 2> hspz.err || H_RC=$?; [ ! -e res.out ] || mv res.out hspz.out
+    L_ERR=$(cat lastz.err); H_ERR=$(cat hspz.err)
+}
+
+@test "gapped: a [subset=] name the file lacks: lastz's two-line message and exit status (no use after free)" {
+    require_cmd lastz
+    cd "$BATS_TEST_TMPDIR"; cp "$HSPZ_SHARED/data/tiny_aglobin_human_vs_cow/aglobin.2bit" .
+    printf 'nosuch\n' > bad.name; : > hc.seg
+    for sp in 'aglobin.2bit[multiple][subset=bad.name] aglobin.2bit/cow' 'aglobin.2bit[multiple] aglobin.2bit[subset=bad.name]'; do
+        lastz_vs_hspz $sp --segments=hc.seg --format=maf-
+        [ "$L_RC" -eq 1 ] && [ "$H_RC" -eq 1 ]
+        [ "$H_ERR" = "$L_ERR" ]
+        [[ "$H_ERR" == *'the sequence "nosuch"' ]]
+        [ ! -s lastz.out ] && [ ! -s hspz.out ]      # lastz leaves an empty file; hspz none
+    done
+}
+
+@test "gapped: y-drop, gapped and inner values read as lastz reads them (0 refused, 1.5/1K run-lastz line, -5 accepted)" {
+    require_cmd lastz
+    cd "$BATS_TEST_TMPDIR"; printf '>t\nACGTACGTAAAAACCCCGGGGTTTTACGATCGA\n' > t.fa; : > s.seg
+    local o
+    for o in Y=0 --ydrop=0 --ydrop=-3 "Y=5 --ydrop=0"; do       # lastz refuses: its first line, exit 1, no output
+        lastz_vs_hspz 't.fa[multiple]' t.fa --segments=s.seg --format=maf- $o
+        [ "$L_RC" -eq 1 ] && [ "$H_RC" -eq 1 ]
+        [ "$H_ERR" = "$(head -1 lastz.err)" ]
+        [[ "$H_ERR" == *"is not a legitimate y-drop threshold" ]]
+        [ ! -e lastz.out ] && [ ! -e hspz.out ]
+    done
+    for o in --ydrop=1.5 Y=1K L=1K H=1.5 Y=1e3 --ambiguous=N --ambiguous=n,5 --ambiguous=iupac,1.5,2; do             # lastz accepts; hspz: same bytes or run lastz
+        lastz_vs_hspz 't.fa[multiple]' t.fa --segments=s.seg --format=maf- $o
+        [ "$L_RC" -eq 0 ]
+        if [ "$H_RC" -eq 0 ]; then cmp lastz.out hspz.out
+        else [ "$(wc -l < hspz.err)" -eq 1 ]; [[ "$H_ERR" == *"run lastz for it" ]]; [ ! -e hspz.out ]; fi
+    done
+    for o in --inner=-5 L=-5 "Y=0 Y=5" "H=0 L=2000"; do         # lastz accepts: hspz the same bytes
+        lastz_vs_hspz 't.fa[multiple]' t.fa --segments=s.seg --format=maf- $o
+        [ "$L_RC" -eq 0 ] && [ "$H_RC" -eq 0 ]
+        [ -s lastz.out ] && cmp lastz.out hspz.out
+        [ "$H_ERR" = "$L_ERR" ]
+    done
+}
+
+@test "gapped: no --format (lastz's default lav, refused with [multiple]): no alignments, one run-lastz line" {
+    require_cmd lastz
+    cd "$BATS_TEST_TMPDIR"; printf '>t\nACGTACGTAAAAACCCCGGGGTTTTACGATCGA\n' > t.fa; : > s.seg
+    lastz_vs_hspz 't.fa[multiple]' t.fa --segments=s.seg
+    [ "$L_RC" -eq 1 ] && [ "$H_RC" -eq 1 ]
+    [[ "$L_ERR" == *"cannot be used with --lav"* ]]
+    [ "$(wc -l < hspz.err)" -eq 1 ]
+    [[ "$H_ERR" == *"lav"*"run lastz for it" ]]
+    [ ! -s hspz.out ]
+}
+
+# ag_outdir DIR [hspz run options]: hspz run --tarball on alpha-globin into DIR/OUT, package in DIR/pkg
+ag_outdir() {
+    local d="$1"; shift; mkdir -p "$d"
+    hz_run run -r "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" -q "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz" \
+        -o "$d/OUT" --tarball --threads 1 --quiet "$@"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg"
+}
+
+@test "gapped --outdir: -r/-q checked against the manifest's sha256 (a changed target is refused, nothing written)" {
+    local d="$BATS_TEST_TMPDIR/sha" Hf="$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" Cf="$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz"
+    ag_outdir "$d"
+    gunzip -c "$Hf" | sed '2s/^./N/' > "$d/changed.fa"         # one base changed, the same name and length
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$d/changed.fa" -q "$Cf"
+    [ "$status" -eq 1 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"-r $d/changed.fa is not the target this run read"*"manifest.json"* ]]
+    ! ls "$d/OUT"/*.maf- 2>/dev/null
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$Hf" -q "$Hf"         # the target given as the query
+    [ "$status" -eq 1 ] && [[ "$output" == *"-q $Hf is not the query"* ]]
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$Hf" -q "$Cf"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^a ' "$d/OUT/tmp1.block0.r0.plus.maf-")" -gt 0 ]
+}
+
+@test "gapped --outdir: a run with -T/-Q name prefixes gives lastz's bytes on the package (prefixed names)" {
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR/pre"
+    ag_outdir "$d" -T hg. -Q mm.
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" -q "$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz"
+    [ "$status" -eq 0 ] || { echo "$output"; cat "$d"/OUT/*.err; return 1; }
+    cd "$d/pkg/galaxy/files"
+    local n=0 line
+    while read -r line; do
+        eval "$line"                                         # lastz itself, on the package's 2bit files
+        for f in $(sed 's/.*--output=\([^ ]*\) 2> \(.*\)/\1 \2/' <<<"$line"); do cmp "$f" "$d/OUT/$f"; done
+        grep -q '^s hg\.human ' "$(sed 's/.*--output=\([^ ]*\) .*/\1/' <<<"$line")"
+        n=$((n + 1))
+    done < "$d/OUT/lastz-commands.txt"
+    [ "$n" -ge 1 ]
+}
+
+@test "gapped: outputs never through a symlink, never over an input; --outdir: inside DIR, new unless --force" {
+    local d="$BATS_TEST_TMPDIR/safe" Hf="$TD/tiny_aglobin_human_vs_cow/aglobin_human.fa.gz" Cf="$TD/tiny_aglobin_human_vs_cow/aglobin_cow.fa.gz"
+    ag_outdir "$d"
+    local O="$d/OUT" seg=tmp1.block0.r0.plus.segments
+    cp "$O/lastz-commands.txt" "$d/cmds.orig"; sha=$(sha256sum "$O/$seg")
+    # drop-in mode, in the package: --output naming the segments file, or a symlink
+    cd "$d/pkg/galaxy/files"
+    local args; args=$(sed 's/^lastz //; s/ --output=.*//' "$O/lastz-commands.txt")
+    run eval "\"$HSPZ\" gapped $args --output=$seg"
+    [ "$status" -ne 0 ] && [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"is an input of this command"* ]]
+    ln -s "$d/victim" link.out
+    run eval "\"$HSPZ\" gapped $args --output=link.out"
+    [ "$status" -ne 0 ] && [[ "$output" == *"symbolic link"* ]] && [ ! -e "$d/victim" ]
+    cd "$d"
+    # --outdir: an existing .err / .maf- is kept without --force
+    ln -s "$d/victim" "$O/tmp1.block0.r0.plus.err"
+    run "$HSPZ" gapped --outdir "$O" -r "$Hf" -q "$Cf"
+    [ "$status" -ne 0 ] && [[ "$output" == *"symbolic link"* ]] && [ ! -e "$d/victim" ]
+    rm "$O/tmp1.block0.r0.plus.err"
+    run "$HSPZ" gapped --outdir "$O" -r "$Hf" -q "$Cf"
+    [ "$status" -eq 0 ]
+    cp "$O/tmp1.block0.r0.plus.maf-" first.maf
+    run "$HSPZ" gapped --outdir "$O" -r "$Hf" -q "$Cf"
+    [ "$status" -ne 0 ] && [[ "$output" == *"exists; refused without --force"* ]]
+    cmp first.maf "$O/tmp1.block0.r0.plus.maf-"
+    run "$HSPZ" gapped --outdir "$O" -r "$Hf" -q "$Cf" --force
+    [ "$status" -eq 0 ] && cmp first.maf "$O/tmp1.block0.r0.plus.maf-"
+    # --outdir: an --output naming the segments file, outside DIR (../x, absolute), a symlink
+    for bad in "$seg" ../escaped.maf "$d/abs.maf" link2.maf; do
+        rm -f "$O"/tmp1.*.err "$O"/tmp1.*.maf-; ln -sf "$d/victim" "$O/link2.maf"
+        sed "s#--output=[^ ]*#--output=$bad#" "$d/cmds.orig" > "$O/lastz-commands.txt"
+        run "$HSPZ" gapped --outdir "$O" -r "$Hf" -q "$Cf"
+        [ "$status" -ne 0 ] || { echo "accepted $bad"; return 1; }
+        [ ! -e "$d/escaped.maf" ] && [ ! -e "$d/abs.maf" ] && [ ! -e "$d/victim" ]
+        [ "$(sha256sum "$O/$seg")" = "$sha" ]
+        case $bad in ../*|/*) [[ "$output" == *"is outside"* ]] ;; esac
+    done
+}
