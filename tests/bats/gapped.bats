@@ -34,6 +34,10 @@ golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$1" "$2" "$3" "$BATS_TEST_
 @test "gapped golden: apple/orange axt+ H=2000 minus" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt minus; }
 # one pass on several threads (spec §12 speculative scheme, src/gapped_par.c): the same bytes
 @test "gapped --threads inside one pass: H. pylori maf- minus on 3 threads = the golden" { golden small_hpylori_g27_vs_els37 maf minus 3; }
+@test "gapped --threads inside one pass: pseudocat both strands, mtDNA, alpha-globin on 7 threads = the goldens" {
+    golden tiny_lastz_pseudocat_vs_pseudopig maf plus 7 && golden tiny_lastz_pseudocat_vs_pseudopig maf minus 7 &&
+        golden tiny_mtdna_human_vs_orangutan maf plus 7 && golden tiny_aglobin_human_vs_cow maf plus 7
+}
 @test "gapped --threads inside one pass: H. pylori maf- plus on 2 and 7 threads (slow tier)" {
     require_slow
     golden small_hpylori_g27_vs_els37 maf plus 2 && golden small_hpylori_g27_vs_els37 maf plus 7
