@@ -14,6 +14,8 @@
  * block of HZ_G_RGB rows, pieces are widened by one row and two columns.  A contained anchor
  * stays contained (KEPT only grows), so a speculative skip is always exact.  A speculative half
  * that hit the traceback limit is recomputed at commit so its stderr line comes in order.
+ * A worker that finishes checks its result against the alignments accepted meanwhile and
+ * extends again from the newest snapshot when they could have changed it (off the critical path).
  * Memory: a window of K = 4 x threads anchors in flight. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -81,6 +83,8 @@ static int keep_region(pslot *sl, const hz_gwork *w)
     return 0;
 }
 
+static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2);
+
 static void *worker(void *arg)
 {
     ppar *p = arg;
@@ -94,18 +98,36 @@ static void *worker(void *arg)
         if (p->stop) break;
         int64_t k = p->next_claim++;
         pslot *sl = &p->slot[k % p->K];
-        psnap *sn = p->cur; sn->refs++;
         sl->state = 1;
-        pthread_mutex_unlock(&p->mu);
-        hz_gset V = { p->S->a, sn->n, sn->n, sn->kept, sn->byend, sn->n };
-        sl->nsnap = sn->n;
-        sl->rc = hz_gapped_extend(&p->Pq, &w, &V, p->an[k].a1, p->an[k].a2, &sl->G, &rops, &rcap);
-        sl->trunc = w.trunc;
-        if (sl->rc == 0 || sl->rc == 1) {
-            if (keep_region(sl, &w)) { if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); } sl->rc = -1; }
+        /* extend against the newest snapshot; while alignments accepted since then could have
+         * changed the result, extend again (at most 3 times) so that the commit seldom redoes
+         * it on the committing thread */
+        for (int tries = 0;; tries++) {
+            psnap *sn = p->cur; sn->refs++;
+            pthread_mutex_unlock(&p->mu);
+            hz_gset V = { p->S->a, sn->n, sn->n, sn->kept, sn->byend, sn->n };
+            sl->nsnap = sn->n;
+            sl->rc = hz_gapped_extend(&p->Pq, &w, &V, p->an[k].a1, p->an[k].a2, &sl->G, &rops, &rcap);
+            sl->trunc = w.trunc;
+            if ((sl->rc == 0 || sl->rc == 1) && keep_region(sl, &w)) {
+                if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
+                sl->rc = -1;
+            }
+            pthread_mutex_lock(&p->mu);
+            snap_unref(sn);
+            if (sl->rc < 0 || sl->rc == 2 || sl->trunc || tries == 3) break;
+            int hit = 0;
+            while (!hit && sl->nsnap < p->S->n) {          /* entries below S->n are immutable */
+                int32_t hi = p->S->n;
+                pthread_mutex_unlock(&p->mu);
+                for (int32_t i = sl->nsnap; i < hi && !hit; i++)
+                    hit = aln_hits(sl, &p->S->a[i], p->an[k].a1, p->an[k].a2);
+                if (!hit) sl->nsnap = hi;                   /* valid against S->a[0..hi) */
+                pthread_mutex_lock(&p->mu);
+            }
+            if (!hit) break;
+            if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
         }
-        pthread_mutex_lock(&p->mu);
-        snap_unref(sn);
         sl->state = 2;
         pthread_cond_broadcast(&p->cv_done);
     }
@@ -187,7 +209,8 @@ int hz_gapped_pass_par(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     pthread_mutex_init(&p.mu, NULL); pthread_cond_init(&p.cv_work, NULL); pthread_cond_init(&p.cv_done, NULL);
     int nw = 0, rc = 0;
     pthread_t *tid = calloc((size_t)nthreads, sizeof *tid);
-    for (int t = 0; tid && t < nthreads - 1; t++) if (!pthread_create(&tid[t], NULL, worker, &p)) nw++;
+    /* nthreads workers: the committing thread mostly waits, it only extends what no worker took */
+    for (int t = 0; tid && t < nthreads; t++) if (!pthread_create(&tid[t], NULL, worker, &p)) nw++;
     uint32_t *rops = NULL; int32_t rcap = 0;
     for (int64_t k = 0; k < nan && !rc; k++) {
         pthread_mutex_lock(&p.mu);
