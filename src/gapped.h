@@ -100,7 +100,13 @@ typedef struct {
     int64_t *tbrow; int64_t rowcap;
     int64_t gen;
     void *act; int64_t nact, actcap;
+    int trunc;                       /* set when a half stopped at the traceback limit (§4.7) */
+    int rec;                         /* record the explored region (speculative runs, §12) */
+    int64_t *rg[2], rgcap[2], nrow[2];   /* per half (index rev): per block of HZ_G_RGB rows the
+                                          * smallest LY and largest RY (inclusive) of the rows
+                                          * whose masks were built (§4.5); nrow = rows 1..nrow */
 } hz_gwork;
+#define HZ_G_RGB 32
 void hz_gwork_free(hz_gwork *w);
 
 /* The list of accepted alignments of a pass (spec §5 KEPT and BYEND). */
@@ -127,6 +133,26 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
 /* Run the anchors of one pass (spec §5.9) into S (which must be empty).  Returns 0, -1 on
  * out of memory. */
 int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S);
+
+/* The steps of hz_gapped_pass, for the speculative scheme (gapped_par.c, spec §12). */
+/* Reserve room for n alignments so S->a is never moved (workers read it while it grows). */
+int hz_gset_reserve(hz_gset *S, int64_t n);
+/* Insert the pass's trivial self-alignments (§5.10) into the empty S.  0, -1 on OOM. */
+int hz_gapped_trivials(const hz_gpass *P, hz_gset *S);
+/* One anchor (a1,a2) against the accepted set S (§5.1-§5.5): 2 = contained (skipped), 0 = empty
+ * or below the threshold, 1 = *G is an alignment to accept (ops, pieces malloc'ed, neighbour
+ * snapshots not yet set), -1 = out of memory.  rops, rcap: scratch kept between calls. */
+int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a1, int64_t a2,
+                     hz_galn *G, uint32_t **rops, int32_t *rcap);
+/* Accept G into S (§5.6 neighbours, KEPT/BYEND insertion); S takes G's buffers.  0, -1 OOM. */
+int hz_gapped_accept(hz_gset *S, hz_galn *G);
+/* hz_gapped_pass on nthreads threads (spec §12 speculative scheme): anchors are extended
+ * speculatively against the set accepted when they start, and committed in §3.6 order; a
+ * result that an alignment accepted meanwhile could have changed is recomputed.  S and the
+ * bytes are those of hz_gapped_pass for every nthreads.  *nredo (when not NULL) gets the number
+ * of speculative results that were recomputed.  0, -1 on out of memory. */
+int hz_gapped_pass_par(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
+                       hz_gset *S, int nthreads, int64_t *nredo);
 
 /* Names and lengths the formatter needs for the records of a pass. */
 typedef struct {

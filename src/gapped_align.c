@@ -220,43 +220,79 @@ static int add_trivial(const hz_gpass *P, hz_gset *S, int32_t k, int32_t q)
     return 0;
 }
 
-int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S)
+int hz_gset_reserve(hz_gset *S, int64_t n)
 {
-    uint32_t *rops = NULL; int32_t nr = 0, rcap = 0;
-    int rc = -1;
+    if (n > INT32_MAX - 64) return -1;
+    if (n <= S->cap) return 0;
+    hz_galn *a = realloc(S->a, (size_t)n * sizeof *a); if (!a) return -1; S->a = a;
+    int32_t *k = realloc(S->kept, (size_t)n * sizeof *k); if (!k) return -1; S->kept = k;
+    int32_t *b = realloc(S->byend, (size_t)n * sizeof *b); if (!b) return -1; S->byend = b;
+    S->cap = (int32_t)n;
+    return 0;
+}
+
+int hz_gapped_trivials(const hz_gpass *P, hz_gset *S)
+{
     for (int32_t k = 0; k < P->ntrivial; k++)
         if (add_trivial(P, S, P->trivial[2 * k], P->trivial[2 * k + 1])) return -1;
+    return 0;
+}
+
+int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a1, int64_t a2,
+                     hz_galn *G, uint32_t **rops, int32_t *rcap)
+{
+    hz_gref left, right;
+    memset(G, 0, sizeof *G);
+    if (contained(S, a1, a2, &left, &right)) return 2;
+    int32_t part = partition_of(P, a1);
+    int64_t low1 = P->sep[part] + 1, high1 = P->sep[part + 1];
+    int64_t low2 = 0, high2 = P->qlen;
+    if (P->qsep) { int32_t q = partition_ofq(P, a2); low2 = P->qsep[q] + 1; high2 = P->qsep[q + 1]; }
+    int32_t cf = 0, cr = 0;                      /* candidate suffixes (§5.2) */
+    { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->kept[m]].s1 > a1) hi = m; else lo = m + 1; } cf = lo; }
+    { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->byend[m]].t1 < a1) hi = m; else lo = m + 1; } cr = lo; }
+    int32_t ocap = 0, nr = 0; int64_t e1, e2;
+    w->trunc = 0;
+    int32_t sl = hz_gapped_half(P, w, S, 1, a1, a2, low1, high1, low2, high2, left, right,
+                                S->byend + cr, S->n - cr, &G->ops, &G->nops, &ocap, &e1, &e2);
+    if (sl == HZ_G_WORST) goto oom;
+    G->s1 = a1 + 1 - e1; G->s2 = a2 + 1 - e2;
+    int32_t sr = hz_gapped_half(P, w, S, 0, a1, a2, low1, high1, low2, high2, left, right,
+                                S->kept + cf, S->n - cf, rops, &nr, rcap, &e1, &e2);
+    if (sr == HZ_G_WORST || join_ops(&G->ops, &G->nops, &ocap, *rops, nr)) goto oom;
+    G->t1 = a1 + e1; G->t2 = a2 + e2;
+    G->score = sl + sr;
+    trim(P, G);
+    if (make_pieces(G)) goto oom;
+    if ((G->t1 < G->s1 && G->t2 < G->s2) || G->score < P->thresh) {   /* empty; §5.5 */
+        free(G->ops); free(G->pc); G->ops = NULL; G->pc = NULL; G->nops = G->npc = 0;
+        return 0;
+    }
+    return 1;
+oom:
+    free(G->ops); G->ops = NULL;
+    return -1;
+}
+
+int hz_gapped_accept(hz_gset *S, hz_galn *G)
+{
+    if (grow_set(S)) return -1;
+    neighbours(S, G);
+    S->a[S->n++] = *G;
+    insert_new(S);
+    return 0;
+}
+
+int hz_gapped_pass(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S)
+{
+    uint32_t *rops = NULL; int32_t rcap = 0;
+    int rc = -1;
+    if (hz_gapped_trivials(P, S)) return -1;
     for (int64_t k = 0; k < nan; k++) {
-        int64_t a1 = an[k].a1, a2 = an[k].a2;
-        hz_gref left, right;
-        if (contained(S, a1, a2, &left, &right)) continue;
-        int32_t part = partition_of(P, a1);
-        int64_t low1 = P->sep[part] + 1, high1 = P->sep[part + 1];
-        int64_t low2 = 0, high2 = P->qlen;
-        if (P->qsep) { int32_t q = partition_ofq(P, a2); low2 = P->qsep[q] + 1; high2 = P->qsep[q + 1]; }
-        int32_t cf = 0, cr = 0;                      /* candidate suffixes (§5.2) */
-        { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->kept[m]].s1 > a1) hi = m; else lo = m + 1; } cf = lo; }
-        { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->byend[m]].t1 < a1) hi = m; else lo = m + 1; } cr = lo; }
-        if (grow_set(S)) goto out;
-        hz_galn G; memset(&G, 0, sizeof G);
-        int32_t ocap = 0; int64_t e1, e2;
-        int32_t sl = hz_gapped_half(P, w, S, 1, a1, a2, low1, high1, low2, high2, left, right,
-                                    S->byend + cr, S->n - cr, &G.ops, &G.nops, &ocap, &e1, &e2);
-        if (sl == HZ_G_WORST) { free(G.ops); goto out; }
-        G.s1 = a1 + 1 - e1; G.s2 = a2 + 1 - e2;
-        nr = 0;
-        int32_t sr = hz_gapped_half(P, w, S, 0, a1, a2, low1, high1, low2, high2, left, right,
-                                    S->kept + cf, S->n - cf, &rops, &nr, &rcap, &e1, &e2);
-        if (sr == HZ_G_WORST || join_ops(&G.ops, &G.nops, &ocap, rops, nr)) { free(G.ops); goto out; }
-        G.t1 = a1 + e1; G.t2 = a2 + e2;
-        G.score = sl + sr;
-        trim(P, &G);
-        if (make_pieces(&G)) { free(G.ops); goto out; }
-        if (G.t1 < G.s1 && G.t2 < G.s2) { free(G.ops); free(G.pc); continue; }   /* empty */
-        if (G.score < P->thresh) { free(G.ops); free(G.pc); continue; }  /* §5.5 */
-        neighbours(S, &G);
-        S->a[S->n++] = G;
-        insert_new(S);
+        hz_galn G;
+        int e = hz_gapped_extend(P, w, S, an[k].a1, an[k].a2, &G, &rops, &rcap);
+        if (e < 0) goto out;
+        if (e == 1 && hz_gapped_accept(S, &G)) { free(G.ops); free(G.pc); goto out; }
     }
     rc = 0;
     S->nout = S->n;

@@ -347,7 +347,7 @@ typedef struct {
     int32_t *triv; int notrivial;
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
-    int done;
+    int done, ithreads;                      /* ithreads: threads inside the pass (gapped_par.c) */
 } pjob;
 
 typedef struct {
@@ -355,7 +355,7 @@ typedef struct {
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads; pthread_t *tid; int nt;
     pthread_mutex_t mu; pthread_cond_t cv;
-    pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop;
+    pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop, active;
 } grun;
 
 static void compute_job(pjob *j, hz_gwork *w)
@@ -363,7 +363,7 @@ static void compute_job(pjob *j, hz_gwork *w)
     hz_ganchor *an = NULL;
     int64_t nan = hz_gapped_anchors(&j->P, j->segs, j->nseg, 1, &an);
     j->rc = 0;
-    if (nan < 0 || hz_gapped_pass(&j->P, w, an, nan, &j->S)) j->rc = -1;
+    if (nan < 0 || hz_gapped_pass_par(&j->P, w, an, nan, &j->S, j->ithreads, NULL)) j->rc = -1;
     else if (j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */
         int32_t m = 0;
         for (int32_t k = 0; k < j->S.n; k++) if (!j->S.a[j->S.kept[k]].trivial) j->S.kept[m++] = j->S.kept[k];
@@ -386,10 +386,12 @@ static void *worker(void *arg)
         while (g->ntaken == g->nposted && !g->stop) pthread_cond_wait(&g->cv, &g->mu);
         if (g->ntaken == g->nposted) break;
         pjob *j = g->q[g->ntaken++];
+        g->active++;                              /* share the threads among the running passes */
+        j->ithreads = g->threads / g->active > 1 ? g->threads / g->active : 1;
         pthread_mutex_unlock(&g->mu);
         compute_job(j, &w);
         pthread_mutex_lock(&g->mu);
-        j->done = 1;
+        j->done = 1; g->active--;
         pthread_cond_broadcast(&g->cv);
     }
     pthread_mutex_unlock(&g->mu);
@@ -469,7 +471,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         if (!t) return die("hspz gapped: out of memory");
         g->q = t; g->qcap = c;
     }
-    if (g->threads <= 1) { compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
+    if (g->threads <= 1) { j->ithreads = 1; compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
     pthread_mutex_lock(&g->mu);
     g->q[g->nposted++] = j;
     pthread_cond_broadcast(&g->cv);
@@ -669,7 +671,7 @@ static int inside_dir(const char *path)
     return 1;
 }
 
-static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force)
+static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force, int threads)
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 63, &errfile);
@@ -694,6 +696,7 @@ static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, i
     gopts o; memset(&o, 0, sizeof o);
     o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
     int rc = parse_args(&o, n, av);
+    o.threads = threads;
     if (!rc) {
         /* the package's 2bit files are the user's sequences (spec §1.1): read those instead */
         free(o.file[0]); free(o.file[1]);
@@ -785,12 +788,14 @@ static int hz_gapped_outdir(int argc, char **argv)
     /* independent files (spec §12): one worker process per line, at most `threads` at a time;
      * each writes only its own files, so the bytes never depend on the count */
     int running = 0, next = 0, rc = 0;
+    int per = threads / (nl < threads ? (nl ? nl : 1) : threads);   /* threads of each line's process */
+    if (per < 1) per = 1;
     pid_t *pid = calloc((size_t)nl + 1, sizeof *pid);
     while (next < nl || running) {
         if (next < nl && running < threads) {
             pid_t p = fork();
             if (p < 0) { rc = die("hspz gapped: fork: %s", strerror(errno)); break; }
-            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1, force) ? 1 : 0);
+            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1, force, per) ? 1 : 0);
             pid[next++] = p; running++;
             continue;
         }

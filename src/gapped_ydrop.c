@@ -19,6 +19,7 @@ typedef struct {
 void hz_gwork_free(hz_gwork *w)
 {
     free(w->C); free(w->D); free(w->mask); free(w->tb); free(w->tbrow); free(w->act);
+    free(w->rg[0]); free(w->rg[1]);
     memset(w, 0, sizeof *w);
 }
 
@@ -167,6 +168,24 @@ static int update_active(hz_gext *x, const int32_t *cand, int32_t ncand, int32_t
     return 0;
 }
 
+/* explored region of row r (speculative runs, spec §12): the columns [LY, RY] where §4.5 marks
+ * can land, kept per block of HZ_G_RGB rows */
+static int record_row(hz_gwork *w, int rev, int64_t r, int64_t LY, int64_t RY)
+{
+    int64_t b = r / HZ_G_RGB;
+    if (2 * b + 2 > w->rgcap[rev]) {
+        int64_t c = w->rgcap[rev] ? 2 * w->rgcap[rev] : 256;
+        while (c < 2 * b + 2) c *= 2;
+        int64_t *t = realloc(w->rg[rev], (size_t)c * sizeof *t); if (!t) return -1;
+        w->rg[rev] = t; w->rgcap[rev] = c;
+    }
+    int64_t *g = w->rg[rev] + 2 * b;
+    if (r == 1 || r % HZ_G_RGB == 0) { g[0] = LY; g[1] = RY; }
+    else { if (LY < g[0]) g[0] = LY; if (RY > g[1]) g[1] = RY; }
+    w->nrow[rev] = r;
+    return 0;
+}
+
 static int push_op(uint32_t **ops, int32_t *n, int32_t *cap, int op)
 {
     if (*n && ((*ops)[*n - 1] & 3) == (uint32_t)op) { (*ops)[*n - 1] += 4; return 0; }
@@ -200,6 +219,7 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
     const int64_t M = rev ? a1 + 1 - low1 : high1 - a1 - 1;
     const int64_t N = rev ? a2 + 1 - low2 : high2 - a2 - 1;
     *er = *ec = 0;
+    w->nrow[rev] = 0;
     if (M <= 0 || N <= 0) return 0;
     const int32_t E = P->sc->gap_extend, gOE = P->sc->gap_open + E, Y = P->sc->ydrop;
     const int64_t tail = E ? Y / E + 6 : (N + 1 < 500000 ? N + 1 : 500000);
@@ -238,9 +258,10 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
         x.row = r; x.tag = (w->gen << 32) | r;
         update_bounds(&x);
         if (update_active(&x, cand, ncand, &ci)) return HZ_G_WORST;
+        if (w->rec && record_row(w, rev, r, x.LY, x.RY)) return HZ_G_WORST;
         if (x.RY < x.LY) x.RY = x.LY;
         int64_t need = x.RY - x.LY + tail;
-        if (used + need >= P->tb_cap) { report_truncation(P, rev, a1, a2, br, bc); break; }
+        if (used + need >= P->tb_cap) { w->trunc = 1; report_truncation(P, rev, a1, a2, br, bc); break; }
         if (ensure_rows(w, r + 1) || ensure_tb(w, used + need + 1) || ensure_cols(w, x.RY + 2)) return HZ_G_WORST;
         C = w->C; D = w->D; tb = w->tb;
         w->tbrow[r] = used - x.LY;

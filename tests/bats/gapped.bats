@@ -12,7 +12,8 @@ setup() {
         skip "../shared is absent ($HSPZ_SHARED): this case uses the lastz-gapped goldens"
 }
 
-golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$@" "$BATS_TEST_TMPDIR/w"; echo "$output"; [ "$status" -eq 0 ]; }
+# golden PAIR VARIANT STRAND [THREADS]
+golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$1" "$2" "$3" "$BATS_TEST_TMPDIR/w$2$3${4:-}" ${4:+"$4"}; echo "$output"; [ "$status" -eq 0 ]; }
 
 @test "gapped golden: mtDNA maf- plus" { golden tiny_mtdna_human_vs_orangutan maf plus; }
 @test "gapped golden: alpha-globin maf- plus (soft-masking, N runs)" { golden tiny_aglobin_human_vs_cow maf plus; }
@@ -31,6 +32,26 @@ golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$@" "$BATS_TEST_TMPDIR/w";
 @test "gapped golden: pseudocat axt+ H=2000 minus (inner alignments)" { golden tiny_lastz_pseudocat_vs_pseudopig axt minus; }
 @test "gapped golden: apple/orange axt+ H=2000 plus (windows across records)" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt plus; }
 @test "gapped golden: apple/orange axt+ H=2000 minus" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt minus; }
+# one pass on several threads (spec §12 speculative scheme, src/gapped_par.c): the same bytes
+@test "gapped --threads inside one pass: H. pylori maf- minus on 3 threads = the golden" { golden small_hpylori_g27_vs_els37 maf minus 3; }
+@test "gapped --threads inside one pass: pseudocat both strands, mtDNA, alpha-globin on 7 threads = the goldens" {
+    golden tiny_lastz_pseudocat_vs_pseudopig maf plus 7 && golden tiny_lastz_pseudocat_vs_pseudopig maf minus 7 &&
+        golden tiny_mtdna_human_vs_orangutan maf plus 7 && golden tiny_aglobin_human_vs_cow maf plus 7
+}
+@test "gapped --threads inside one pass: H. pylori maf- plus on 2 and 7 threads (slow tier)" {
+    require_slow
+    golden small_hpylori_g27_vs_els37 maf plus 2 && golden small_hpylori_g27_vs_els37 maf plus 7
+}
+@test "gapped --threads inside one pass: H. pylori axt+ H=2000 both strands on 2 and 7 threads (slow tier)" {
+    require_slow
+    local s n
+    for s in plus minus; do for n in 2 7; do golden small_hpylori_g27_vs_els37 axt $s $n || return 1; done; done
+}
+@test "gapped --threads inside one pass: S. aureus maf- and axt+ H=2000 on 3 threads (slow tier)" {
+    require_slow
+    local v s
+    for v in maf axt; do for s in plus minus; do golden small_saureus_n315_vs_usa300 $v $s 3 || return 1; done; done
+}
 @test "gapped golden: H. pylori axt+ H=2000 plus (slow tier)" { require_slow; golden small_hpylori_g27_vs_els37 axt plus; }
 @test "gapped golden: H. pylori axt+ H=2000 minus (slow tier)" { require_slow; golden small_hpylori_g27_vs_els37 axt minus; }
 @test "gapped golden: S. aureus axt+ H=2000 plus (slow tier)" { require_slow; golden small_saureus_n315_vs_usa300 axt plus; }

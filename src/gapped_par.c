@@ -1,0 +1,241 @@
+/* gapped_par — the anchors of one pass on several threads, with LASTZ's order-dependent result
+ * (../shared/spec/lastz-gapped-spec.md §12, "a safe speculative scheme").
+ *
+ * Anchor k is extended by a worker against the accepted set as it was when the worker started
+ * (a snapshot: the first nsnap alignments of S->a and the KEPT/BYEND orders of that moment).
+ * The calling thread commits anchors strictly in §3.6 order.  A speculative result is exact
+ * unless an alignment G accepted after the snapshot
+ *   (a) spans the anchor's row (G.start1 <= a1 <= G.end1): it could contain the anchor (§5.1)
+ *       or become a neighbour (§4.4); or
+ *   (b) has a piece whose mask (§4.5) can land in [LY, RY] of a row the half processed.
+ * Neighbour followers only walk through alignments of the snapshot (their §5.6 snapshots point
+ * to older alignments), and a mark outside [LY, RY] changes nothing, so by induction over rows
+ * the DP is unchanged when neither holds.  (b) is tested conservatively: regions are kept per
+ * block of HZ_G_RGB rows, pieces are widened by one row and two columns.  A contained anchor
+ * stays contained (KEPT only grows), so a speculative skip is always exact.  A speculative half
+ * that hit the traceback limit is recomputed at commit so its stderr line comes in order.
+ * A worker that finishes checks its result against the alignments accepted meanwhile and
+ * extends again from the newest snapshot when they could have changed it (off the critical path).
+ * Memory: a window of K = 4 x threads anchors in flight. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gapped.h"
+
+typedef struct { int32_t n, refs; int32_t *kept, *byend; } psnap;   /* immutable once published */
+
+typedef struct {
+    int state;                    /* 0 free, 1 running, 2 done */
+    int rc, trunc; int32_t nsnap;
+    hz_galn G;
+    int64_t *rg[2], rgcap[2], nrow[2], lo[2], hi[2];
+} pslot;
+
+typedef struct {
+    const hz_gpass *P; hz_gpass Pq;        /* Pq: no stderr (speculative runs stay quiet) */
+    const hz_ganchor *an; int64_t nan;
+    hz_gset *S; psnap *cur;
+    pslot *slot; int64_t K, next_claim, next_commit;
+    int stop; int64_t nredo;
+    pthread_mutex_t mu; pthread_cond_t cv_work, cv_done;
+} ppar;
+
+static void snap_unref(psnap *s)
+{
+    if (s && --s->refs == 0) { free(s->kept); free(s->byend); free(s); }
+}
+
+/* publish S's current KEPT/BYEND as the snapshot new workers start from (caller holds mu) */
+static int publish(ppar *p)
+{
+    psnap *s = calloc(1, sizeof *s);
+    size_t n = (size_t)p->S->n;
+    if (!s || !(s->kept = malloc((n + 1) * sizeof *s->kept)) || !(s->byend = malloc((n + 1) * sizeof *s->byend))) {
+        if (s) { free(s->kept); free(s); }
+        return -1;
+    }
+    memcpy(s->kept, p->S->kept, n * sizeof *s->kept);
+    memcpy(s->byend, p->S->byend, n * sizeof *s->byend);
+    s->n = p->S->n; s->refs = 1;
+    snap_unref(p->cur);
+    p->cur = s;
+    return 0;
+}
+
+/* keep the worker's explored regions in the slot (its hz_gwork is reused) */
+static int keep_region(pslot *sl, const hz_gwork *w)
+{
+    for (int h = 0; h < 2; h++) {
+        int64_t nb = 2 * (w->nrow[h] / HZ_G_RGB + 1);
+        sl->nrow[h] = w->nrow[h];
+        if (!w->nrow[h]) continue;
+        if (nb > sl->rgcap[h]) {
+            int64_t *t = realloc(sl->rg[h], (size_t)nb * sizeof *t); if (!t) return -1;
+            sl->rg[h] = t; sl->rgcap[h] = nb;
+        }
+        memcpy(sl->rg[h], w->rg[h], (size_t)nb * sizeof *sl->rg[h]);
+        sl->lo[h] = INT64_MAX; sl->hi[h] = INT64_MIN;
+        for (int64_t b = 0; b < nb; b += 2) {
+            if (sl->rg[h][b] < sl->lo[h]) sl->lo[h] = sl->rg[h][b];
+            if (sl->rg[h][b + 1] > sl->hi[h]) sl->hi[h] = sl->rg[h][b + 1];
+        }
+    }
+    return 0;
+}
+
+static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2);
+
+static void *worker(void *arg)
+{
+    ppar *p = arg;
+    hz_gwork w; memset(&w, 0, sizeof w);
+    w.rec = 1;
+    uint32_t *rops = NULL; int32_t rcap = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && !(p->next_claim < p->nan && p->next_claim < p->next_commit + p->K))
+            pthread_cond_wait(&p->cv_work, &p->mu);
+        if (p->stop) break;
+        int64_t k = p->next_claim++;
+        pslot *sl = &p->slot[k % p->K];
+        sl->state = 1;
+        /* extend against the newest snapshot; while alignments accepted since then could have
+         * changed the result, extend again (at most 3 times) so that the commit seldom redoes
+         * it on the committing thread */
+        for (int tries = 0;; tries++) {
+            psnap *sn = p->cur; sn->refs++;
+            pthread_mutex_unlock(&p->mu);
+            hz_gset V = { p->S->a, sn->n, sn->n, sn->kept, sn->byend, sn->n };
+            sl->nsnap = sn->n;
+            sl->rc = hz_gapped_extend(&p->Pq, &w, &V, p->an[k].a1, p->an[k].a2, &sl->G, &rops, &rcap);
+            sl->trunc = w.trunc;
+            if ((sl->rc == 0 || sl->rc == 1) && keep_region(sl, &w)) {
+                if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
+                sl->rc = -1;
+            }
+            pthread_mutex_lock(&p->mu);
+            snap_unref(sn);
+            if (sl->rc < 0 || sl->rc == 2 || sl->trunc || tries == 3) break;
+            int hit = 0;
+            while (!hit && sl->nsnap < p->S->n) {          /* entries below S->n are immutable */
+                int32_t hi = p->S->n;
+                pthread_mutex_unlock(&p->mu);
+                for (int32_t i = sl->nsnap; i < hi && !hit; i++)
+                    hit = aln_hits(sl, &p->S->a[i], p->an[k].a1, p->an[k].a2);
+                if (!hit) sl->nsnap = hi;                   /* valid against S->a[0..hi) */
+                pthread_mutex_lock(&p->mu);
+            }
+            if (!hit) break;
+            if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
+        }
+        sl->state = 2;
+        pthread_cond_broadcast(&p->cv_done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    free(rops);
+    hz_gwork_free(&w);
+    return NULL;
+}
+
+/* (b) of the file comment: can a mark of G's pieces land in half h's explored region? */
+static int piece_hits(const pslot *sl, int h, const hz_gpiece *q, int64_t a1, int64_t a2)
+{
+    int64_t r0, r1, c0, c1;
+    if (!h) { r0 = q->b1 - a1; r1 = q->e1 - a1; c0 = q->b2 - a2; c1 = q->e2 - a2; }
+    else    { r0 = a1 - q->e1; r1 = a1 - q->b1; c0 = a2 - q->e2; c1 = a2 - q->b2; }
+    int diag = q->type == HZ_PC_DIAG && q->b1 <= q->e1;
+    int64_t d = c0 - r0;
+    if (r0 > r1) { int64_t t = r0; r0 = r1; r1 = t; }
+    if (c0 > c1) { int64_t t = c0; c0 = c1; c1 = t; }
+    r0--; r1++;
+    if (r0 < 1) r0 = 1;
+    if (r1 > sl->nrow[h]) r1 = sl->nrow[h];
+    if (r0 > r1 || c1 + 3 < sl->lo[h] || c0 - 3 > sl->hi[h]) return 0;
+    for (int64_t b = r0 / HZ_G_RGB; b <= r1 / HZ_G_RGB; b++) {
+        int64_t br0 = b * HZ_G_RGB > r0 ? b * HZ_G_RGB : r0, br1 = b * HZ_G_RGB + HZ_G_RGB - 1 < r1 ? b * HZ_G_RGB + HZ_G_RGB - 1 : r1;
+        int64_t cl = diag ? br0 + d - 2 : c0 - 2, ch = diag ? br1 + d + 2 : c1 + 2;
+        if (ch >= sl->rg[h][2 * b] && cl <= sl->rg[h][2 * b + 1]) return 1;
+    }
+    return 0;
+}
+
+static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2)
+{
+    if (G->s1 <= a1 && a1 <= G->t1) return 1;                 /* (a) */
+    int h = G->t1 < a1;                                      /* REV candidate, else FWD (§5.2) */
+    int64_t nr = sl->nrow[h];
+    if (!nr) return 0;
+    if (!h) {
+        for (int32_t k = 0; k < G->npc && G->pc[k].b1 - a1 - 1 <= nr; k++)
+            if (piece_hits(sl, h, &G->pc[k], a1, a2)) return 1;
+    } else {
+        for (int32_t k = G->npc - 1; k >= 0 && a1 - G->pc[k].e1 - 1 <= nr; k--)
+            if (piece_hits(sl, h, &G->pc[k], a1, a2)) return 1;
+    }
+    return 0;
+}
+
+/* commit anchor k (slot sl, or computed here when own); -1 on out of memory */
+static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t **rops, int32_t *rcap)
+{
+    hz_galn G; int rc;
+    int redo = own || sl->rc < 0 || sl->trunc;
+    if (!redo && sl->rc != 2)
+        for (int32_t i = sl->nsnap; i < p->S->n && !redo; i++)
+            if (aln_hits(sl, &p->S->a[i], p->an[k].a1, p->an[k].a2)) redo = 1;
+    if (!own && redo) p->nredo++;
+    if (!own && sl->rc == 1 && redo) { free(sl->G.ops); free(sl->G.pc); }
+    if (redo) rc = hz_gapped_extend(p->P, w, p->S, p->an[k].a1, p->an[k].a2, &G, rops, rcap);
+    else { rc = sl->rc; G = sl->G; }
+    if (rc < 0) return -1;
+    if (rc != 1) return 0;
+    pthread_mutex_lock(&p->mu);
+    int e = hz_gapped_accept(p->S, &G) || publish(p);
+    pthread_mutex_unlock(&p->mu);
+    if (e) return -1;
+    return 0;
+}
+
+int hz_gapped_pass_par(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
+                       hz_gset *S, int nthreads, int64_t *nredo)
+{
+    if (nredo) *nredo = 0;
+    if (nthreads <= 1 || nan < 2) return hz_gapped_pass(P, w, an, nan, S);
+    ppar p; memset(&p, 0, sizeof p);
+    p.P = P; p.Pq = *P; p.Pq.diag = NULL; p.Pq.reported_trunc = NULL;
+    p.an = an; p.nan = nan; p.S = S; p.K = 4 * (int64_t)nthreads;
+    if (hz_gset_reserve(S, nan + P->ntrivial + 1) || hz_gapped_trivials(P, S) || publish(&p)) { snap_unref(p.cur); return -1; }
+    if (!(p.slot = calloc((size_t)p.K, sizeof *p.slot))) { snap_unref(p.cur); return -1; }
+    pthread_mutex_init(&p.mu, NULL); pthread_cond_init(&p.cv_work, NULL); pthread_cond_init(&p.cv_done, NULL);
+    int nw = 0, rc = 0;
+    pthread_t *tid = calloc((size_t)nthreads, sizeof *tid);
+    /* nthreads workers: the committing thread mostly waits, it only extends what no worker took */
+    for (int t = 0; tid && t < nthreads; t++) if (!pthread_create(&tid[t], NULL, worker, &p)) nw++;
+    uint32_t *rops = NULL; int32_t rcap = 0;
+    for (int64_t k = 0; k < nan && !rc; k++) {
+        pthread_mutex_lock(&p.mu);
+        pslot *sl = &p.slot[k % p.K];
+        int own = p.next_claim == k;
+        if (own) p.next_claim++;
+        else while (sl->state != 2) pthread_cond_wait(&p.cv_done, &p.mu);
+        pthread_mutex_unlock(&p.mu);
+        rc = commit(&p, w, k, sl, own, &rops, &rcap);
+        pthread_mutex_lock(&p.mu);
+        sl->state = 0; p.next_commit++;
+        pthread_cond_broadcast(&p.cv_work);
+        pthread_mutex_unlock(&p.mu);
+    }
+    pthread_mutex_lock(&p.mu); p.stop = 1; pthread_cond_broadcast(&p.cv_work); pthread_mutex_unlock(&p.mu);
+    for (int t = 0; t < nw; t++) pthread_join(tid[t], NULL);
+    /* slots claimed past an error: free their results */
+    for (int64_t k = 0; k < p.K; k++) {
+        if (p.slot[k].state == 2 && p.slot[k].rc == 1) { free(p.slot[k].G.ops); free(p.slot[k].G.pc); }
+        free(p.slot[k].rg[0]); free(p.slot[k].rg[1]);
+    }
+    free(tid); free(rops); free(p.slot);
+    snap_unref(p.cur);
+    pthread_mutex_destroy(&p.mu); pthread_cond_destroy(&p.cv_work); pthread_cond_destroy(&p.cv_done);
+    if (!rc) S->nout = S->n;
+    if (nredo) *nredo = p.nredo;
+    return rc;
+}
