@@ -658,7 +658,7 @@ int hz_ambiguous_check(const char *amb, char *err, size_t errlen)
 {
     if (!amb) return 0;
     if (!amb[0]) {   /* like every other empty value: names nothing (issue 31 review) */
-        set_err(err, errlen, "--ambiguous: empty value (give n, iupac or n|iupac,REWARD,PENALTY)");
+        set_err(err, errlen, "--ambiguous: '': empty value (give n, iupac or n|iupac,REWARD,PENALTY)");
         return -1;
     }
     const char *part[3] = { amb, NULL, NULL };

@@ -690,7 +690,7 @@ EOF
 
 @test "issue 31 review: empty --ambiguous=, --device with -u/--cpu-only, bare -D named '(automatic)', '-' as an output path" {
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run --ambiguous=
-    assert_one_error_line 2; assert_stderr_matches "^hspz: --ambiguous: empty value"
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --ambiguous: '': empty value"
     local a
     for a in "--device cuda --cpu-only" "-u --device=cuda" "--device cpu -u"; do
         # shellcheck disable=SC2086

@@ -244,7 +244,7 @@ EOF
     printf 'output:\n  format: ""\n' >"$T/c.yaml"
     yaml_error 2 11 "output.format: expected a non-empty string"
     printf 'scoring:\n  ambiguous: ""\n' >"$T/c.yaml"   # issue 31 review: refused like other empty values
-    yaml_error 2 14 "scoring.ambiguous: empty value"
+    yaml_error 2 14 "scoring.ambiguous: '': empty value"
 }
 
 @test "config error: duplicate keys and sections, YAML syntax, missing file" {

@@ -231,6 +231,7 @@ EOF
     [ "$(grep -vc '^hspz: note: ' "$T/err")" -eq 1 ]
     grep -q 'stdout: write error: No space left on device' "$T/err"
     [ ! -e "$OUT" ]
+    [ ! -e "$OUT.failed-manifest.json" ]   # stdout's failure, not the run's: nothing (issue 31 review)
     [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
 }
 
