@@ -403,6 +403,8 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     }
     json_object_set_new(m, "outputs", outs);
     json_object_set_new(m, "segment_lines", nseg);
+    if (o->diagonal_partition == HZ_DIAG_AUTO && outdir)   /* what -D/-D auto chose (docs/manifest.md) */
+        json_object_set_new(m, "diagonal_partition_auto_n", json_integer((json_int_t)mi->diag_auto_n));
     json_object_set_new(m, "canonical_digest_sha256", digest);
 
     size_t tl = strlen(path) + 64;

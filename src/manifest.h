@@ -38,6 +38,7 @@ typedef struct {
     char *const *unit_dirs;          /* merge: the unit folders */
     size_t n_unit_dirs;
     const char *index_path, *index_sha256;   /* --index: the index file and its header's sha256, or NULL */
+    uint64_t diag_auto_n;        /* -D automatic: the N hz_package chose (0: nothing split) */
 } hz_manifest_info;
 
 /* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line

@@ -305,3 +305,22 @@ assert f[1]["records"] == 1 and f[1]["bases"] == 16499, f[1]
 assert f[1]["bytes"] == 16797 and f[1]["sha256"] == sys.argv[3], f[1]   # the FIFO's bytes, as read
 PY
 }
+
+@test "manifest: -D (automatic) records the N it chose in diagonal_partition_auto_n and says it once on stderr" {
+    # issue 31 review: the automatic N was nowhere to be found after the run
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -D
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    validate "$OUT/manifest.json"
+    local n; n=$(mf "$OUT/manifest.json" 'd["diagonal_partition_auto_n"]')
+    [ "$n" -gt 0 ]
+    [ "$(grep -c "^hspz: note: --diagonal-partition automatic: N = $n\$" "$T/stderr")" -eq 1 ]
+    # the split files hold at most N lines each (KegAlign's split of the files above N)
+    local f
+    for f in "$OUT"/*.split*.segments; do [ "$(wc -l <"$f")" -le "$n" ]; done
+    compgen -G "$OUT/*.split*.segments" >/dev/null
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/q" -D auto --quiet
+    [ "$status" -eq 0 ] && [ ! -s "$T/stderr" ]
+    [ "$(mf "$T/q/manifest.json" 'd["diagonal_partition_auto_n"]')" = "$n" ]
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/f" -D 5 --quiet
+    [ "$(mf "$T/f/manifest.json" 'd.get("diagonal_partition_auto_n", "absent")')" = absent ]
+}
