@@ -262,17 +262,17 @@ static int outdir_is_above(const hz_opts *o, char *err, size_t errlen)
 int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
 {
     char od[PATH_MAX], in[PATH_MAX];
-    if (outdir_is_above(o, err, errlen)) return -1;
-    if (!o->force || !realpath(o->outdir, od)) return 0;   /* nothing there to delete */
-    size_t l = strlen(od);
-    for (size_t i = 0; i < run_input_count(o); i++) {
-        const char *p = run_input(o, i);
-        if (p && realpath(p, in) && !strncmp(in, od, l) && in[l] == '/') {
-            snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, p);
-            return -1;
+    if (o->force && realpath(o->outdir, od)) {   /* something there to delete: say what */
+        size_t l = strlen(od);
+        for (size_t i = 0; i < run_input_count(o); i++) {
+            const char *p = run_input(o, i);
+            if (p && realpath(p, in) && !strncmp(in, od, l) && in[l] == '/') {
+                snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, p);
+                return -1;
+            }
         }
     }
-    return 0;
+    return outdir_is_above(o, err, errlen);
 }
 
 int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen)

@@ -265,7 +265,7 @@ EOF
         for f in "" --force; do
             hz_run run -r "$T/in/r.fa.gz" -q "$Q" -o "$o" $f --quiet
             [ "$status" -eq 2 ] || { echo "-o $o $f"; show_run; return 1; }
-            [[ "$stderr" == *"cannot be the output folder"* ]] || { show_run; return 1; }
+            [[ "$stderr" == *"cannot be the output folder"* || "$stderr" == *"--force would delete the input"* ]] || { show_run; return 1; }
         done
     done
     [ -f "$T/a/emp/mine" ] && [ -f "$T/in/r.fa.gz" ]
