@@ -206,9 +206,20 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
 
 /* A single-valued option given twice: usage error (optonce.h).  -D, -Z and -G share their
  * long option's value. */
-static void once(hz_optonce *s, int c, const char *val, const struct option *lo)
+static void once(hz_optonce *s, int c, const char *val, const struct option *lo, int argc, char **argv)
 {
-    int canon = c == 'D' ? O_DIAGPART : c == 'G' ? O_GPUS : c;
+    static const char U[] = "cpu (-u/--cpu-only)";
+    /* -u/--cpu-only is a spelling of --device cpu: "--device cuda -u" is given twice; "-u -u"
+     * is the flag repeated */
+    if (c == 'u') {
+        if (s->seen[O_DEVICE] && s->first[O_DEVICE] == U) return;
+        val = U;
+    }
+    /* -D/-Z take an optional value that may be the next word (as the parser below does) */
+    if ((c == 'D' || c == O_DIAGPART || c == 'Z' || c == O_TARBALL) && !val)
+        val = optind < argc && argv[optind][0] != '-' ? argv[optind]
+            : c == 'D' || c == O_DIAGPART ? "(automatic)" : "(OUTDIR.tar.gz)";
+    int canon = c == 'D' ? O_DIAGPART : c == 'G' ? O_GPUS : c == 'u' ? O_DEVICE : c;   /* -Z has no long name (hillerlab's archive, not --tarball) */
     int shortc = canon == O_DIAGPART ? 'D' : canon == O_GPUS ? 'G' :
                  canon < 128 && canon != ':' && canon != '?' ? canon : 0;
     char err[700];
@@ -237,7 +248,7 @@ static const char *outdir_normalize(const char *outdir)
     while (n > 1 && outbuf[n - 1] == '/') outbuf[--n] = 0;
     const char *base = strrchr(outbuf, '/');
     base = base ? base + 1 : outbuf;
-    if (!strcmp(outbuf, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
+    if (!strcmp(outbuf, "/") || !strcmp(outbuf, "-") || !strcmp(base, ".") || !strcmp(base, ".."))
         usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", outdir, "");
     return outbuf;
 }
@@ -302,7 +313,7 @@ static int cmd_merge(int argc, char **argv)
     static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:t:h", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        once(&given, c, optarg, lo);
+        once(&given, c, optarg, lo, argc, argv);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
@@ -492,7 +503,7 @@ static int cmd_run(int argc, char **argv, int mode)
     static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD::ZG:uy", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        once(&given, c, optarg, lo);
+        once(&given, c, optarg, lo, argc, argv);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;

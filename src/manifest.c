@@ -403,6 +403,8 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     }
     json_object_set_new(m, "outputs", outs);
     json_object_set_new(m, "segment_lines", nseg);
+    if (o->diagonal_partition == HZ_DIAG_AUTO && outdir)   /* what -D/-D auto chose (docs/manifest.md) */
+        json_object_set_new(m, "diagonal_partition_auto_n", json_integer((json_int_t)mi->diag_auto_n));
     json_object_set_new(m, "canonical_digest_sha256", digest);
 
     size_t tl = strlen(path) + 64;
@@ -415,7 +417,8 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     wr |= fputc('\n', fp) == EOF;
     if (fflush(fp) || fsync(fileno(fp)) || wr) { fclose(fp); unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
     if (fclose(fp)) { unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
-    if (hz_out_place(tmp, path, 1)) { unlink(tmp); snprintf(err, errlen, "%s: cannot put %s in place: %s", path, tmp, strerror(errno)); goto out; }
+    /* a failure manifest (outdir NULL) never replaces a file: this run did not create it */
+    if (hz_out_place(tmp, path, outdir != NULL)) { unlink(tmp); snprintf(err, errlen, "%s: cannot put %s in place: %s", path, tmp, strerror(errno)); goto out; }
     rc = 0;
 out:
     free(tmp);
@@ -431,4 +434,16 @@ char *hz_failed_manifest_path(const char *outdir)
     char *p = malloc(n + 32);
     if (p) snprintf(p, n + 32, "%.*s.failed-manifest.json", (int)n, outdir);
     return p;
+}
+
+int hz_failed_manifest_is_hspz(const char *path)
+{
+    struct stat st;
+    if (!path || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() || st.st_size > (64 << 20)) return 0;
+    json_t *m = json_load_file(path, 0, NULL);
+    const char *tool = json_string_value(json_object_get(json_object_get(m, "tool"), "name"));
+    const char *status = json_string_value(json_object_get(json_object_get(m, "run"), "status"));
+    int yes = tool && status && !strcmp(tool, "hspz") && !strcmp(status, "failed");
+    json_decref(m);
+    return yes;
 }

@@ -38,6 +38,7 @@ typedef struct {
     char *const *unit_dirs;          /* merge: the unit folders */
     size_t n_unit_dirs;
     const char *index_path, *index_sha256;   /* --index: the index file and its header's sha256, or NULL */
+    uint64_t diag_auto_n;        /* -D automatic: the N hz_package chose (0: nothing split) */
 } hz_manifest_info;
 
 /* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line
@@ -46,12 +47,17 @@ typedef struct {
 int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines);
 
 /* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose
- * files are listed as outputs and digested (NULL: none, e.g. a failed run). */
+ * files are listed as outputs and digested (NULL: none, e.g. a failed run; then an existing
+ * file at path is never replaced: -1 with errno EEXIST). */
 int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *outdir,
                       char *err, size_t errlen);
 
 /* The failure manifest path of outdir: "<outdir without trailing '/'>.failed-manifest.json"
  * (malloc'd; NULL when outdir is NULL or empty). */
 char *hz_failed_manifest_path(const char *outdir);
+
+/* 1 when path is a regular file of this user holding an hspz failure manifest (tool.name
+ * "hspz", run.status "failed"): what a later successful run may delete; 0 otherwise. */
+int hz_failed_manifest_is_hspz(const char *path);
 
 #endif

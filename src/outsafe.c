@@ -86,6 +86,10 @@ int hz_out_check(const char *path, const char *const *inputs, size_t n, int forc
 {
     struct stat st;
     char par[4096];
+    if (!strcmp(path, "-")) {   /* not stdout: a file named '-' is what nobody means */
+        snprintf(err, errlen, "-: the %s path '-' is not stdout here and is not taken as a file name: name a file", what);
+        return 2;
+    }
     for (size_t i = 0; i < n; i++)
         if (inputs[i] && hz_same_file(inputs[i], path)) {
             snprintf(err, errlen, "%s: the %s would overwrite the input %s", path, what, inputs[i]);

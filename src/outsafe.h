@@ -44,7 +44,8 @@ int hz_same_file(const char *a, const char *b);
 /* An output file path checked before any work, against the files the command reads
  * (inputs[0..n), NULL entries skipped).  Returns the exit class (README "Exit status") with
  * err naming the path and the rule:
- *   2  the output is one of the inputs (by identity, links resolved; not even with --force);
+ *   2  the output is one of the inputs (by identity, links resolved; not even with --force),
+ *      or the path is "-" (never stdout, never a file named '-');
  *   1  the path is a symbolic link, a folder, a device or FIFO (never replaced), exists
  *      without force, or its folder is missing or not writable;
  *   0  fine. */

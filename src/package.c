@@ -974,7 +974,7 @@ static int auto_chunk(const char *dir, const pcmds *c, uint64_t *N, char *err, s
     return 0;
 }
 
-int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, size_t *nfiles,
+int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, size_t *nfiles, uint64_t *auto_n,
                char *err, size_t errlen)
 {
     if (!o->tarball && !o->diagonal_partition && !o->single_file) return 0;
@@ -986,6 +986,12 @@ int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_sid
         uint64_t N = o->diagonal_partition;
         int est = N == HZ_DIAG_AUTO;
         if (est && auto_chunk(dir, &c, &N, err, errlen)) goto done;
+        if (est) {   /* what "automatic" came to: in the manifest and once on stderr */
+            if (auto_n) *auto_n = N;
+            if (!o->quiet)
+                fprintf(stderr, "hspz: note: --diagonal-partition automatic: N = %llu%s\n", (unsigned long long)N,
+                        N ? "" : " (nothing split)");
+        }
         for (size_t i = 0; i < c.n && N; i++)
             if (partition_one(o, dir, &c.v[i], N, est, &split, err, errlen)) goto done;
         if (!N) { split = c; memset(&c, 0, sizeof c); }   /* automatic, nothing to split */

@@ -44,9 +44,10 @@ char *hz_package_tarball_path(const hz_opts *o);
  * name "PATH.tmp-<pid>" (the one hz_tmpdir_make registers): hz_publish puts it in place
  * together with OUTDIR.  With the diagonal partition *nfiles (may be NULL) gets the number of
  * .segments files left (one per lastz command: each .splitK.segments file replaces the file it
- * came from); otherwise it is not touched.  Returns 0, or -1 with err; on failure no temporary
- * tarball is left. */
-int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, size_t *nfiles,
+ * came from); otherwise it is not touched.  With the automatic partition (-D, -D auto) *auto_n
+ * (may be NULL) gets the N it chose (0: nothing split), and a note says it on stderr unless
+ * o->quiet.  Returns 0, or -1 with err; on failure no temporary tarball is left. */
+int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, size_t *nfiles, uint64_t *auto_n,
                char *err, size_t errlen);
 
 /* Write a UCSC 2bit file (version 0, or 1 when offsets pass 2^32) of seqs to path, naming

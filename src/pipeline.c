@@ -282,6 +282,7 @@ typedef struct {
     int trace;                 /* HSPZ_TRACE=1: phase times on stderr (bench/) */
     FILE *report_fp;           /* the jobs' report lines (job_report), printed once published */
     char *report; size_t report_len;
+    int out_refused;           /* hz_check_outdir refused OUTDIR: no failure manifest */
 } run_t;
 
 typedef struct {
@@ -752,7 +753,7 @@ static int job_finish(run_t *R, qjob_t *J)
     if (hz_commands_write(&J->o, J->dir, J->cmds, J->ncmd, R->err, sizeof R->err)) return -1;
     /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
     J->nfiles = J->ncmd;
-    if (hz_package(&J->po, J->dir, &R->tside, &J->qside, &J->nfiles, R->err, sizeof R->err)) return -1;
+    if (hz_package(&J->po, J->dir, &R->tside, &J->qside, &J->nfiles, &J->mi.diag_auto_n, R->err, sizeof R->err)) return -1;
     if (J->po.tarball && R->o->query_list) {   /* OUTDIR/<n>.tar.gz: in place inside the run's own folder */
         char tt[4300];
         hz_out_tmpname(J->tar_own, tt, sizeof tt);
@@ -890,9 +891,17 @@ static void run_fail(run_t *R, qjob_t *J)
     fprintf(stderr, "hspz: %s\n", R->err[0] ? R->err : "failed");
     if (R->dump_placed) unlink(o->dump_plan);
     if (R->mdump_placed) unlink(o->dump_manifest);
-    char *fm = hz_publish_failed_manifest(o, &R->sigw);   /* silently skipped when it cannot be written */
+    /* none when the output path itself was refused before any work, or stdout failed (like a
+     * usage error: nothing to describe); silently skipped when it cannot be written */
+    char *fm = R->out_refused || ferror(stdout) ? NULL : hz_publish_failed_manifest(o, &R->sigw);
     if (fm && J) {
         char e2[512];
+        struct stat fst;
+        if (lstat(fm, &fst) == 0) {   /* never replaced: this run did not create it */
+            if (!o->quiet) fprintf(stderr, "hspz: note: %s exists and is not replaced; no failure manifest was written\n", fm);
+            free(fm);
+            return;
+        }
         job_manifest_facts(R, J);
         hz_opts fo = J->o;
         fo.outdir = o->outdir;
@@ -944,13 +953,13 @@ int hz_run(const hz_opts *o)
     if (run_setup(R)) goto done;
     /* OUTDIR's rules before the inputs are read (a large genome takes a while); checked again
      * below, once the inputs are in */
-    if (hz_check_outdir(o, R->err, sizeof R->err)) goto done;
+    if (hz_check_outdir(o, R->err, sizeof R->err)) { R->out_refused = 1; goto done; }
     hz_backend_prewarm(o, &R->prewarm);   /* CUDA contexts start while the inputs are read */
     if (job_load(R, J, 1)) goto done;
     trace(R, "inputs loaded");
     double t0 = hz_now();
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
-    if (hz_check_outdir(o, R->err, sizeof R->err)) goto done;
+    if (hz_check_outdir(o, R->err, sizeof R->err)) { R->out_refused = 1; goto done; }
     double ta = hz_now();
     if (encode_ahead(R, J)) goto done;
     t0 += hz_now() - ta;   /* J->t_table's, not J->t_plan's */
@@ -985,7 +994,7 @@ int hz_run(const hz_opts *o)
     R->report_fp = NULL;
     {   /* a failure manifest of an earlier run of this OUTDIR is stale now */
         char *fm = hz_failed_manifest_path(o->outdir);
-        if (fm) unlink(fm);
+        if (fm && hz_failed_manifest_is_hspz(fm)) unlink(fm);   /* never a user's file of that name */
         free(fm);
     }
     if (o->query_list && !o->quiet)

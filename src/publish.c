@@ -71,6 +71,7 @@ static void interrupted(hz_sigwatch *w, int sig)
 }
 
 static int outdir_empty(const char *outdir);
+static int outdir_is_above(const hz_opts *o, char *err, size_t errlen);
 
 static void *sigwatch_main(void *p)
 {
@@ -165,6 +166,7 @@ void hz_parent_dir(const char *path, char *dir, size_t n)
 
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
 {
+    if (outdir_is_above(o, err, errlen)) return -1;
     hz_recover_outdir(o);   /* what killed runs of this OUTDIR left first: it may be in the way */
     char parent[4096];
     hz_parent_dir(o->outdir, parent, sizeof parent);
@@ -219,19 +221,60 @@ static const char *run_input(const hz_opts *o, size_t i)
     }
 }
 
-int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
+/* 1 when the folder dir, or one of the folders above it (links resolved), is the file *t
+ * (by st_dev and st_ino) */
+static int dir_at_or_under(const char *dir, const struct stat *t)
 {
-    char od[PATH_MAX], in[PATH_MAX];
-    if (!o->force || o->segments_archive || !realpath(o->outdir, od)) return 0;   /* nothing there to delete (-Z: OUTDIR is not written) */
-    size_t l = strlen(od);
+    char p[PATH_MAX], up[PATH_MAX];
+    struct stat st;
+    if (!realpath(dir, p)) return 0;
+    for (;;) {
+        if (stat(p, &st) == 0 && st.st_dev == t->st_dev && st.st_ino == t->st_ino) return 1;
+        if (!strcmp(p, "/")) return 0;
+        hz_parent_dir(p, up, sizeof up);
+        memcpy(p, up, strlen(up) + 1);
+    }
+}
+
+/* An existing OUTDIR that is the current folder, '/', or a folder above the current folder
+ * or above an input, by identity ("-o $PWD", "-o ../here"; README "Output"): replacing it
+ * would remove the shell's folder or the inputs.  0, or -1 with err. */
+static int outdir_is_above(const hz_opts *o, char *err, size_t errlen)
+{
+    struct stat od;
+    char par[PATH_MAX];
+    if (stat(o->outdir, &od) != 0 || !S_ISDIR(od.st_mode)) return 0;
+    if (dir_at_or_under(".", &od)) {
+        snprintf(err, errlen, "%s: cannot be the output folder: it is the current folder or a folder above it; name a new folder", o->outdir);
+        return -1;
+    }
     for (size_t i = 0; i < run_input_count(o); i++) {
         const char *p = run_input(o, i);
-        if (p && realpath(p, in) && !strncmp(in, od, l) && in[l] == '/') {
-            snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, p);
+        if (!p) continue;
+        hz_parent_dir(p, par, sizeof par);
+        if (dir_at_or_under(par, &od)) {
+            snprintf(err, errlen, "%s: cannot be the output folder: the input %s lies inside it", o->outdir, p);
             return -1;
         }
     }
     return 0;
+}
+
+int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
+{
+    char od[PATH_MAX], in[PATH_MAX];
+    if (o->segments_archive) return 0;   /* -Z: OUTDIR is not written, nothing there to delete */
+    if (o->force && realpath(o->outdir, od)) {   /* something there to delete: say what */
+        size_t l = strlen(od);
+        for (size_t i = 0; i < run_input_count(o); i++) {
+            const char *p = run_input(o, i);
+            if (p && realpath(p, in) && !strncmp(in, od, l) && in[l] == '/') {
+                snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, p);
+                return -1;
+            }
+        }
+    }
+    return outdir_is_above(o, err, errlen);
 }
 
 int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen)
@@ -325,6 +368,32 @@ static void recover(const char *tmp, const hz_owner *rec, char (*v)[4400])
     if (mine(p, S_IFDIR)) hz_rm_rf(p);
 }
 
+/* path with its folder resolved (realpath) into buf[0..n): the same name from any current
+ * folder and spelling ("k3", "./k3", "$PWD/k3"); path itself when its folder is missing */
+static void abs_place(const char *path, char *buf, size_t n)
+{
+    char par[PATH_MAX], rp[PATH_MAX];
+    const char *b = strrchr(path, '/');
+    hz_parent_dir(path, par, sizeof par);
+    b = b ? b + 1 : path;
+    if (!path[0] || !*b || !realpath(par, rp)) { snprintf(buf, n, "%s", path); return; }
+    snprintf(buf, n, "%s%s%s", rp, strcmp(rp, "/") ? "/" : "", b);
+}
+
+/* 1 when a and b name the same entry: one name in the same folder (by st_dev and st_ino,
+ * links resolved), whatever their spelling; the entry itself need not exist */
+static int same_place(const char *a, const char *b)
+{
+    char pa[PATH_MAX], pb[PATH_MAX];
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    ba = ba ? ba + 1 : a;
+    bb = bb ? bb + 1 : b;
+    if (strcmp(ba, bb)) return 0;
+    hz_parent_dir(a, pa, sizeof pa);
+    hz_parent_dir(b, pb, sizeof pb);
+    return hz_same_file(pa, pb);
+}
+
 /* Remove what runs of this OUTDIR left when they were killed (SIGKILL, a crash): for each
  * OUTDIR.tmp-<pid>-<token>.owner whose record (hz_owner_read) names that pid and token and a
  * process that is gone (hz_owner_gone: this machine, PID namespace and boot only), what
@@ -355,7 +424,7 @@ static void remove_stale_tmpdirs(const char *stem, const char *outdir, const hz_
         hz_owner rec;
         if (hz_owner_read(op, &rec, K, v, 7)) continue;
         if (rec.pid != strtol(q, NULL, 10) || strncmp(rec.token, q + dl + 1, 16) || rec.token[16]) continue;
-        if (!hz_owner_gone(&rec, me) || strcmp(v[0], outdir)) continue;
+        if (!hz_owner_gone(&rec, me) || !same_place(v[0], outdir)) continue;
         snprintf(tmp, sizeof tmp, "%s%s%.*s", bare ? "" : par, bare ? "" : "/", (int)(bl + dl + 17), nm);
         recover(tmp, &rec, v);
         if (v[6][0]) unlink(v[6]);
@@ -380,8 +449,12 @@ void hz_recover_outdir(const hz_opts *o)
 static void record_write(hz_sigwatch *w, const char *outdir, const char *tp, const char *more)
 {
     if (!w->known) return;
-    char extra[16000], op[4300];
-    snprintf(extra, sizeof extra, "outdir %s\ntarball %s\ntarball_tmp %s\n%s", outdir, tp ? tp : "", w->tartmp, more ? more : "");
+    char extra[16000], op[4300], ao[PATH_MAX], at[PATH_MAX], att[PATH_MAX];
+    /* absolute: a rerun from another folder or with another spelling of -o finds and undoes it */
+    abs_place(outdir, ao, sizeof ao);
+    abs_place(tp ? tp : "", at, sizeof at);
+    abs_place(w->tartmp, att, sizeof att);
+    snprintf(extra, sizeof extra, "outdir %s\ntarball %s\ntarball_tmp %s\n%s", ao, at, att, more ? more : "");
     owner_path(w->tmpdir, op, sizeof op);
     hz_owner_write(op, &w->me, extra);   /* best effort: without it a killed run's folder only stays */
 }
@@ -581,10 +654,13 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
     }
     if (tp) snprintf(oldtar, sizeof oldtar, "%s.old-%ld-%s", tp, (long)getpid(), hz_out_token());
     {
-        char fl[4300] = "";
+        char fl[4300] = "", ab[3][PATH_MAX];
         if (w->fill) fill_path(tmpdir, fl, sizeof fl);
+        abs_place(old, ab[0], sizeof ab[0]);
+        abs_place(oldtar, ab[1], sizeof ab[1]);
+        abs_place(fl, ab[2], sizeof ab[2]);
         snprintf(more, sizeof more, "tarball_ino %llu:%llu\nold_outdir %s\nold_tarball %s\nfill %s\n",
-                 tp ? (unsigned long long)tino.st_dev : 0ULL, tp ? (unsigned long long)tino.st_ino : 0ULL, old, oldtar, fl);
+                 tp ? (unsigned long long)tino.st_dev : 0ULL, tp ? (unsigned long long)tino.st_ino : 0ULL, ab[0], ab[1], ab[2]);
         record_write(w, o->outdir, tp, more);
     }
     fault_point(4);   /* everything written, nothing placed yet */

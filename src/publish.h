@@ -69,14 +69,17 @@ void hz_sigwatch_stop(hz_sigwatch *w);
  * access(2) W_OK|X_OK, so a read-only file system counts too); if OUTDIR exists it must be a folder, empty unless
  * --force (hidden .hspz.tmp-* temporaries do not count), and with --force a folder hspz wrote
  * (manifest.json or queries.tsv) not holding an input (it is removed after the run).  Runs
- * hz_recover_outdir first.
+ * hz_recover_outdir first; before it, an existing OUTDIR that is (by identity) the current
+ * folder or a folder above it or above an input is refused.
  * Returns 0, or -1 with err set (README "Exit status": exit 1, but main.c checks
  * hz_outdir_holds_input first, exit 2). */
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
 
 /* With --force, an existing OUTDIR must not hold the target, query, scoring or --config file
  * (--force deletes the old OUTDIR).  A contradiction of the command line, whatever OUTDIR
- * holds otherwise, so main.c runs it before any work (exit 2).  0, or -1 with err set. */
+ * holds otherwise, so main.c runs it before any work (exit 2).  Also (with or without --force)
+ * an existing OUTDIR that is, by (st_dev, st_ino), the current folder or a folder above it or
+ * above an input ("-o $PWD", "-o ../here").  0, or -1 with err set. */
 int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen);
 
 /* A file this run writes next to OUTDIR (what: "tarball", "--dump-plan file"), checked before

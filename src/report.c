@@ -222,6 +222,7 @@ int hz_report_main(int argc, char **argv)
         return 2;
     }
     if (out && !out[0]) { fprintf(stderr, "hspz: report: -o: empty path\n"); return 2; }
+    if (out && !strcmp(out, "-")) { fprintf(stderr, "hspz: report: -o: '-' is not stdout here and is not taken as a file name: name a file\n"); return 2; }
     if (!argv[optind][0]) { fprintf(stderr, "hspz: report: empty OUTDIR path\n"); return 2; }
     const char *dir = argv[optind];
     struct stat st;

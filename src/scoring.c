@@ -656,7 +656,11 @@ static int amb_number(const char *amb, const char *s, size_t len, long long *out
 
 int hz_ambiguous_check(const char *amb, char *err, size_t errlen)
 {
-    if (!amb || !amb[0]) return 0;
+    if (!amb) return 0;
+    if (!amb[0]) {   /* like every other empty value: names nothing (issue 31 review) */
+        set_err(err, errlen, "--ambiguous: '': empty value (give n, iupac or n|iupac,REWARD,PENALTY)");
+        return -1;
+    }
     const char *part[3] = { amb, NULL, NULL };
     size_t plen[3] = {0};
     int np = 1;

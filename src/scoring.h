@@ -51,6 +51,7 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
  * outside int (LASTZ wraps 99999999999).  Refused to keep 32-bit sums exact: a reward above
  * HZ_SCORE_MAX or below HZ_SCORE_MIN, a penalty above -HZ_SCORE_MIN.  "N"/"IUPAC" (LASTZ
  * accepts them) are refused: KegAlign's HSP stage would not read them as n/iupac (spec §9.1).
+ * An empty value is refused; NULL (not given) is fine.
  * Returns 0, or -1 with "--ambiguous: 'VALUE' ..." (one line) in err. */
 int hz_ambiguous_check(const char *amb, char *err, size_t errlen);
 

@@ -687,3 +687,31 @@ EOF
     hz_run run -r "$MTR" -q "$MTQ" -o "$OUT"
     ! grep -q 'nothing to seed' "$T/stderr"
 }
+
+@test "issue 31 review: empty --ambiguous=, --device with -u/--cpu-only, bare -D named '(automatic)', '-' as an output path" {
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run --ambiguous=
+    assert_one_error_line 2; assert_stderr_matches "^hspz: --ambiguous: '': empty value"
+    local a
+    for a in "--device cuda --cpu-only" "-u --device=cuda" "--device cpu -u"; do
+        # shellcheck disable=SC2086
+        hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run $a
+        assert_one_error_line 2; assert_stderr_matches "^hspz: --device given twice \(.*cpu-only.*\): give it once"
+    done
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run -u --cpu-only   # the flag repeated
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r "$MTR" -q "$MTQ" -o "$OUT" --dry-run -D -D 5
+    assert_one_error_line 2
+    grep -qF "hspz: -D/--diagonal-partition given twice ('(automatic)', then '5')" "$T/stderr" || { show_run; return 1; }
+    local R Q; R=$(realpath "$MTR"); Q=$(realpath "$MTQ")
+    mkdir "$T/w"; cd "$T/w"
+    hz_run run -r "$R" -q "$Q" -o "$OUT" --dump-plan -
+    assert_one_error_line 2; assert_stderr_matches "'-' is not stdout here"
+    hz_run plan -r "$R" -q "$Q" -o -
+    assert_one_error_line 2; assert_stderr_matches "'-' is not stdout here"
+    hz_run report "$T" -o -
+    assert_one_error_line 2; assert_stderr_matches "^hspz: report: -o: '-' is not stdout here"
+    hz_run run -r "$R" -q "$Q" -o -
+    assert_one_error_line 2
+    [ -z "$(ls -A)" ]   # no file or folder named '-'
+    assert_no_outdir "$OUT"
+}

@@ -243,6 +243,8 @@ EOF
     yaml_error 2 9 "seeding.seed: .*allowed: 12of19, 14of22 or a 1/T/0 pattern"
     printf 'output:\n  format: ""\n' >"$T/c.yaml"
     yaml_error 2 11 "output.format: expected a non-empty string"
+    printf 'scoring:\n  ambiguous: ""\n' >"$T/c.yaml"   # issue 31 review: refused like other empty values
+    yaml_error 2 14 "scoring.ambiguous: '': empty value"
 }
 
 @test "config error: duplicate keys and sections, YAML syntax, missing file" {

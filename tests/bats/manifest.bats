@@ -203,23 +203,44 @@ EOF
     [ -z "$(ls "$T" | grep -F '.tmp-' || true)" ]
 }
 
-@test "manifest: a refused non-empty OUTDIR is left untouched; a later good run removes the stale failure manifest" {
+@test "manifest: a refused OUTDIR is left untouched and gets no failure manifest; a later good run removes a stale one" {
+    # issue 31 review: a refusal of the output path before any work leaves nothing (as a usage error)
     mkdir -p "$OUT"; echo keep >"$OUT/mine.txt"
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT/"
-    assert_one_error_line 1
+    assert_one_error_line 1; assert_stderr_matches "not empty"
     [ "$(ls "$OUT")" = mine.txt ]
     local F="$OUT.failed-manifest.json"
-    validate "$F"
-    [[ "$(mf "$F" 'd["run"]["error"]')" == *"not empty"* ]]
-    # OUTDIR is checked before the inputs are read: nothing read, nothing planned
-    [ "$(mf "$F" 'd["plan"]')" = null ]
-    [ "$(mf "$F" 'd["inputs"][0]["sha256"]')" = null ] && [ "$(mf "$F" 'd["inputs"][1]["sha256"]')" = null ]
-    # the user empties it (--force replaces only a folder hspz wrote): filled in place
+    [ ! -e "$F" ]
+    echo u >"$T/userfile.txt"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/userfile.txt" --force
+    assert_one_error_line 1; [ ! -e "$T/userfile.txt.failed-manifest.json" ]; [ "$(cat "$T/userfile.txt")" = u ]
+    mkdir "$T/real"; ln -s real "$T/lnk"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/lnk"
+    assert_one_error_line 1; [ ! -e "$T/lnk.failed-manifest.json" ]
+    # the user empties it (--force replaces only a folder hspz wrote); a failing run leaves F
     rm "$OUT/mine.txt"
+    hz_run run -r "$AOR" -q "$T/missing.fa" -o "$OUT"
+    assert_one_error_line 1
+    validate "$F"
+    [[ "$(mf "$F" 'd["run"]["error"]')" == *"missing.fa"* ]]
+    # filled in place; the stale failure manifest goes
     hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
     [ ! -e "$F" ]
     [ -f "$OUT/manifest.json" ] && [ ! -e "$OUT/mine.txt" ]
+}
+
+@test "manifest: a user's file named OUTDIR.failed-manifest.json is never replaced nor removed" {
+    # issue 31 review: only files this run created are replaced
+    local F="$OUT.failed-manifest.json"
+    echo mine >"$F"
+    hz_run run -r "$AOR" -q "$T/missing.fa" -o "$OUT"
+    assert_one_error_line 1
+    assert_stderr_matches "note: .*failed-manifest.json exists and is not replaced"
+    [ "$(cat "$F")" = mine ]
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(cat "$F")" = mine ]
 }
 
 @test "manifest: usage errors (exit 2) and dry runs write no manifest" {
@@ -283,4 +304,23 @@ for q in (z[0], f[0]):
 assert f[1]["records"] == 1 and f[1]["bases"] == 16499, f[1]
 assert f[1]["bytes"] == 16797 and f[1]["sha256"] == sys.argv[3], f[1]   # the FIFO's bytes, as read
 PY
+}
+
+@test "manifest: -D (automatic) records the N it chose in diagonal_partition_auto_n and says it once on stderr" {
+    # issue 31 review: the automatic N was nowhere to be found after the run
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" -D
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    validate "$OUT/manifest.json"
+    local n; n=$(mf "$OUT/manifest.json" 'd["diagonal_partition_auto_n"]')
+    [ "$n" -gt 0 ]
+    [ "$(grep -c "^hspz: note: --diagonal-partition automatic: N = $n\$" "$T/stderr")" -eq 1 ]
+    # the split files hold at most N lines each (KegAlign's split of the files above N)
+    local f
+    for f in "$OUT"/*.split*.segments; do [ "$(wc -l <"$f")" -le "$n" ]; done
+    compgen -G "$OUT/*.split*.segments" >/dev/null
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/q" -D auto --quiet
+    [ "$status" -eq 0 ] && [ ! -s "$T/stderr" ]
+    [ "$(mf "$T/q/manifest.json" 'd["diagonal_partition_auto_n"]')" = "$n" ]
+    hz_run run -r "$AOR" -q "$AOQ" -o "$T/f" -D 5 --quiet
+    [ "$(mf "$T/f/manifest.json" 'd.get("diagonal_partition_auto_n", "absent")')" = absent ]
 }

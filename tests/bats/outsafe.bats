@@ -231,6 +231,7 @@ EOF
     [ "$(grep -vc '^hspz: note: ' "$T/err")" -eq 1 ]
     grep -q 'stdout: write error: No space left on device' "$T/err"
     [ ! -e "$OUT" ]
+    [ ! -e "$OUT.failed-manifest.json" ]   # stdout's failure, not the run's: nothing (issue 31 review)
     [ -z "$(compgen -G "$OUT.tmp-*" || true)" ]
 }
 
@@ -289,4 +290,41 @@ EOF
     [ "$status" -eq 0 ] || { show_run; return 1; }
     [ -z "$(compgen -G "$OUT.tmp-*" || true)" ] && [ -z "$(compgen -G "$OUT.tar.gz.*" || true)" ] && [ ! -e "$OUT" ]
     cmp "$OUT.tar.gz" "$T/first.tgz"
+}
+
+@test "outsafe 10: recovery goes by identity: a fill killed as '-o ef2' is undone by '-o \$PWD/ef2'; '-o ./k3' after '-o k3'" {
+    # the owner record names OUTDIR by its folder's identity, not the spelling (issue 31 review)
+    local R Q; R=$(realpath "$AOR"); Q=$(realpath "$AOQ")
+    cd "$T"; mkdir ef2
+    status=0; HSPZ_FAULT=publish-kill:1 "$HSPZ" run -r "$R" -q "$Q" -o ef2 --tarball --quiet 2>/dev/null || status=$?
+    [ "$status" -eq 137 ]
+    [ -n "$(ls -A ef2 | grep -F .hspz.tmp- || true)" ]   # the dead run's leftovers are inside
+    hz_run run -r "$R" -q "$Q" -o "$PWD/ef2" --tarball
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [[ "$stderr" == *"note: removed $PWD/ef2/.hspz.tmp-"* ]] || { show_run; return 1; }
+    manifest_true ef2
+    [ -z "$(ls -A ef2 | grep -F .hspz || true)" ]
+    status=0; HSPZ_FAULT=publish-kill:1 "$HSPZ" run -r "$R" -q "$Q" -o k3 --tarball --quiet 2>/dev/null || status=$?
+    [ "$status" -eq 137 ]
+    hz_run run -r "$R" -q "$Q" -o ./k3 --tarball
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    manifest_true k3
+    [ -z "$(compgen -G "k3.tmp-*" || true)" ]
+    [ -z "$(compgen -G "k3.tar.gz.*" || true)" ]
+}
+
+@test "outsafe 11: OUTDIR that is the current folder or above it or an input, by identity, is refused (also with --force)" {
+    local R Q; R=$(realpath "$AOR"); Q=$(realpath "$AOQ")
+    mkdir -p "$T/a/emp" "$T/in"; cp "$R" "$T/in/r.fa.gz"
+    cd "$T/a/emp"
+    echo keep >"$T/a/emp/mine"
+    for o in "$PWD" ../emp "$T/a" "$T/in"; do
+        for f in "" --force; do
+            hz_run run -r "$T/in/r.fa.gz" -q "$Q" -o "$o" $f --quiet
+            [ "$status" -eq 2 ] || { echo "-o $o $f"; show_run; return 1; }
+            [[ "$stderr" == *"cannot be the output folder"* || "$stderr" == *"--force would delete the input"* ]] || { show_run; return 1; }
+        done
+    done
+    [ -f "$T/a/emp/mine" ] && [ -f "$T/in/r.fa.gz" ]
+    [ "$PWD" = "$T/a/emp" ] && [ -d "$PWD" ]
 }
