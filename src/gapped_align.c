@@ -254,11 +254,11 @@ int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a
     int32_t ocap = 0, nr = 0; int64_t e1, e2;
     w->trunc = 0;
     int32_t sl = hz_gapped_half(P, w, S, 1, a1, a2, low1, high1, low2, high2, left, right,
-                                S->byend + cr, S->n - cr, &G->ops, &G->nops, &ocap, &e1, &e2);
+                                S->byend ? S->byend + cr : NULL, S->n - cr, &G->ops, &G->nops, &ocap, &e1, &e2);
     if (sl == HZ_G_WORST) goto oom;
     G->s1 = a1 + 1 - e1; G->s2 = a2 + 1 - e2;
     int32_t sr = hz_gapped_half(P, w, S, 0, a1, a2, low1, high1, low2, high2, left, right,
-                                S->kept + cf, S->n - cf, rops, &nr, rcap, &e1, &e2);
+                                S->kept ? S->kept + cf : NULL, S->n - cf, rops, &nr, rcap, &e1, &e2);
     if (sr == HZ_G_WORST || join_ops(&G->ops, &G->nops, &ocap, *rops, nr)) goto oom;
     G->t1 = a1 + e1; G->t2 = a2 + e2;
     G->score = sl + sr;
