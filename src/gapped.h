@@ -83,6 +83,16 @@ typedef struct {
                                               * -1 = the whole unpartitioned query */
 } hz_gpass;
 
+/* The partition k (0 .. n-1) holding concatenated position p, given the separators sep[0..n]
+ * (partition k is [sep[k]+1, sep[k+1]); spec §1.5).  For the target pass sep/npart, for a
+ * partitioned query qsep/nqpart.  p before sep[1] gives 0; no errors. */
+static inline int32_t hz_gapped_part(const int64_t *sep, int32_t n, int64_t p)
+{
+    int32_t lo = 0, hi = n - 1;
+    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (sep[m] < p) lo = m; else hi = m - 1; }
+    return lo;
+}
+
 /* an anchor cell with its segment score (spec §3.5-§3.6) */
 typedef struct { int64_t a1, a2; int32_t score; } hz_ganchor;
 /* a segment in concatenated coordinates (spec §3.3) */

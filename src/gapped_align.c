@@ -177,21 +177,6 @@ static int grow_set(hz_gset *S)
     return 0;
 }
 
-/* the target partition holding concatenated position p: [sep[k]+1, sep[k+1]) */
-static int32_t partition_of(const hz_gpass *P, int64_t p)
-{
-    int32_t lo = 0, hi = P->npart - 1;
-    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->sep[m] < p) lo = m; else hi = m - 1; }
-    return lo;
-}
-
-static int32_t partition_ofq(const hz_gpass *P, int64_t p)
-{
-    int32_t lo = 0, hi = P->nqpart - 1;
-    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->qsep[m] < p) lo = m; else hi = m - 1; }
-    return lo;
-}
-
 /* §5.10: the trivial alignment of target partition k and query partition q (-1: whole query),
  * inserted before any anchor */
 static int add_trivial(const hz_gpass *P, hz_gset *S, int32_t k, int32_t q)
@@ -244,10 +229,10 @@ int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a
     hz_gref left, right;
     memset(G, 0, sizeof *G);
     if (contained(S, a1, a2, &left, &right)) return 2;
-    int32_t part = partition_of(P, a1);
+    int32_t part = hz_gapped_part(P->sep, P->npart, a1);
     int64_t low1 = P->sep[part] + 1, high1 = P->sep[part + 1];
     int64_t low2 = 0, high2 = P->qlen;
-    if (P->qsep) { int32_t q = partition_ofq(P, a2); low2 = P->qsep[q] + 1; high2 = P->qsep[q + 1]; }
+    if (P->qsep) { int32_t q = hz_gapped_part(P->qsep, P->nqpart, a2); low2 = P->qsep[q] + 1; high2 = P->qsep[q + 1]; }
     int32_t cf = 0, cr = 0;                      /* candidate suffixes (§5.2) */
     { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->kept[m]].s1 > a1) hi = m; else lo = m + 1; } cf = lo; }
     { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->byend[m]].t1 < a1) hi = m; else lo = m + 1; } cr = lo; }

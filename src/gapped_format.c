@@ -6,14 +6,6 @@
 
 static int digits(int64_t v) { int d = 1; while (v >= 10) { v /= 10; d++; } return d; }
 
-/* the target record holding concatenated position p */
-static int32_t part_of(const hz_gpass *P, int64_t p)
-{
-    int32_t lo = 0, hi = P->npart - 1;
-    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->sep[m] < p) lo = m; else hi = m - 1; }
-    return lo;
-}
-
 static int printable(int c) { return c >= 32 && c < 127 ? c : '*'; }
 
 /* the two text rows of an alignment (§7.1): target row when which = 0, query row when 1 */
@@ -39,15 +31,14 @@ static void put_row(FILE *f, const hz_gpass *P, const hz_galn *G, int which)
 static void coords(const hz_gpass *P, const hz_galn *G, const hz_gnames *nm, int32_t *part, int32_t *qp,
                    int64_t *S1, int64_t *S2, int64_t *len1, int64_t *len2)
 {
-    *part = part_of(P, G->s1);
+    *part = hz_gapped_part(P->sep, P->npart, G->s1);
     *S1 = G->s1 - (P->sep[*part] + 1) + nm->tstart[*part];
     *len1 = G->t1 - G->s1 + 1; *len2 = G->t2 - G->s2 + 1;
     int64_t o2 = 0, l2 = P->qlen;
     *qp = 0;
     if (P->qsep) {
-        int32_t lo = 0, hi = P->nqpart - 1;
-        while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->qsep[m] < G->s2) lo = m; else hi = m - 1; }
-        *qp = lo; o2 = P->qsep[lo] + 1; l2 = P->qsep[lo + 1] - o2;
+        *qp = hz_gapped_part(P->qsep, P->nqpart, G->s2);
+        o2 = P->qsep[*qp] + 1; l2 = P->qsep[*qp + 1] - o2;
     }
     *S2 = nm->minus ? (G->s2 - o2) + nm->qtrue[*qp] + 2 - (nm->qstart[*qp] + l2) : G->s2 - o2 + nm->qstart[*qp];
 }

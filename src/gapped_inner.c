@@ -270,21 +270,6 @@ static void box(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     free(m);
 }
 
-/* the partition of the target holding 0-based byte index p */
-static int32_t tpart(const hz_gpass *P, int64_t p)
-{
-    int32_t lo = 0, hi = P->npart - 1;
-    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->sep[m] < p) lo = m; else hi = m - 1; }
-    return lo;
-}
-
-static int32_t qpart(const hz_gpass *P, int64_t p)
-{
-    int32_t lo = 0, hi = P->nqpart - 1;
-    while (lo < hi) { int32_t m = (lo + hi + 1) / 2; if (P->qsep[m] < p) lo = m; else hi = m - 1; }
-    return lo;
-}
-
 /* §6.2: a window (1-based inclusive corners) becomes boxes inside target (and, for a
  * partitioned query, query) records */
 static void window(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
@@ -294,12 +279,12 @@ static void window(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     if (T[b1 - 1] == 0) b1 += 1; else if (T[b1] == 0) b1 += 2;
     if (T[e1 - 1] == 0) e1 -= 1;
     if (b1 >= e1) return;
-    int32_t p1 = tpart(c->P, b1 - 1), p2 = tpart(c->P, e1 - 1), q1 = 0, q2 = 0;
+    int32_t p1 = hz_gapped_part(c->P->sep, c->P->npart, b1 - 1), p2 = hz_gapped_part(c->P->sep, c->P->npart, e1 - 1), q1 = 0, q2 = 0;
     if (c->P->qsep) {
         if (Q[b2 - 1] == 0) b2 += 1; else if (Q[b2] == 0) b2 += 2;
         if (Q[e2 - 1] == 0) e2 -= 1;
         if (b2 >= e2) return;
-        q1 = qpart(c->P, b2 - 1); q2 = qpart(c->P, e2 - 1);
+        q1 = hz_gapped_part(c->P->qsep, c->P->nqpart, b2 - 1); q2 = hz_gapped_part(c->P->qsep, c->P->nqpart, e2 - 1);
     }
     if (p1 == p2 && q1 == q2) { box(c, b1, e1, b2, e2); return; }
     const int64_t *sep = c->P->sep, *qs = c->P->qsep;
