@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/load_bench.sh OLD_HSPZ [REPS] — the input load phase of two hspz binaries side by side
-# (issue 13 item 3: gzip decoding on a helper thread, src/seqio_pipe.c; the FASTA reader's fast
-# path, src/seqio.c).  Each run is `hspz run --device DEVICE` of a FASTA target against the bundled mitochondrial genome,
+# (issue 13 item 3: gzip decoding on a helper thread, src/io/seqio_pipe.c; the FASTA reader's fast
+# path, src/io/seqio.c).  Each run is `hspz run --device DEVICE` of a FASTA target against the bundled mitochondrial genome,
 # so the manifest's load time is the target's load (the two sides load in parallel).  Arms
 # alternate per repetition; the medians of the manifest's time_s.load and of the whole wall
 # are printed.  The arms' segment files must be identical.

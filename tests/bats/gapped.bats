@@ -32,7 +32,7 @@ golden() { run "$HZ_REPO/tests/lib/gapped_golden.sh" "$1" "$2" "$3" "$BATS_TEST_
 @test "gapped golden: pseudocat axt+ H=2000 minus (inner alignments)" { golden tiny_lastz_pseudocat_vs_pseudopig axt minus; }
 @test "gapped golden: apple/orange axt+ H=2000 plus (windows across records)" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt plus; }
 @test "gapped golden: apple/orange axt+ H=2000 minus" { golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt minus; }
-# one pass on several threads (spec §12 speculative scheme, src/gapped_par.c): the same bytes
+# one pass on several threads (spec §12 speculative scheme, src/gapped/gapped_par.c): the same bytes
 @test "gapped --threads inside one pass: H. pylori maf- minus on 3 threads = the golden" { golden small_hpylori_g27_vs_els37 maf minus 3; }
 @test "gapped --threads inside one pass: pseudocat both strands, mtDNA, alpha-globin on 7 threads = the goldens" {
     golden tiny_lastz_pseudocat_vs_pseudopig maf plus 7 && golden tiny_lastz_pseudocat_vs_pseudopig maf minus 7 &&

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Hardening (issue 12, items 5, 6, 7, 10 and the exit status table): inputs whose package
-# lastz cannot run are refused up front (src/inputcheck.c) or made usable, late failures are
+# lastz cannot run are refused up front (src/run/inputcheck.c) or made usable, late failures are
 # checked before any work, every value in lastz-commands.txt is quoted for sh, odd bases get a
 # note, and each exit status class of README "Exit status" is what the table says.
 # The lastz tests run Debian's lastz on the package hspz wrote (as Galaxy's batched_lastz

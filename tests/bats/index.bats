@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Target index and many queries (src/index.c, src/pipeline.c; README "Target index" and
+# Target index and many queries (src/run/index.c, src/run/pipeline.c; README "Target index" and
 # "Many queries"): hspz index, run --index, run --query-list, and hillerlab/hspZ's
 # --dump-manifest / --from-manifest.  Every output must equal separate plain runs.
 

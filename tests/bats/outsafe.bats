@@ -2,7 +2,7 @@
 # Output safety (issue 31): a fault table, one row per way a user's file could be lost or a
 # wrong result published — decided by file identity (device and inode, O_EXCL|O_NOFOLLOW,
 # owner records with a token), never by the spelling of a path.  Each row failed before the
-# output-safety module (src/outsafe.c, src/publish.c).  Small pair only: each run ~1 s.
+# output-safety module (src/core/outsafe.c, src/run/publish.c).  Small pair only: each run ~1 s.
 
 load ../lib/common
 

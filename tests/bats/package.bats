@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Output packaging (src/package.c): --tarball (Galaxy data package), --diagonal-partition N,
+# Output packaging (src/out/package.c): --tarball (Galaxy data package), --diagonal-partition N,
 # --single-file.  Spec: kegalign-hsp-spec.md §7.3, §7.5, §7.6; kegalign-v03-delta.md §11.
 
 load ../lib/common

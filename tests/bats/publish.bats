@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Reading inputs once and publishing safely (issue 12 items 2-4; src/inread.c, src/publish.c):
+# Reading inputs once and publishing safely (issue 12 items 2-4; src/io/inread.c, src/run/publish.c):
 # the manifest's input sizes and sha256 are taken while the run reads the file (FIFOs, process
 # substitution, gzip), two concurrent runs of one -o never delete each other's output, and a
 # SIGTERM at any moment gives exit 0 with a complete OUTDIR or exit 143 with nothing.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # Repeats (issue 12, item 8): a tandem array and an A-rich self-comparison put tens of
 # millions of anchors into long HSPs on thousands of diagonals.  Peak memory must follow the
-# plan, not the accepted HSPs (they collapse as the batch fills: src/chunk.c hz_batch_tidy),
-# and the diagonal path (src/extend_diag.c) must not read a diagonal once per anchor.  Times
+# plan, not the accepted HSPs (they collapse as the batch fills: src/hsp/chunk.c hz_batch_tidy),
+# and the diagonal path (src/hsp/extend_diag.c) must not read a diagonal once per anchor.  Times
 # against lastz are a benchmark (bench/repeats.sh), not a test; exactness on such inputs is
 # the differential fuzz's (tests/gpu/fuzz_chunk.c, tandem arrays and poly-A runs).
 

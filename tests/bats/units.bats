@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Scale-out (src/units.c, src/merge.c; README "Plan, units, merge"): hspz plan, hspz run
+# Scale-out (src/run/units.c, src/run/merge.c; README "Plan, units, merge"): hspz plan, hspz run
 # --plan --unit, hspz merge.  The merged OUTDIR must be byte-identical to one hspz run.
 
 load ../lib/common

@@ -1,4 +1,4 @@
-/* fuzz_chunk — exactness of the CPU chunk kernel (src/chunk.c hz_chunk_cpu: seeds, seed table,
+/* fuzz_chunk — exactness of the CPU chunk kernel (src/hsp/chunk.c hz_chunk_cpu: seeds, seed table,
  * gate, X-drop extension, entropy, batches, dedup) against the brute-force reference of
  * tests/gpu/fuzz_chunk.c (written from kegalign-hsp-spec.md §3.1-3.4, §4.2-4.5, §5.2-5.3 and
  * RULES.md), on a small target and query made from the fuzz bytes.

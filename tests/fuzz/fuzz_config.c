@@ -1,4 +1,4 @@
-/* fuzz_config — the YAML configuration loader (src/config.c, libyaml) on arbitrary bytes.
+/* fuzz_config — the YAML configuration loader (src/run/config.c, libyaml) on arbitrary bytes.
  *
  * Properties: no crash, leak or UB; an error is one line "FILE:LINE:COLUMN: ..." (or the
  * file's name and a reason); config.sha256 is the SHA-256 of the bytes (hashed while read); and

@@ -1,4 +1,4 @@
-/* fuzz_plan — the plan.json reader of `hspz run --plan` and `hspz merge` (src/units.c
+/* fuzz_plan — the plan.json reader of `hspz run --plan` and `hspz merge` (src/run/units.c
  * hz_unitplan_read, jansson), the --unit list parser and the configuration the plan carries.
  *
  * Properties: no crash, leak or UB; an error is one line naming the file; an accepted plan has

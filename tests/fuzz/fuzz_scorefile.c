@@ -1,4 +1,4 @@
-/* fuzz_scorefile — the LASTZ score file parser (src/scoring.c hz_scorefile_load) and the 8x8
+/* fuzz_scorefile — the LASTZ score file parser (src/core/scoring.c hz_scorefile_load) and the 8x8
  * matrix built from it (hz_scoring_build), on arbitrary bytes.
  *
  * Properties: no crash, leak or UB; an error is one line "FILE:LINE:COL: ..." naming the

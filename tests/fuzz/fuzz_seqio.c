@@ -1,4 +1,4 @@
-/* fuzz_seqio — hz_seqset_load (src/seqio.c, src/inread.c) on arbitrary bytes: FASTA, gzip/bgzip
+/* fuzz_seqio — hz_seqset_load (src/io/seqio.c, src/io/inread.c) on arbitrary bytes: FASTA, gzip/bgzip
  * FASTA (htslib) and 2bit, chosen by the first bytes as in a run.
  *
  * Properties: no crash, leak or UB; a failed load leaves the set empty with one error line

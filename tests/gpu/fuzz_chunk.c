@@ -374,7 +374,7 @@ typedef struct {
 } cfg_t;
 
 /* backend variants: HSPZ_GATE x HSPZ_GATE_KERNEL x HSPZ_REF_BUCKETS x HSPZ_GPU_TILE (forced tiny
- * physical capacity; tiny tiles also make the device collapse run, cuda/backend.cu bat_tidy)
+ * physical capacity; tiny tiles also make the device collapse run, cuda/hsp/backend.cu bat_tidy)
  * x HSPZ_DEVICE_LONG x HSPZ_DEVICE_DEDUP; host seeds (be->chunk) and device seeds
  * (be->chunk_range) both run */
 #define NVAR 20
@@ -476,7 +476,7 @@ static int run_case(uint64_t cseed, const cfg_t *cfg)
 
     uint8_t *tcodes = malloc((size_t)Lt + 1), *qfc = malloc((size_t)L + 1), *qrc = malloc((size_t)L + 1),
             *qhrc = malloc((size_t)L + 1);
-    hz_block_codes(T.b, Lt, tcodes, NULL, NULL);        /* the pipeline's codes (src/plan.c) */
+    hz_block_codes(T.b, Lt, tcodes, NULL, NULL);        /* the pipeline's codes (src/hsp/plan.c) */
     hz_block_codes(Qb.b, L, qfc, qrc, qhrc);
     const uint8_t *qtext[2] = { Qb.b, qhrc }, *qcode[2] = { qfc, qrc };
     uint32_t *qu = malloc(((size_t)L + 1) * sizeof *qu);   /* 'U' offsets (backend.h set_query_seeding) */

@@ -1,5 +1,5 @@
-/* Unit tests for src/config.c (YAML configuration, precedence, flag marking, printing, the
- * HSPZ_* environment, plan counts) and src/manifest.c (sha256, canonical digest, failure
+/* Unit tests for src/run/config.c (YAML configuration, precedence, flag marking, printing, the
+ * HSPZ_* environment, plan counts) and src/out/manifest.c (sha256, canonical digest, failure
  * manifest path).  Writes small files into a fresh directory under $TMPDIR or /tmp and
  * removes them.  Prints "ok N - ..." / "not ok N - ..." lines; exits non-zero on any failure. */
 #include "config.h"

@@ -1,4 +1,4 @@
-/* Unit tests for src/dedup.c: KegAlign's per-batch containment dedup (kegalign-hsp-spec.md
+/* Unit tests for src/hsp/dedup.c: KegAlign's per-batch containment dedup (kegalign-hsp-spec.md
  * §5.3, RULES.md "dedup inside a chunk") and the 0.3.x per-interval exact-duplicate removal
  * (RULES.md "dedup per interval", kegalign-v03-delta.md §6).
  *

@@ -1,4 +1,4 @@
-/* Unit tests for the gapped stage's DP (src/gapped_ydrop.c, src/gapped_align.c;
+/* Unit tests for the gapped stage's DP (src/gapped/gapped_ydrop.c, src/gapped/gapped_align.c;
  * ../shared/spec/lastz-gapped-spec.md §4-§5) on hand-made sequences whose best alignment is
  * worked out by hand with HOXD70 (A/T 91, C/G 100 on the diagonal, gap 400 + 30 per base).
  * Prints TAP lines; exits non-zero on any failure. */

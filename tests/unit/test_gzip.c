@@ -1,4 +1,4 @@
-/* test_gzip — the plain-gzip reader of src/seqio_gzip.c (ISA-L's igzip) against htslib's
+/* test_gzip — the plain-gzip reader of src/io/seqio_gzip.c (ISA-L's igzip) against htslib's
  * bgzf_read (zlib), the reader it replaces: on every stream below both give the same bytes
  * and the same verdict (the end, or an error).  Streams: zlib members of a 3 Mbp FASTA;
  * members built by hand with every header field (FEXTRA, FNAME, FCOMMENT, FHCRC) and stored

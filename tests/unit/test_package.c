@@ -1,4 +1,4 @@
-/* Unit tests for src/package.c's 2bit writer (hz_twobit_write): round trip through
+/* Unit tests for src/out/package.c's 2bit writer (hz_twobit_write): round trip through
  * hz_seqset_load (version 0 header, N blocks, mask blocks, prefixed names) and the raw bytes
  * of a tiny file.  Prints "ok N - ..." / "not ok N - ..." lines; exit status 1 on failure. */
 #include "package.h"

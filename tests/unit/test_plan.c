@@ -1,4 +1,4 @@
-/* Unit tests for src/plan.c (blocks, '&' separators, global offsets, .name files, query
+/* Unit tests for src/hsp/plan.c (blocks, '&' separators, global offsets, .name files, query
  * intervals; kegalign-hsp-spec.md §2.4-2.6) and hz_batches (MAX_HITS batch ends, spec §5.2).
  *
  * Sequence sets are built by hand in memory (no files read).  Expected values are worked out

@@ -1,8 +1,8 @@
 /* Unit tests for hspz report: canvas coordinates of segment lines on both strands at record
- * edges (src/report_bin.c; spec §6.2: 1-based closed ranges, minus-strand query positions
+ * edges (src/out/report_bin.c; spec §6.2: 1-based closed ranges, minus-strand query positions
  * counted along the reverse strand), the density raster against a base-by-base reference
  * (every aligned base counted once, in the right bin), and the page written from a
- * hand-made output folder (src/report.c): self-contained (no http, no src/href but data:
+ * hand-made output folder (src/out/report.c): self-contained (no http, no src/href but data:
  * and the PNG beside it), grid lines per record, names escaped, errors naming FILE:LINE.
  * Writes into a fresh directory under $TMPDIR or /tmp and removes it. */
 #define HZ_TEST_SEED 0x5eed1234abcdULL

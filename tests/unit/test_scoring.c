@@ -1,4 +1,4 @@
-/* Unit tests for src/scoring.c: the 8x8 HSP matrix (kegalign-hsp-spec.md §9.1, v0.3 delta §7)
+/* Unit tests for src/core/scoring.c: the 8x8 HSP matrix (kegalign-hsp-spec.md §9.1, v0.3 delta §7)
  * and the LASTZ score-file reader (spec §9.3, RULES.md "scoring file").
  * Prints TAP-like "ok N - ..." / "not ok N - ..." lines and a summary; exits non-zero on
  * any failure.  Reads tests/data/scoring/ (relative to the repository root, or found from

@@ -1,4 +1,4 @@
-/* Unit tests for src/seed.c: seed shapes, k-mer values, query seeds and the target seed table.
+/* Unit tests for src/hsp/seed.c: seed shapes, k-mer values, query seeds and the target seed table.
  *
  * Expected values come from kegalign-hsp-spec.md §3.1-3.3 and kegalign-v03-delta.md §2
  * (RULES.md "custom seed patterns"), either worked out by hand below or produced by a small

@@ -1,4 +1,4 @@
-/* Unit tests for src/segments.c: segment lines (kegalign-hsp-spec.md §6.2-6.3, §2.5 rc record
+/* Unit tests for src/out/segments.c: segment lines (kegalign-hsp-spec.md §6.2-6.3, §2.5 rc record
  * table), segment files, and the lastz command text (§6.4, RULES.md "lastz commands").
  *
  * Sides are planned from hand-built in-memory sequence sets; every expected line is worked

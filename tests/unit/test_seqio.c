@@ -1,4 +1,4 @@
-/* Unit tests for src/seqio.c (hz_seqset_load / hz_seqset_free).
+/* Unit tests for src/io/seqio.c (hz_seqset_load / hz_seqset_free).
  * Writes temporary files under /tmp (mkstemp), removes them at the end.  Run with cwd = repo
  * root so that ../shared/data/... is found (tests that need it are skipped otherwise).
  * Prints "ok N - ..." / "not ok N - ..." lines and a summary; exit status 1 on any failure. */
@@ -464,7 +464,7 @@ static void test_gzip(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The FASTA reader against a model of its rules (src/seqio.c's header), on random text whose  */
+/* The FASTA reader against a model of its rules (src/io/seqio.c's header), on random text whose  */
 /* lines mix runs of plain bases with every kind of byte the fast path (16 bytes at a time)    */
 /* must stop at: IUPAC letters, other kept bytes, '\r' anywhere, '>' inside a line, empty      */
 /* lines, CRLF ends, a last line without '\n'.  Texts cross the loader's 1 MiB blocks.         */

@@ -1,4 +1,4 @@
-/* Unit tests for src/xdrop.h, src/gate.c and src/extend.c: one-sided X-drop extensions, the
+/* Unit tests for src/core/xdrop.h, src/hsp/gate.c and src/hsp/extend.c: one-sided X-drop extensions, the
  * keep test with entropy, hz_log, the gate threshold, the score gate (plain and capped), the
  * stable compaction and the diagonal path hz_extend_diagonals.
  *
@@ -737,9 +737,9 @@ static void test_random_anchors(void)
     hz_diagbuf_free(&db);
 }
 
-/* ---- hz_xdrop_block16: the refill gate's branch-free 16 columns (src/xdrop.h) ---------- */
+/* ---- hz_xdrop_block16: the refill gate's branch-free 16 columns (src/core/xdrop.h) ---------- */
 
-/* The refill gate's scan of one side (cuda/gate_refill.cu rf_setup / rf_step, written again
+/* The refill gate's scan of one side (cuda/hsp/gate_refill.cu rf_setup / rf_step, written again
  * here): steps of 16 columns through hz_xdrop_block16, the scalar rule for the last columns
  * before an edge, -1 when cap columns passed without a stop.  left: columns ar-1-p. */
 static int32_t block16_side(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, uint32_t ar,
@@ -848,7 +848,7 @@ static void test_block16(void)
           "block16 sides equal hz_xdrop_*_capped: %u of %u differ (%u frozen, %u half-window anchors)", bad, total, frozen_runs, half_runs);
 }
 
-/* ---- the diagonal path's parallel parts (src/xdrop_diag.h, cuda/extend_diag.cu) ----------- */
+/* ---- the diagonal path's parallel parts (src/core/xdrop_diag.h, cuda/hsp/extend_diag.cu) ----------- */
 
 static int cmp_diag_ar(const void *x, const void *y)
 {

@@ -1,6 +1,6 @@
 /* dedup (CUDA) — a batch's HSPs sorted, deduplicated and collapsed on the device.
  *
- * The same rules as src/dedup.c (spec §5.3; RULES.md "dedup inside a chunk"): sort by
+ * The same rules as src/hsp/dedup.c (spec §5.3; RULES.md "dedup inside a chunk"): sort by
  * (uint32 diagonal rs - qs, rs, len, score descending), drop an HSP that shares the diagonal
  * with the one before it in that order (kept or not) when one contains the other, then sort
  * by (qs, rs, len, score descending).  Both orders are total on the record (diagonal and rs
@@ -51,7 +51,7 @@ __global__ void from_keys(const hkey *k, hz_hsp *v, uint64_t n, int by_query)
 }
 
 /* keep[i]: 1 unless v[i] repeats v[i-1] (identical: every field; else: same diagonal and one
- * contains the other, closed [rs, rs+len], uint32 arithmetic as in src/dedup.c hsp_equal) */
+ * contains the other, closed [rs, rs+len], uint32 arithmetic as in src/hsp/dedup.c hsp_equal) */
 __global__ void keep_flags(const hz_hsp *v, uint64_t n, int identical, uint8_t *keep)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {

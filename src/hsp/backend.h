@@ -66,9 +66,9 @@ void hz_backend_prewarm_join(hz_prewarm *pw);
 int hz_backend_prewarm_running(hz_prewarm *pw);
 
 #if HSPZ_HAVE_CUDA
-/* cuda/backend.cu: create the primary context of the first n visible devices (0 = all) */
+/* cuda/hsp/backend.cu: create the primary context of the first n visible devices (0 = all) */
 void hz_cuda_prewarm(int n);
-/* cuda/backend.cu: returns 0 and a backend, 1 when no usable device (reason in err), -1 error */
+/* cuda/hsp/backend.cu: returns 0 and a backend, 1 when no usable device (reason in err), -1 error */
 int hz_cuda_backend_open(const hz_opts *o, const hz_xparams *xp, hz_backend **be, char *err, size_t errlen);
 #endif
 

@@ -1,6 +1,6 @@
 /* gate_refill (CUDA) — the score gate with lane refill, and the tile's anchor list.
  *
- * The thread-per-anchor kernels (cuda/gate.cu) leave most lanes of a warp idle: a warp runs
+ * The thread-per-anchor kernels (cuda/hsp/gate.cu) leave most lanes of a warp idle: a warp runs
  * as long as its longest scan, and on real anchors the longest of 32 left scans plus the
  * longest of 32 right scans is 2.2-2.5x the mean scan (64 columns on medium Zymoseptoria,
  * bench/results/refill-2026-12-02.md).  Here a warp takes runs of consecutive anchors (from
@@ -9,8 +9,8 @@
  * one code path (the left one reads its 16 bytes backwards), so lanes on different sides do
  * not split the warp either.
  *
- * The scans give the values of hz_xdrop_left_capped / hz_xdrop_right_capped (src/xdrop.h;
- * spec §4.2), 16 columns a step without a branch per column (cuda/scan16.cuh,
+ * The scans give the values of hz_xdrop_left_capped / hz_xdrop_right_capped (src/core/xdrop.h;
+ * spec §4.2), 16 columns a step without a branch per column (cuda/hsp/scan16.cuh,
  * hz_xdrop_block16).  Device sequences carry HZ_DEV_PAD readable bytes before their first
  * and after their last byte, so the words of a side's last step exist.
  *

@@ -1,10 +1,10 @@
 /* gate_warp (CUDA) — the score gate with one warp per 32 consecutive raw anchors.
  *
- * An alternative to gate_kernel (cuda/gate.cu) that must write exactly the same flag bytes
+ * An alternative to gate_kernel (cuda/hsp/gate.cu) that must write exactly the same flag bytes
  * as hz_cuda_gate for the same arguments: 0 rejected, 1 survivor, 2 undecided (a capped
  * side scanned cap columns with no drop and no edge).  Design from the issue ("warp per 32
  * anchors"); the X-drop rule is that of spec §4.2 as coded by hz_xdrop_left_capped /
- * hz_xdrop_right_capped (src/xdrop.h).
+ * hz_xdrop_right_capped (src/core/xdrop.h).
  *
  * Lane k computes anchor warp_base+k with one coalesced pass (hz_dev_anchor); the warp then
  * takes the 32 anchors one at a time (ar, aq broadcast by shuffle), left side first, the

@@ -569,9 +569,9 @@ static hz_envvar ENV[] = {
     { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },
     { "HSPZ_SYNC", "block, auto, spin, yield", NULL },
     /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh);
-     * publish-kill:N, a SIGKILL at publish step N (src/publish.c, tests/bats/outsafe.bats) */
+     * publish-kill:N, a SIGKILL at publish step N (src/run/publish.c, tests/bats/outsafe.bats) */
     { "HSPZ_FAULT", "gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)", NULL },
-    /* benchmarks: phase times on stderr (src/pipeline.c trace) */
+    /* benchmarks: phase times on stderr (src/run/pipeline.c trace) */
     { "HSPZ_TRACE", "0, 1", NULL },
 };
 #define NENV ((int)(sizeof ENV / sizeof ENV[0]))

@@ -1,5 +1,5 @@
-/* digest_impl — what the canonical digest's two files share (src/digest.c, the bucket sort;
- * src/digest_lines.c, lines read and sorted): not a public interface.
+/* digest_impl — what the canonical digest's two files share (src/out/digest.c, the bucket sort;
+ * src/out/digest_lines.c, lines read and sorted): not a public interface.
  */
 #ifndef HZ_DIGEST_IMPL_H
 #define HZ_DIGEST_IMPL_H

@@ -1,7 +1,7 @@
 /* extend — materialization: full X-drop extension + entropy of gate survivors.
  *
  * Follows spec §4.2-4.5 with the 0.3.x counting rule (RULES.md "entropy counting");
- * arithmetic in xdrop.h, shared with cuda/extend.cu.
+ * arithmetic in xdrop.h, shared with cuda/hsp/extend.cu.
  */
 #ifndef HZ_EXTEND_H
 #define HZ_EXTEND_H
@@ -22,7 +22,7 @@ typedef struct {
     int32_t left_score, left_ext;     /* left_ext >= 0 */
 } hz_ext;
 
-/* The diagonal path (src/extend_diag.c): exact extensions of anchors whose extension is long
+/* The diagonal path (src/hsp/extend_diag.c): exact extensions of anchors whose extension is long
  * (inside long HSPs: near-identical genomes, self-comparisons, tandem arrays, low-complexity
  * runs), at a cost linear in the diagonal's length instead of anchors x extension length.
  *

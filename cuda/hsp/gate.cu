@@ -1,8 +1,8 @@
 /* gate (CUDA) — the score gate, one thread per raw anchor, reference bucketing, and CUB
  * stable compaction.
  *
- * Same flags as hz_gate_cpu_capped (src/gate.c) for the same anchors: both call the shared
- * scans of src/xdrop.h.  A block gates 256 consecutive raw anchors; it finds their seeds once
+ * Same flags as hz_gate_cpu_capped (src/hsp/gate.c) for the same anchors: both call the shared
+ * scans of src/core/xdrop.h.  A block gates 256 consecutive raw anchors; it finds their seeds once
  * (two searches) and keeps those seeds' hit offsets in shared memory, so each thread's anchor
  * lookup is a short shared-memory search instead of a ~20-step search in global memory.
  * Neighbouring threads mostly share a seed and therefore a query window (cached in L1).
@@ -32,7 +32,7 @@ __device__ __forceinline__ uint8_t gate_one(const uint8_t *__restrict__ R, uint3
 }
 
 /* ---- the same scans with 8 columns per step from aligned 32-bit loads ----------------------
- * hz_xdrop_right_capped / hz_xdrop_left_capped (src/xdrop.h) column for column: the same
+ * hz_xdrop_right_capped / hz_xdrop_left_capped (src/core/xdrop.h) column for column: the same
  * additions and tests in the same order, only the bytes come from three aligned words per
  * sequence per 8 columns instead of 16 byte loads.  Sequences on the device are padded with
  * HZ_DEV_PAD bytes after their end, so the words past the last column exist. */

@@ -1,11 +1,11 @@
 /* extend (CUDA) — materialization of gate survivors: X-drop extension + entropy, one thread
  * per survivor (the refill gate's list: one lane per survivor, refilled), with the arithmetic
- * shared with the CPU (src/xdrop.h hz_materialize, built with --fmad=false so every operation
+ * shared with the CPU (src/core/xdrop.h hz_materialize, built with --fmad=false so every operation
  * rounds as on the host).
  *
  * The survivor count stays on the device (the kernels loop over *d_n with a fixed grid), so
  * a tile needs no host round trip between gate, compaction and materialization.  Kept HSPs
- * are appended in any order: the per-batch dedup sorts them by a total key (src/dedup.c).
+ * are appended in any order: the per-batch dedup sorts them by a total key (src/hsp/dedup.c).
  */
 #include "cuda_common.cuh"
 #include "scan16.cuh"
@@ -57,7 +57,7 @@ void hz_cuda_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
 
 /* ---- the refill gate's survivors, with lane refill ----------------------------------------
  * Each side is walked only up to its first maximum, since the gate already gave its score
- * (src/xdrop.h hz_materialize_known: the same HSPs as hz_materialize), 16 columns a step, and
+ * (src/core/xdrop.h hz_materialize_known: the same HSPs as hz_materialize), 16 columns a step, and
  * a lane whose survivor is done takes the next one at once: a survivor's sides run from 1 to
  * the gate's cap of columns, and with one thread per survivor a warp waits for its longest
  * (flood: 7.5-7.7 -> 6.9-7.1 event-s, bench/results/survivors-2026-12-03.md). */
@@ -238,8 +238,8 @@ void hz_cuda_materialize_survivors(const uint8_t *R, uint32_t Rlen, const uint8_
 /* Anchors past the gate's work cap (flag 2): exact capped scans with the larger cap2; when
  * both sides end (drop or edge) within cap2 the scores are the uncapped ones, so the gate
  * threshold and hz_materialize decide here exactly as the host's diagonal path would
- * (src/chunk.c hz_extend_long); the rest go to the host. */
-/* FROZEN -1: the scalar scans of src/xdrop.h; 0 or 1: the same values from cuda/scan16.cuh
+ * (src/hsp/chunk.c hz_extend_long); the rest go to the host. */
+/* FROZEN -1: the scalar scans of src/core/xdrop.h; 0 or 1: the same values from cuda/hsp/scan16.cuh
  * (hz_xdrop_block16_fits says which is exact for the scores) */
 template <class SRC, int FROZEN>
 __global__ void __launch_bounds__(MAT_BLOCK)

@@ -3,7 +3,7 @@
  * Each anchor gets one flag byte: 1 when right_score + left_score >= xp->gate_min_total,
  * which is necessary for KegAlign's keep test (spec §4.5, xdrop.h hz_gate_threshold), else 0.
  * Survivors are then compacted stably (raw order kept) and materialized (extend.h).
- * The CUDA version (cuda/gate.cu) writes the same flags for the same anchors.
+ * The CUDA version (cuda/hsp/gate.cu) writes the same flags for the same anchors.
  */
 #ifndef HZ_GATE_H
 #define HZ_GATE_H

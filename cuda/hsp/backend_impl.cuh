@@ -1,7 +1,7 @@
-/* backend_impl (CUDA, private to cuda/backend.cu, cuda/batch.cu, cuda/report.cu) — the CUDA
+/* backend_impl (CUDA, private to cuda/hsp/backend.cu, cuda/hsp/batch.cu, cuda/hsp/report.cu) — the CUDA
  * backend's state: per worker thread a context (stream, events, device buffers, pinned
  * staging), per device the target and query blocks, and the backend itself.  Plain structs;
- * cuda/backend.cu owns their life cycle (ctx_init/ctx_free, be_close).
+ * cuda/hsp/backend.cu owns their life cycle (ctx_init/ctx_free, be_close).
  */
 #ifndef HZ_BACKEND_IMPL_CUH
 #define HZ_BACKEND_IMPL_CUH
@@ -113,20 +113,20 @@ struct cuda_be {
     const hz_seedtable *res_tab; uint32_t *res_pos, *res_boff;
 };
 
-/* cuda/backend.cu: cudaMalloc of bytes (0 -> 1) on D's current device; on failure *p = NULL
+/* cuda/hsp/backend.cu: cudaMalloc of bytes (0 -> 1) on D's current device; on failure *p = NULL
  * and err gets the needed-vs-free message (issue 3 item 9); HSPZ_FAULT gpu-alloc counts it.
  * 0 or -1. */
 int hz_be_dalloc(void **p, size_t bytes, const devstate *D, const char *what, char *err, size_t errlen);
 #define DALLOC(ptr, bytes, D, what) hz_be_dalloc((void **)&(ptr), (bytes), (D), (what), err, errlen)
-/* cuda/backend.cu: [a, b] (completed events) as a busy interval of c's device */
+/* cuda/hsp/backend.cu: [a, b] (completed events) as a busy interval of c's device */
 void hz_be_busy(cuda_be *B, tctx *c, cudaEvent_t a, cudaEvent_t b);
-/* cuda/backend.cu: room for n more anchors in c->longa (host memory, for the host's diagonal
+/* cuda/hsp/backend.cu: room for n more anchors in c->longa (host memory, for the host's diagonal
  * path); 0, or -1 when out of host memory */
 int hz_be_reserve_long(tctx *c, size_t n);
-/* cuda/backend.cu: milliseconds from event a to event b (0 when unavailable) */
+/* cuda/hsp/backend.cu: milliseconds from event a to event b (0 when unavailable) */
 float hz_be_ev_ms(cudaEvent_t a, cudaEvent_t b);
 
-/* cuda/batch.cu — a batch's kept HSPs on the device (HSPZ_DEVICE_DEDUP=1; spec §5.2, dedup.h).
+/* cuda/hsp/batch.cu — a batch's kept HSPs on the device (HSPZ_DEVICE_DEDUP=1; spec §5.2, dedup.h).
  * hz_bat_reserve: room for `more` records past c->d_bat[c->nbat] (buffers double and keep
  * their records; on failure they stay as they were).  hz_bat_room: with HSPZ_DEVICE_DEDUP=1,
  * hz_bat_reserve, and when the device runs short the batch so far moves to the host
@@ -144,16 +144,16 @@ int hz_bat_copy_back(tctx *c, const hz_hsp *src, uint64_t n, hz_hspvec *dst, cha
 int hz_bat_spill(cuda_be *B, tctx *c, const char *why, char *err, size_t errlen);
 int hz_bat_finish(cuda_be *B, tctx *c, hz_hspvec *out, hz_funnel *f, char *err, size_t errlen);
 
-/* cuda/extend_diag.cu — the device diagonal path (HSPZ_DEVICE_LONG=diag).  hz_long_scratch:
+/* cuda/hsp/extend_diag.cu — the device diagonal path (HSPZ_DEVICE_LONG=diag).  hz_long_scratch:
  * *temp_bytes of CUB scratch for sorting n keys.  hz_long_flush: the c->lfill anchors
  * gathered in c->d_lanc (the current batch's target block on c's device, query dQ of Qlen
- * codes, Rlen + Qlen < 2^32) extended exactly (src/xdrop_diag.h), threshold and keep test as
- * src/chunk.c long_visit; kept HSPs join the batch (on the device with HSPZ_DEVICE_DEDUP=1,
+ * codes, Rlen + Qlen < 2^32) extended exactly (src/core/xdrop_diag.h), threshold and keep test as
+ * src/hsp/chunk.c long_visit; kept HSPs join the batch (on the device with HSPZ_DEVICE_DEDUP=1,
  * else c->batch); f counts survivors and accepted; lfill becomes 0.  Both: 0, or -1 with err. */
 int hz_long_scratch(uint64_t n, size_t *temp_bytes, char *err, size_t errlen);
 int hz_long_flush(cuda_be *B, tctx *c, const uint8_t *dQ, uint32_t Qlen, hz_funnel *f, char *err, size_t errlen);
 
-/* cuda/report.cu: backend.h report() — JSON text (malloc'd; NULL when out of memory) */
+/* cuda/hsp/report.cu: backend.h report() — JSON text (malloc'd; NULL when out of memory) */
 char *hz_be_report(hz_backend *be, double wall_s);
 
 #endif

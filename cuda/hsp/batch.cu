@@ -1,6 +1,6 @@
 /* batch (CUDA) — a batch's kept HSPs on the device (HSPZ_DEVICE_DEDUP=1): growth, the
  * collapse of identical copies (hz_batch_tidy's rule), the move to the host when device memory
- * runs short, and the batch's end with the dedup on the device (cuda/dedup.cu; spec §5.2).
+ * runs short, and the batch's end with the dedup on the device (cuda/hsp/dedup.cu; spec §5.2).
  * Only the survivors come back.  Declared in backend_impl.cuh.
  */
 #include "backend_impl.cuh"

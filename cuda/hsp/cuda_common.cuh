@@ -26,7 +26,7 @@ extern "C" {
     } while (0)
 
 /* Bytes allocated (and zeroed) before and after every sequence on the device, for word loads
- * past either end (cuda/backend.cu seq_upload; the refill gate's 16-column steps read up to
+ * past either end (cuda/hsp/backend.cu seq_upload; the refill gate's 16-column steps read up to
  * 16 bytes before a column and 19 from it). */
 #define HZ_DEV_PAD 32
 
@@ -133,7 +133,7 @@ void hz_cuda_materialize(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint
 /* anchors h0+ids[i], i < *d_n <= nmax, that passed the gate's cap: scans capped at cap2 decide
  * exactly when both sides end within cap2 (*d_pass counts those reaching the gate threshold;
  * kept HSPs appended at out[atomicAdd(d_kept)]); the others are appended to host[] for the
- * host's diagonal path, counted in *d_host (spec §4.2-4.5; the host path: src/chunk.c
+ * host's diagonal path, counted in *d_host (spec §4.2-4.5; the host path: src/hsp/chunk.c
  * hz_extend_long) */
 void hz_cuda_long(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, const hz_dev_batch &b,
                   uint64_t h0, const uint32_t *ids, const uint32_t *d_n, uint32_t nmax, const hz_xparams &xp,
@@ -147,7 +147,7 @@ void hz_cuda_materialize_survivors(const uint8_t *R, uint32_t Rlen, const uint8_
                                    const hz_xparams &xp, hz_hsp *out, uint32_t *d_kept, uint32_t *d_next,
                                    cudaStream_t st);
 /* the long scans from the tile's anchor list A (hz_cuda_expand): anchors A[i] (ids NULL) or
- * A[ids[i]], i < *d_n, as hz_cuda_long, with cuda/scan16.cuh's steps (frozen: the
+ * A[ids[i]], i < *d_n, as hz_cuda_long, with cuda/hsp/scan16.cuh's steps (frozen: the
  * hz_xdrop_block16_fits variant) or, frozen -1, the scalar ones */
 void hz_cuda_long_list(const uint8_t *R, uint32_t Rlen, const uint8_t *Q, uint32_t Qlen, const hz_anchor *A,
                        const uint32_t *ids, const uint32_t *d_n, uint32_t nmax, const hz_xparams &xp, int frozen, uint32_t cap2,
@@ -160,7 +160,7 @@ void hz_cuda_anchors_list(const hz_anchor *A, const uint32_t *ids, const uint32_
 void hz_cuda_anchors(const hz_dev_batch &b, uint64_t h0, const uint32_t *ids, const uint32_t *d_n,
                      uint32_t nmax, hz_anchor *out, cudaStream_t st);
 
-/* dedup.cu (spec §5.3, the rules of src/dedup.c): sort v[0..n) in place by the batch key
+/* dedup.cu (spec §5.3, the rules of src/hsp/dedup.c): sort v[0..n) in place by the batch key
  * (by_query 0: uint32 diagonal rs - qs, rs, len, score descending) or the query key (1: qs,
  * rs, len, score descending); alt[0..n) is scratch.  temp NULL: *temp_bytes gets the scratch
  * size for n and nothing runs. */

@@ -1,5 +1,5 @@
 /* xdrop_diag — the diagonal path's one-sided scan (spec §4.2), shared by the CPU
- * (src/extend_diag.c) and the CUDA backend (cuda/extend_diag.cu) so that both give the same
+ * (src/hsp/extend_diag.c) and the CUDA backend (cuda/hsp/extend_diag.cu) so that both give the same
  * results; xdrop.h's conventions (extension codes 0..7, sub row-major with the target code as
  * row).  Anchors on one diagonal d = ar - aq read column c as target c, query c - d (0-based,
  * block-relative). */
@@ -74,7 +74,7 @@ HZ_HD void hz_side_scan(const uint8_t *R, const uint8_t *Q, int64_t d, const int
 }
 
 /* The same scans as one independent part per anchor and an associative combination, so that a
- * diagonal's anchors can be extended in parallel (cuda/extend_diag.cu) with the results of
+ * diagonal's anchors can be extended in parallel (cuda/hsp/extend_diag.cu) with the results of
  * hz_side_scan.
  *
  * A part is either a result (b < 0: x = score, a1 = first maximum's offset + 1, m = columns

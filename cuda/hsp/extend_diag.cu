@@ -1,14 +1,14 @@
 /* extend_diag (CUDA) — the diagonal path on the device (HSPZ_DEVICE_LONG=diag): the anchors past
  * the gate's work cap that a batch gathers are extended exactly at a cost that follows the
- * diagonals' lengths, not anchors x extension length (src/extend.h says why it is exact).
+ * diagonals' lengths, not anchors x extension length (src/hsp/extend.h says why it is exact).
  *
  * The gathered anchors are sorted by (diagonal, ar) with CUB.  Each anchor's side is one
- * independent part (src/xdrop_diag.h hz_side_part): the columns up to its neighbour's start
+ * independent part (src/core/xdrop_diag.h hz_side_part): the columns up to its neighbour's start
  * and on until their running maxima meet, where the neighbour's result decides the rest.  A
  * CUB scan joins the parts (hz_side_join, associative), from the right end for right sides
  * and from the left end for left sides, so every anchor gets hz_side_scan's result with a
  * thread per anchor and no thread walking a whole diagonal.  Then the gate threshold and
- * KegAlign's keep test as the host's diagonal path applies them (src/chunk.c long_visit; spec
+ * KegAlign's keep test as the host's diagonal path applies them (src/hsp/chunk.c long_visit; spec
  * §4.2-4.5).  A part that reads more than the cap (4096 columns) is unknown, and so is every
  * part whose chain of neighbours leads to it: those anchors go to the host's diagonal path,
  * which carries a per-diagonal cache from one call to the next (this path has none).  So a
@@ -41,7 +41,7 @@ __global__ void diag_keys_kernel(const hz_anchor *__restrict__ A, uint32_t n, ui
     }
 }
 
-/* E[j] = the part (src/xdrop_diag.h hz_side_part) of anchor k's side in the scan's order: right
+/* E[j] = the part (src/core/xdrop_diag.h hz_side_part) of anchor k's side in the scan's order: right
  * sides j = n-1-k (the right end first), left sides j = k; the neighbour is the next anchor
  * on the diagonal in the side's direction; parts past cap columns are unknown */
 __global__ void __launch_bounds__(DIAG_BLOCK)
@@ -96,7 +96,7 @@ __device__ __forceinline__ int diag_sides(const hz_side_part_t *L, const int2 *r
     return r.y != INT32_MIN && l.b != HZ_SIDE_UNKNOWN;
 }
 
-/* the gate threshold and KegAlign's keep test per anchor (src/chunk.c long_visit); a record
+/* the gate threshold and KegAlign's keep test per anchor (src/hsp/chunk.c long_visit); a record
  * equal to the one of the anchor before it on the diagonal is written once (exact: dedup.h
  * hz_dedup_collapse).  Anchors with an unknown side go to host[atomicAdd(cnt[3])] for the
  * host's diagonal path.  cnt: [0] records written to out[atomicAdd], [1] anchors at the
@@ -200,7 +200,7 @@ int hz_long_flush(cuda_be *B, tctx *c, const uint8_t *dQ, uint32_t Qlen, hz_funn
     c->ms[ST_LONGSEL] += hz_be_ev_ms(c->es0, c->es1);
     hz_be_busy(B, c, c->es0, c->es1);
     c->lfill = 0;
-    /* sides past the cap: to the host's diagonal path (src/chunk.c hz_extend_long), which
+    /* sides past the cap: to the host's diagonal path (src/hsp/chunk.c hz_extend_long), which
      * process_batch and run_tile run on c->longa */
     if (h[3]) {
         const hz_anchor *src = (const hz_anchor *)keys.Alternate();

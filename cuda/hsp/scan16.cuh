@@ -1,15 +1,15 @@
-/* scan16 — the capped one-sided X-drop scans of src/xdrop.h (hz_xdrop_left_capped,
+/* scan16 — the capped one-sided X-drop scans of src/core/xdrop.h (hz_xdrop_left_capped,
  * hz_xdrop_right_capped; spec §4.2) on the device, 16 columns a step without a branch per
- * column (hz_xdrop_block16).  Used by the refill gate (cuda/gate_refill.cu), which interleaves
+ * column (hz_xdrop_block16).  Used by the refill gate (cuda/hsp/gate_refill.cu), which interleaves
  * the steps of a warp's lanes, and by the long scans of anchors past the gate's cap
- * (cuda/extend.cu), which run a side to its end.  Device sequences carry HZ_DEV_PAD readable
+ * (cuda/hsp/extend.cu), which run a side to its end.  Device sequences carry HZ_DEV_PAD readable
  * bytes before their first and after their last byte, so a step's words always exist.
  */
 #ifndef HZ_SCAN16_CUH
 #define HZ_SCAN16_CUH
 #include "cuda_common.cuh"
 
-/* One step scores 16 columns with hz_xdrop_block16 (src/xdrop.h: no branch per column; the
+/* One step scores 16 columns with hz_xdrop_block16 (src/core/xdrop.h: no branch per column; the
  * proof of its two variants is there).  Column scores come from the 8x8 matrix in shared
  * memory at the byte offset (r << 5) | (q << 2) = 4 * (8r + q) (row = target code, spec
  * §4.1): codes are 0..7, so four such offsets pack into a word without carries. */
@@ -96,7 +96,7 @@ __device__ __forceinline__ int rf_step(rf_side &s, int left, const int32_t *sub,
     return 0;
 }
 
-/* ---- lane refill (cuda/gate_refill.cu, cuda/extend.cu) ----------------------------------- */
+/* ---- lane refill (cuda/hsp/gate_refill.cu, cuda/hsp/extend.cu) ----------------------------------- */
 #define RF_FULL 0xffffffffu
 
 /* The idle lanes of a warp (need, this lane among them) take the next indices of the warp's

@@ -1,4 +1,4 @@
-/* digest — RULES.md "canonical digest" of a folder's segments files (src/digest.c).
+/* digest — RULES.md "canonical digest" of a folder's segments files (src/out/digest.c).
  */
 #ifndef HZ_DIGEST_H
 #define HZ_DIGEST_H
@@ -15,7 +15,7 @@ typedef struct { double splitters, distribute, sort_hash, hash_wait, hash_update
 
 /* RULES.md "canonical digest" (sha256 hex of all segment lines, byte-sorted) of the
  * *.segments files of dir, and their line count; all.segments (the --single-file copy of the
- * same lines) is not counted.  threads (>= 1) sort at a time (src/digest.c); tm (NULL: not
+ * same lines) is not counted.  threads (>= 1) sort at a time (src/out/digest.c); tm (NULL: not
  * measured) gets the phase times, zeroed first.  Returns 0, or -1 with err naming an
  * unreadable file, a folder where no temporary file can be written, or out of memory. */
 int hz_canonical_digest(const char *dir, int threads, char hex[65], uint64_t *nlines, hz_dg_times *tm,

@@ -5,26 +5,26 @@
  * order and each chunk's HSPs go to the chunk's own slot, so the bytes never depend on which
  * device or thread ran a chunk, nor on the order they finished.
  *
- * Per chunk: seeds (device seeding, cuda/seed.cu, or host seeds) and the MAX_HITS batches of
- * the CPU (src/chunk.c); per batch, anchors in physical tiles of at most `tile` anchors:
- * gate (cuda/gate.cu) -> stable compaction (CUB) -> materialization of the survivors
- * (cuda/extend.cu); anchors past the gate's work cap: the diagonal path on the device
- * (cuda/extend_diag.cu), and sides past 4096 columns on the host's (src/extend_diag.c).
+ * Per chunk: seeds (device seeding, cuda/hsp/seed.cu, or host seeds) and the MAX_HITS batches of
+ * the CPU (src/hsp/chunk.c); per batch, anchors in physical tiles of at most `tile` anchors:
+ * gate (cuda/hsp/gate.cu) -> stable compaction (CUB) -> materialization of the survivors
+ * (cuda/hsp/extend.cu); anchors past the gate's work cap: the diagonal path on the device
+ * (cuda/hsp/extend_diag.cu), and sides past 4096 columns on the host's (src/hsp/extend_diag.c).
  * Kept HSPs stay on the device until the batch ends (collapsed there like hz_batch_tidy,
- * cuda/batch.cu); the per-batch dedup then runs on the device (cuda/dedup.cu) and only its
+ * cuda/hsp/batch.cu); the per-batch dedup then runs on the device (cuda/hsp/dedup.cu) and only its
  * survivors come back.  The dedup sorts the batch's HSP multiset — which equals the CPU's — so the bytes
  * equal the CPU's for any tile, thread or device count.
  *
  * Kernel choices (environment, recorded in the manifest): HSPZ_GATE=score|full,
- * HSPZ_GATE_KERNEL=refill|vec|thread|warp (cuda/gate_refill.cu, cuda/gate.cu, cuda/gate_warp.cu), HSPZ_REF_BUCKETS=auto|on|off, HSPZ_DEVICE_SEEDS=0|1,
+ * HSPZ_GATE_KERNEL=refill|vec|thread|warp (cuda/hsp/gate_refill.cu, cuda/hsp/gate.cu, cuda/hsp/gate_warp.cu), HSPZ_REF_BUCKETS=auto|on|off, HSPZ_DEVICE_SEEDS=0|1,
  * HSPZ_DEVICE_LONG=diag|1|0 (anchors past the gate cap on the device's diagonal path, sides
  * past 4096 columns on the host's; one thread an anchor on the device up to 4096 columns a
  * side, the rest on the host; or all on the host; diag takes 1's way for a block pair with
  * Rlen + Qlen >= 2^32, counted in the report),
  * HSPZ_DEVICE_DEDUP=1|0 (the batch's HSPs stay on the device and its dedup runs there,
- * cuda/dedup.cu, only survivors coming back; or every kept HSP copied back and deduplicated
- * on the host, src/dedup.c), HSPZ_GPU_TILE=N.  CUDA events time every stage; report()
- * (cuda/report.cu) gives them as JSON.  The state's structs: cuda/backend_impl.cuh.
+ * cuda/hsp/dedup.cu, only survivors coming back; or every kept HSP copied back and deduplicated
+ * on the host, src/hsp/dedup.c), HSPZ_GPU_TILE=N.  CUDA events time every stage; report()
+ * (cuda/hsp/report.cu) gives them as JSON.  The state's structs: cuda/hsp/backend_impl.cuh.
  */
 #include "backend_impl.cuh"
 #include <unistd.h>
@@ -606,7 +606,7 @@ static int be_build_table_resident(hz_backend *be, hz_seedtable *tab, const uint
     cuda_be *B = (cuda_be *)be->impl;
     if (!B->be.chunk_range || sh->weight > 13 || B->nd > 1) return 1;
     if (cudaSetDevice(B->d[0].dev) != cudaSuccess) { snprintf(err, errlen, "cudaSetDevice failed"); return -1; }
-    if (fault_hit(&B->fault, 1)) {   /* HSPZ_FAULT: the build's allocations (cuda/seed.cu) as one */
+    if (fault_hit(&B->fault, 1)) {   /* HSPZ_FAULT: the build's allocations (cuda/hsp/seed.cu) as one */
         snprintf(err, errlen, "out of GPU memory on cuda:%d for the target seed table [injected by HSPZ_FAULT]", B->d[0].dev);
         return -1;
     }

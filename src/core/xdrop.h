@@ -111,7 +111,7 @@ HZ_HD int32_t hz_xdrop_left_capped(const uint8_t *R, const uint8_t *Q, uint32_t 
 }
 
 /* Sixteen columns of the capped scans without a branch per column (the refill gate,
- * cuda/gate_refill.cu; spec §4.2).  v[0..16): the columns' matrix entries in scan order.
+ * cuda/hsp/gate_refill.cu; spec §4.2).  v[0..16): the columns' matrix entries in scan order.
  * With F = best - x the scalar rule of hz_xdrop_right_capped,
  *     S += v; if (S > best) best = S; else if (best - S > x) stop (the side's score: best),
  * reads F' = max(F, S - x) and "stop when S < F'" (when S > best, F' = S - x and S < F' is
