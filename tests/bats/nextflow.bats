@@ -18,7 +18,8 @@ setup() {
     [ "$(head -n 1 "$BATS_TEST_TMPDIR/w/results/apple_orange.maf")" = "##maf version=1" ]
     [ "$(grep -c '^a score=' "$BATS_TEST_TMPDIR/w/results/apple_orange.maf")" -eq 38 ]
     # the task ran hspz gapped on a folder of links (the merged folder is only read)
-    grep -q "^hspz gapped --outdir gapped -r 'apple.fasta.gz' -q 'orange.fasta.gz' --threads [123] \$" "$BATS_TEST_TMPDIR"/w/work/*-gapped/.command.sh
+    grep -q "^hspz gapped --outdir gapped -r 'apple.fasta.gz' -q 'orange.fasta.gz' --threads [123]\$" "$BATS_TEST_TMPDIR"/w/work/*-gapped/.command.sh
+    [ "$(grep -c -- ' --allocate:traceback=1.99G  2> ' "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/lastz-commands.txt)" -eq 20 ]
     [ "$(find "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped -name '*.segments' -type l | wc -l)" -eq 20 ]
 }
 
@@ -206,7 +207,7 @@ SH
     done
 }
 
-@test "nextflow: HSPZ_GAPPED runs no lastz (a failing lastz first on PATH), tolerates truncation notes, fails on another stderr line or hspz's exit status" {
+@test "nextflow: HSPZ_GAPPED runs no lastz (a failing lastz first on PATH), gives --allocate:traceback=1.99G then ext.args, tolerates truncation notes, fails on another stderr line or hspz's exit status" {
     require_cmd lastz
     mkdir -p "$BATS_TEST_TMPDIR/bin"
     printf '#!/bin/sh\necho "lastz was called" >&2\nexit 99\n' >"$BATS_TEST_TMPDIR/bin/lastz"
@@ -228,11 +229,16 @@ SH
     [ "$status" -eq 0 ]
     [[ "$output" == *"1 hspz gapped task"*"-> MAF == lastz on the package's commands in order"* ]]
     ! grep -rq "lastz was called" "$BATS_TEST_TMPDIR"/w1/work/*/.command.err
-    # lastz's truncation notes (spelled as lastz writes them) pass; any other line fails the task
-    HZ_PLANT="truncating alignment ending at (9940,9395);  anchor at (9408,8863)" run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w2" "${pair[@]}"
+    # every command got batched_lastz's traceback memory (the copy of lastz-commands.txt)
+    [ "$(grep -c -- ' --allocate:traceback=1.99G  2> ' "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" -eq 1 ]
+    [ ! -L "$(echo "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" ]
+    # ext.args come after it: 200K of traceback cuts MT's long alignments, hspz notes the
+    # truncations as lastz does, the task passes and the MAF is lastz's with the same memory
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w2" "${pair[@]}" --lastz-args=--allocate:traceback=200K
     echo "$output"
     [ "$status" -eq 0 ]
-    grep -q '^truncating alignment ending at (9940,9395);  anchor at' "$BATS_TEST_TMPDIR"/w2/work/*-gapped/.command.err
+    grep -q '^truncating alignment ending at ([0-9]*,[0-9]*);  anchor at' "$BATS_TEST_TMPDIR"/w2/work/*-gapped/.command.err
+    # any other line on a command's stderr fails the task
     HZ_PLANT="hspz gapped: something else" run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w3" "${pair[@]}"
     echo "$output"
     [ "$status" -ne 0 ]

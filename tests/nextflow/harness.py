@@ -24,7 +24,8 @@ cannot silently rely on something this harness does not render):
              [--target T --query Q --hspz-args ARGS --max-unit-hits N --units-per-task K]
              [--gapped] [--gapped-tool hspz|lastz] [--min-units N] [--lastz-args ARGS]
              [--path DIR] [--seed S] --work DIR
-  --lastz-args: HSPZ_LASTZ's task.ext.args; --path: a folder put first on the tasks' PATH (a
+  --lastz-args: the gapped task's task.ext.args (lastz options after
+  --allocate:traceback=1.99G on every command, HSPZ_GAPPED or HSPZ_LASTZ); --path: a folder put first on the tasks' PATH (a
   logging or failing lastz); the last line names the final file, as main.nf publishes it.
 """
 import argparse
@@ -275,7 +276,7 @@ def main():
             # sequences, 1-3 cpus; main.nf gives it the extension and publishes its file
             before = sorted(os.listdir(merged))
             cpus = rng.choice([1, 2, 3])
-            ctx = dict(task_ctx("HSPZ_GAPPED", cpus), meta=meta, outdir=meta["id"], target=T, query=Q, extension=kind)
+            ctx = dict(task_ctx("HSPZ_GAPPED", cpus, args=a.lastz_args), meta=meta, outdir=meta["id"], target=T, query=Q, extension=kind)
             d = run.task("gapped", os.path.join(MOD, "gapped", "templates", "gapped.sh"), ctx,
                          dict(inputs, **{meta["id"]: merged}))
             final = open(os.path.join(d, "%s.%s" % (meta["id"], kind))).read()
@@ -301,9 +302,8 @@ def main():
         final_path = os.path.join(a.work, "results", "%s.%s" % (meta["id"], kind))
         open(final_path, "w").write(final)
         # reference: Debian's lastz (the PATH of this process, not the tasks' --path) on the
-        # package of one run with the same settings, every command in order in one folder; the
-        # lastz tasks add batched_lastz's traceback memory and their ext.args, hspz gapped runs
-        # the lines as written
+        # package of one run with the same settings, every command in order in one folder, with
+        # the traceback memory batched_lastz gives lastz (and the task's ext.args after it)
         pkg = single + ".tar.gz"
         if not tarball:
             pkg_run = os.path.join(a.work, "ref-package")
@@ -316,7 +316,7 @@ def main():
         os.makedirs(ref)
         subprocess.run(["tar", "-xzf", pkg, "-C", ref], check=True)
         files = os.path.join(ref, "galaxy", "files")
-        extra = "" if p["gapped_tool"] == "hspz" else " --allocate:traceback=1.99G " + (a.lastz_args or "")
+        extra = " --allocate:traceback=1.99G " + (a.lastz_args or "")
         want = header
         for line in lines:
             subprocess.run(["sh", "-c", line + extra], cwd=files)
