@@ -1,11 +1,12 @@
 #!/usr/bin/env nextflow
-// hspZ scale-out pipeline: plan -> scatter the work units -> merge -> optional gapped lastz
-// per command -> one alignment file per pair.  The merged output is byte-identical to one
-// `hspz run` with the same settings (README "Plan, units, merge").
+// hspZ scale-out pipeline: plan -> scatter the work units -> merge -> optional gapped stage
+// (hspz gapped on the merged folder, or lastz per command with --gapped_tool lastz) -> one
+// alignment file per pair.  The merged output is byte-identical to one `hspz run` with the
+// same settings (README "Plan, units, merge"); the alignments to lastz 1.04.22's.
 //
 //   nextflow run <this repository> -profile test,docker
 //   nextflow run . -profile docker,gpu --target T.fa.gz --query Q.fa.gz \
-//       --hspz_args '--seq-block-size 30000000 --tarball' --units_per_task 2 --gapped true
+//       --hspz_args '--seq-block-size 30000000' --units_per_task 2 --gapped true
 //
 // Every process script is a template (workflows/nextflow/modules/local/hspz/*/templates);
 // tests/nextflow/harness.py renders and runs them the way this DAG does, since Nextflow itself
@@ -14,8 +15,9 @@
 include { HSPZ_PLAN  } from './workflows/nextflow/modules/local/hspz/plan/main'
 include { HSPZ_RUN   } from './workflows/nextflow/modules/local/hspz/run/main'
 include { HSPZ_MERGE } from './workflows/nextflow/modules/local/hspz/merge/main'
+include { HSPZ_GAPPED } from './workflows/nextflow/modules/local/hspz/gapped/main'
 include { HSPZ_LASTZ } from './workflows/nextflow/modules/local/hspz/lastz/main'
-include { asBool; asInt; lastzFormat; alignmentExtension; alignmentHeader } from './workflows/nextflow/functions'
+include { asBool; asInt; lastzFormat; alignmentExtension; alignmentHeader; gappedTool; hspzGappedWrites } from './workflows/nextflow/functions'
 
 workflow {
     if (!params.target || !params.query) {
@@ -27,9 +29,14 @@ workflow {
         error("--units_per_task must be 1 or more and --max_unit_hits 0 or more")
     }
     def gapped = asBool('gapped', params.gapped)
+    def tool = gappedTool(params.gapped_tool)
     def hspz_args = params.hspz_args.toString()
-    if (gapped && !hspz_args.tokenize(' ').any { w -> w == '-Z' || w.startsWith('--tarball') }) {
-        error("--gapped runs lastz on hspz's data package: add --tarball to --hspz_args")
+    def format = lastzFormat(hspz_args)
+    if (gapped && tool == 'lastz' && !hspz_args.tokenize(' ').any { w -> w == '-Z' || w.startsWith('--tarball') }) {
+        error("--gapped with --gapped_tool lastz runs lastz on hspz's data package: add --tarball to --hspz_args")
+    }
+    if (gapped && tool == 'hspz' && !hspzGappedWrites(format)) {
+        error("hspz gapped writes --format maf-, maf, axt and axt+; for --format ${format} give --gapped_tool lastz")
     }
     def meta = [id: params.id]
     def pair = channel.of([meta, file(params.target, checkIfExists: true), file(params.query, checkIfExists: true)])
@@ -58,7 +65,13 @@ workflow {
     HSPZ_PLAN.out.units.filter { m, f -> !f.readLines().any { l -> l.trim() } }
         .subscribe { m, f -> log.warn("${m.id}: the plan has no work units (every query block is shorter than the seed); its output is empty") }
 
-    if (gapped) {
+    if (gapped && tool == 'hspz') {
+        // one hspz gapped task per pair on the merged folder (every command, task.cpus threads),
+        // reading the pair's own sequences; its file is named as batched_lastz names its output
+        // (PAIR.maf, .axt by --format) and published by nextflow.config
+        HSPZ_GAPPED(HSPZ_MERGE.out.outdir.join(pair).map { m, dir, t, q -> [m, dir, t, q, alignmentExtension(format)] })
+    }
+    if (gapped && tool == 'lastz') {
         // one task per line of lastz-commands.txt, run against the package (needs --tarball)
         def commands = HSPZ_MERGE.out.outdir
             .join(HSPZ_MERGE.out.tarball)
@@ -72,7 +85,6 @@ workflow {
         HSPZ_LASTZ(commands)
         // the alignments in command order in one file named as batched_lastz names its output
         // (PAIR.maf, .axt, .sam, ... by --format); a plan without commands gives the file alone
-        def format = lastzFormat(hspz_args)
         HSPZ_LASTZ.out.alignment
             .toSortedList { a, b -> a[1] <=> b[1] }
             .flatMap { done -> [alignmentHeader(format)] + done.collect { x -> x[2] } }

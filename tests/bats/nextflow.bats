@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # workflows/nextflow without Nextflow (README "Nextflow"): tests/nextflow/harness.py renders
-# every process template as Nextflow would and drives plan -> units -> merge (-> lastz).
+# every process template as Nextflow would and drives plan -> units -> merge (-> hspz gapped, or
+# lastz per command), comparing the alignments with Debian's lastz on the same command lines.
 
 load ../lib/common
 
@@ -8,11 +9,18 @@ setup() {
     require_hspz
 }
 
-@test "nextflow: the test profile's DAG (plan, 16 units in 6 shuffled tasks, merge, 20 lastz tasks) equals one hspz run" {
+@test "nextflow: the test profile's DAG (plan, 16 units in 6 shuffled tasks, merge, hspz gapped on 20 commands) = one hspz run + Debian's lastz" {
+    require_cmd lastz
     run python3 tests/nextflow/harness.py --hspz "$HSPZ" --profile test --work "$BATS_TEST_TMPDIR/w" --seed 7
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ "$output" == *"nextflow-harness: ok: 16 units in 6 tasks"*"merge == one hspz run"*"tarball), report"*"lastz tasks -> MAF == the package run in order"* ]]
+    [[ "$output" == *"nextflow-harness: ok: 16 units in 6 tasks"*"merge == one hspz run"*"tarball), report"*"; 1 hspz gapped task ("?" cpus, 20 commands) -> MAF == lastz on the package's commands in order (38 alignment blocks)"* ]]
+    [ "$(head -n 1 "$BATS_TEST_TMPDIR/w/results/apple_orange.maf")" = "##maf version=1" ]
+    [ "$(grep -c '^a score=' "$BATS_TEST_TMPDIR/w/results/apple_orange.maf")" -eq 38 ]
+    # the task ran hspz gapped on a folder of links (the merged folder is only read)
+    grep -q "^hspz gapped --outdir gapped -r 'apple.fasta.gz' -q 'orange.fasta.gz' --threads [123]\$" "$BATS_TEST_TMPDIR"/w/work/*-gapped/.command.sh
+    [ "$(grep -c -- ' --allocate:traceback=1.99G  2> ' "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/lastz-commands.txt)" -eq 20 ]
+    [ "$(find "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped -name '*.segments' -type l | wc -l)" -eq 20 ]
 }
 
 @test "nextflow: units cut by --max-unit-hits, one unit a task, another seed: merge equals one hspz run" {
@@ -54,7 +62,7 @@ d = sys.argv[1]
 meta = json.load(open(d + "/modules-meta-schema.json"))
 env = json.load(open(d + "/modules-environment-schema.json"))
 mods = sorted(glob.glob("workflows/nextflow/modules/local/hspz/*/"))
-assert len(mods) == 4, mods
+assert len(mods) == 5, mods
 for m in mods:
     jsonschema.validate(yaml.safe_load(open(m + "meta.yml")), meta)
     jsonschema.validate(yaml.safe_load(open(m + "environment.yml")), env)
@@ -120,20 +128,22 @@ for f, v in got.items():
 PY
 }
 
-@test "nextflow: with --format axt the lastz tasks give one .axt file (no MAF header) equal to the package run in order" {
+@test "nextflow: with --format axt (no --tarball) hspz gapped gives one .axt file (no MAF header) equal to Debian's lastz on the commands" {
+    require_cmd lastz
     run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w" --gapped --min-units 1 \
         --target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa \
-        --hspz-args "--format axt --tarball"
+        --hspz-args "--format axt"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ "$output" == *"lastz tasks -> AXT == the package run in order"* ]]
+    [[ "$output" == *"1 hspz gapped task ("?" cpus, 1 commands) -> AXT == lastz on the package's commands in order"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/w/work/"*-merge/pair.tar.gz ]               # no package was needed
     [ "${lines[-1]}" = "final: $BATS_TEST_TMPDIR/w/results/pair.axt" ]
     [ -s "$BATS_TEST_TMPDIR/w/results/pair.axt" ]
     ! grep -q '^##maf' "$BATS_TEST_TMPDIR/w/results/pair.axt"       # a MAF header only before MAF
     grep -q '^0 ' "$BATS_TEST_TMPDIR/w/results/pair.axt"            # axt's first alignment block
 }
 
-@test "nextflow: HSPZ_LASTZ gives lastz --allocate:traceback=1.99G, tolerates its truncation notes, fails on any other stderr line" {
+@test "nextflow: --gapped_tool lastz: HSPZ_LASTZ gives lastz --allocate:traceback=1.99G, tolerates its truncation notes, fails on any other stderr line" {
     mkdir -p "$BATS_TEST_TMPDIR/bin"
     cat >"$BATS_TEST_TMPDIR/bin/lastz" <<SH
 #!/bin/sh
@@ -142,10 +152,11 @@ echo "\$*" >> "$BATS_TEST_TMPDIR/argv"
 exec /usr/bin/lastz "\$@"
 SH
     chmod +x "$BATS_TEST_TMPDIR/bin/lastz"
-    local pair=(--target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa --min-units 1 --gapped --path "$BATS_TEST_TMPDIR/bin")
+    local pair=(--target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa --min-units 1 --gapped --gapped-tool lastz --path "$BATS_TEST_TMPDIR/bin")
     run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w1" "${pair[@]}"
     echo "$output"
     [ "$status" -eq 0 ]
+    [[ "$output" == *"; 1 lastz tasks -> MAF == lastz on the package's commands in order"* ]]
     grep -c -- '--allocate:traceback=1.99G' "$BATS_TEST_TMPDIR/argv"
     [ "$(grep -c -- '--allocate:traceback=1.99G$' "$BATS_TEST_TMPDIR/argv")" -eq "$(wc -l < "$BATS_TEST_TMPDIR/argv")" ]
     # 200K of traceback cuts MT's long alignments: lastz notes the truncations, the task passes,
@@ -167,7 +178,7 @@ SH
         --target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query "$BATS_TEST_TMPDIR/short.fa"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ "$output" == "nextflow-harness: ok: 0 units in 0 tasks"*"merge == one hspz run"*"0 lastz tasks"* ]]
+    [[ "$output" == "nextflow-harness: ok: 0 units in 0 tasks"*"merge == one hspz run"*"1 hspz gapped task ("?" cpus, 0 commands) -> MAF"* ]]
     [ "$(cat "$BATS_TEST_TMPDIR/w/results/pair.maf")" = "##maf version=1" ]
     # main.nf (Groovy, not run here): the grouped folders sorted by name and joined with
     # remainder: true (the lint in .ci/nextflow.sh plants each violation)
@@ -179,7 +190,7 @@ SH
     grep -q "^    mainScript      = 'main.nf'" nextflow.config
     [ -f main.nf ] && [ ! -e workflows/nextflow/main.nf ] && [ ! -e workflows/nextflow/nextflow.config ]
     sed -n "s/^include .* from '\.\/\(.*\)'$/\1.nf/p" main.nf >"$BATS_TEST_TMPDIR/inc"
-    [ "$(wc -l < "$BATS_TEST_TMPDIR/inc")" -eq 5 ]
+    [ "$(wc -l < "$BATS_TEST_TMPDIR/inc")" -eq 6 ]
     while read -r f; do [ -f "$f" ] || { echo "missing $f"; false; }; done <"$BATS_TEST_TMPDIR/inc"
     for f in $(sed -n 's/.*"${projectDir}\/\(.*\)"$/\1/p' nextflow.config); do [ -f "$f" ] || { echo "missing $f"; false; }; done
     grep -q "hspz_container = 'ghcr.io/hspz/hspz:0.1.0'" nextflow.config
@@ -190,8 +201,66 @@ SH
     run python3 tests/nextflow/snapshots.py --check
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "$output" = "snapshots: 4 modules, 0 differ" ]
-    for m in plan run merge lastz; do
+    [ "$output" = "snapshots: 5 modules, 0 differ" ]
+    for m in plan run merge gapped lastz; do
         grep -q 'assert snapshot(process.out).match()' workflows/nextflow/modules/local/hspz/$m/tests/main.nf.test
     done
+}
+
+@test "nextflow: HSPZ_GAPPED runs no lastz (a failing lastz first on PATH), gives --allocate:traceback=1.99G then ext.args, tolerates truncation notes, fails on another stderr line or hspz's exit status" {
+    require_cmd lastz
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\necho "lastz was called" >&2\nexit 99\n' >"$BATS_TEST_TMPDIR/bin/lastz"
+    # an hspz that plants a line in the first .err file of hspz gapped --outdir DIR (HZ_PLANT),
+    # or exits HZ_EXIT after it
+    cat >"$BATS_TEST_TMPDIR/bin/hspz" <<SH
+#!/bin/sh
+"$HSPZ" "\$@"; rc=\$?
+if [ "\$1" = gapped ] && [ -n "\${HZ_PLANT:-}" ]; then
+    for e in "\$3"/*.err; do echo "\$HZ_PLANT" >> "\$e"; break; done
+fi
+[ "\$1" = gapped ] && [ -n "\${HZ_EXIT:-}" ] && exit "\$HZ_EXIT"
+exit \$rc
+SH
+    chmod +x "$BATS_TEST_TMPDIR/bin/lastz" "$BATS_TEST_TMPDIR/bin/hspz"
+    local pair=(--target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa --min-units 1 --gapped --path "$BATS_TEST_TMPDIR/bin")
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w1" "${pair[@]}"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"1 hspz gapped task"*"-> MAF == lastz on the package's commands in order"* ]]
+    ! grep -rq "lastz was called" "$BATS_TEST_TMPDIR"/w1/work/*/.command.err
+    # every command got batched_lastz's traceback memory (the copy of lastz-commands.txt)
+    [ "$(grep -c -- ' --allocate:traceback=1.99G  2> ' "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" -eq 1 ]
+    [ ! -L "$(echo "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" ]
+    # ext.args come after it: 200K of traceback cuts MT's long alignments, hspz notes the
+    # truncations as lastz does, the task passes and the MAF is lastz's with the same memory
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w2" "${pair[@]}" --lastz-args=--allocate:traceback=200K
+    echo "$output"
+    [ "$status" -eq 0 ]
+    grep -q '^truncating alignment ending at ([0-9]*,[0-9]*);  anchor at' "$BATS_TEST_TMPDIR"/w2/work/*-gapped/.command.err
+    # any other line on a command's stderr fails the task
+    HZ_PLANT="hspz gapped: something else" run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w3" "${pair[@]}"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"hspz gapped: something else"*"hspz gapped failed (exit 0) or a command wrote more than truncation notes"* ]]
+    HZ_EXIT=3 run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w4" "${pair[@]}"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"hspz gapped failed (exit 3)"* ]]
+}
+
+@test "nextflow: --gapped_tool is hspz or lastz; hspz gapped's formats (maf-, maf, axt, axt+), others need lastz (main.nf's checks)" {
+    grep -q "def tool = gappedTool(params.gapped_tool)" main.nf
+    grep -q "if (gapped && tool == 'hspz' && !hspzGappedWrites(format))" main.nf
+    grep -q "if (gapped && tool == 'lastz' && !hspz_args.tokenize" main.nf
+    grep -q "^    gapped_tool    = 'hspz' " nextflow.config
+    require_groovy
+    run run_functions "
+assert gappedTool('hspz') == 'hspz' && gappedTool(' LASTZ') == 'lastz'
+println(['maf-','maf','maf+','axt','axt+','sam','general-','lav'].findAll { f -> hspzGappedWrites(f) }.join(' '))
+try { gappedTool('lastz1'); assert false } catch (IllegalArgumentException e) { println(e.message) }"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "maf- maf axt axt+
+--gapped_tool: 'lastz1' is neither hspz nor lastz" ]
 }

@@ -2,8 +2,9 @@
 """Drive workflows/nextflow's DAG without Nextflow: render each process's template the way
 Nextflow would, run it in a task folder of its own with its inputs staged as links, and check
 that plan -> units (shuffled, in groups, any --threads) -> merge gives the bytes of one
-`hspz run`, and, with --gapped, that the per-command lastz tasks give the MAF of the package's
-commands run in order.
+`hspz run`, and, with --gapped, that the gapped stage (one HSPZ_GAPPED task on the merged
+folder, or with --gapped-tool lastz the per-command HSPZ_LASTZ tasks) gives the alignments of
+the package's commands run in order with Debian's lastz.
 
 Nextflow's runtime cannot be installed on the build machines (README "Nextflow"), so this is
 what CI runs; `nextflow run . -profile test,docker` (main.nf at the repository root) runs the
@@ -21,9 +22,11 @@ cannot silently rely on something this harness does not render):
 
   harness.py --hspz BIN [--config nextflow.config --profile test]
              [--target T --query Q --hspz-args ARGS --max-unit-hits N --units-per-task K]
-             [--gapped] [--min-units N] [--lastz-args ARGS] [--path DIR] [--seed S] --work DIR
-  --lastz-args: HSPZ_LASTZ's task.ext.args; --path: a folder put first on the tasks' PATH (a
-  logging lastz); the last line names the final file, as main.nf publishes it.
+             [--gapped] [--gapped-tool hspz|lastz] [--min-units N] [--lastz-args ARGS]
+             [--path DIR] [--seed S] --work DIR
+  --lastz-args: the gapped task's task.ext.args (lastz options after
+  --allocate:traceback=1.99G on every command, HSPZ_GAPPED or HSPZ_LASTZ); --path: a folder put first on the tasks' PATH (a
+  logging or failing lastz); the last line names the final file, as main.nf publishes it.
 """
 import argparse
 import os
@@ -183,15 +186,17 @@ def main():
     ap.add_argument("--max-unit-hits", dest="max_unit_hits", type=int)
     ap.add_argument("--units-per-task", dest="units_per_task", type=int)
     ap.add_argument("--gapped", action="store_true", default=None)
+    ap.add_argument("--gapped-tool", dest="gapped_tool", choices=("hspz", "lastz"))
     ap.add_argument("--min-units", type=int, default=6)
     ap.add_argument("--lastz-args", dest="lastz_args")
     ap.add_argument("--path")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    p = {"hspz_args": "--tarball", "max_unit_hits": 0, "units_per_task": 1, "gapped": False, "id": "pair"}
+    p = {"hspz_args": "--tarball", "max_unit_hits": 0, "units_per_task": 1, "gapped": False, "id": "pair",
+         "gapped_tool": "hspz"}
     if a.profile:
         p.update(test_profile(a.config, a.profile))
-    for k in ("target", "query", "hspz_args", "max_unit_hits", "units_per_task", "gapped"):
+    for k in ("target", "query", "hspz_args", "max_unit_hits", "units_per_task", "gapped", "gapped_tool"):
         if getattr(a, k) is not None:
             p[k] = getattr(a, k)
     rng = random.Random(a.seed)
@@ -256,8 +261,6 @@ def main():
         len(ids), len(groups), len(os.listdir(single)), ", tarball" if tarball else "")
 
     if p["gapped"]:
-        if not tarball:
-            raise SystemExit("--gapped needs --tarball in hspz_args")
         words = p["hspz_args"].split()
         fmt = "maf-"
         for k, w in enumerate(words):
@@ -267,35 +270,61 @@ def main():
                 fmt = words[k + 1]
         kind = FORMAT_KIND.get(fmt, "tabular")
         header = "##maf version=1\n" if kind == "maf" else ""
-        lines = open(os.path.join(merged, "lastz-commands.txt")).read().splitlines()
-        order = list(range(len(lines)))
-        rng.shuffle(order)
-        outs = {}
-        for i in order:
-            out = re.search(r"--output=(\S+)", lines[i]).group(1)
-            ctx = dict(task_ctx("HSPZ_LASTZ", 1, args=a.lastz_args), meta=meta,
-                       tarball=os.path.basename(merged) + ".tar.gz", index=i + 1, command=lines[i], output=out)
-            d = run.task("lastz", os.path.join(MOD, "lastz", "templates", "lastz.sh"), ctx,
-                         {os.path.basename(merged) + ".tar.gz": merged + ".tar.gz"})
-            outs[i] = open(os.path.join(d, "%d.%s" % (i + 1, out))).read()
-        final = header + "".join(outs[i] for i in range(len(lines)))
+        lines = [l for l in open(os.path.join(merged, "lastz-commands.txt")).read().splitlines() if l.strip()]
+        if p["gapped_tool"] == "hspz":
+            # HSPZ_GAPPED: the merged folder staged under its name (read only), the pair's own
+            # sequences, 1-3 cpus; main.nf gives it the extension and publishes its file
+            before = sorted(os.listdir(merged))
+            cpus = rng.choice([1, 2, 3])
+            ctx = dict(task_ctx("HSPZ_GAPPED", cpus, args=a.lastz_args), meta=meta, outdir=meta["id"], target=T, query=Q, extension=kind)
+            d = run.task("gapped", os.path.join(MOD, "gapped", "templates", "gapped.sh"), ctx,
+                         dict(inputs, **{meta["id"]: merged}))
+            final = open(os.path.join(d, "%s.%s" % (meta["id"], kind))).read()
+            if sorted(os.listdir(merged)) != before or not same_tree(single, merged)[0]:
+                raise SystemExit("HSPZ_GAPPED wrote into the merged folder it was given")
+            what = "1 hspz gapped task (%d cpus, %d commands)" % (cpus, len(lines))
+        else:
+            if not tarball:
+                raise SystemExit("--gapped-tool lastz needs --tarball in hspz_args")
+            order = list(range(len(lines)))
+            rng.shuffle(order)
+            outs = {}
+            for i in order:
+                out = re.search(r"--output=(\S+)", lines[i]).group(1)
+                ctx = dict(task_ctx("HSPZ_LASTZ", 1, args=a.lastz_args), meta=meta,
+                           tarball=os.path.basename(merged) + ".tar.gz", index=i + 1, command=lines[i], output=out)
+                d = run.task("lastz", os.path.join(MOD, "lastz", "templates", "lastz.sh"), ctx,
+                             {os.path.basename(merged) + ".tar.gz": merged + ".tar.gz"})
+                outs[i] = open(os.path.join(d, "%d.%s" % (i + 1, out))).read()
+            final = header + "".join(outs[i] for i in range(len(lines)))
+            what = "%d lastz tasks" % len(lines)
         os.makedirs(os.path.join(a.work, "results"))
         final_path = os.path.join(a.work, "results", "%s.%s" % (meta["id"], kind))
         open(final_path, "w").write(final)
-        # reference: the single run's package, every command in order in one folder, with the
-        # traceback memory batched_lastz gives lastz (and the task's ext.args after it)
+        # reference: Debian's lastz (the PATH of this process, not the tasks' --path) on the
+        # package of one run with the same settings, every command in order in one folder, with
+        # the traceback memory batched_lastz gives lastz (and the task's ext.args after it)
+        pkg = single + ".tar.gz"
+        if not tarball:
+            pkg_run = os.path.join(a.work, "ref-package")
+            subprocess.run([a.hspz, "run", "-r", p["target"], "-q", p["query"], "-o", pkg_run, "--quiet", "--tarball"]
+                           + p["hspz_args"].split(), check=True)
+            if open(os.path.join(pkg_run, "lastz-commands.txt")).read() != open(os.path.join(merged, "lastz-commands.txt")).read():
+                raise SystemExit("the package run's lastz-commands.txt differs from the merged folder's")
+            pkg = pkg_run + ".tar.gz"
         ref = os.path.join(a.work, "ref-gapped")
         os.makedirs(ref)
-        subprocess.run(["tar", "-xzf", single + ".tar.gz", "-C", ref], check=True)
+        subprocess.run(["tar", "-xzf", pkg, "-C", ref], check=True)
         files = os.path.join(ref, "galaxy", "files")
+        extra = " --allocate:traceback=1.99G " + (a.lastz_args or "")
         want = header
-        for line in open(os.path.join(single, "lastz-commands.txt")).read().splitlines():
-            subprocess.run(["sh", "-c", line + " --allocate:traceback=1.99G " + (a.lastz_args or "")], cwd=files)
+        for line in lines:
+            subprocess.run(["sh", "-c", line + extra], cwd=files)
             want += open(os.path.join(files, re.search(r"--output=(\S+)", line).group(1))).read()
         if final != want:
-            raise SystemExit("the per-command lastz tasks' %s differs from the package's commands run in order" % kind)
-        msg += "; %d lastz tasks -> %s == the package run in order (%d alignment blocks)" % (
-            len(lines), kind.upper(), final.count("\na score="))
+            raise SystemExit("the gapped stage's %s (%s) differs from lastz on the package's commands in order" % (kind, what))
+        msg += "; %s -> %s == lastz on the package's commands in order (%d alignment blocks)" % (
+            what, kind.upper(), final.count("\na score=") if kind == "maf" else sum(1 for l in final.splitlines() if l[:1].isdigit()))
         msg += "\nfinal: " + final_path
     print("nextflow-harness: ok: " + msg)
 

@@ -32,6 +32,8 @@ MODULES = {
     "merge": ({"meta": META}, [("outdir", ["meta", "stub/"]), ("tarball", None),
                                ("report", ["meta", ["stub.report.html", "stub.report.png"]]),
                                ("versions_hspz", ["HSPZ_MERGE", "hspz", "stub"])]),
+    "gapped": ({"meta": META, "extension": "maf"},
+               [("alignment", ["meta", "stub.maf"]), ("versions_hspz", ["HSPZ_GAPPED", "hspz", "stub"])]),
     "lastz": ({"meta": META, "index": 1, "output": "x.maf-"},
               [("alignment", ["meta", 1, "1.x.maf-"]), ("versions_lastz", ["HSPZ_LASTZ", "lastz", "stub"])]),
 }

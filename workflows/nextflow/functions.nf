@@ -58,3 +58,20 @@ def alignmentExtension(format) {
 def alignmentHeader(format) {
     return alignmentExtension(format) == 'maf' ? '##maf version=1\n' : ''
 }
+
+// The tool of the gapped stage (--gapped_tool): 'hspz' (hspz gapped, one task per pair on the
+// merged folder, all of the task's cpus) or 'lastz' (one lastz task per command of the data
+// package, batched_lastz's way); any case, blanks trimmed; anything else is an error.
+def gappedTool(value) {
+    def s = value == null ? '' : value.toString().trim().toLowerCase()
+    if (s == 'hspz' || s == 'lastz') {
+        return s
+    }
+    error("--gapped_tool: '${value}' is neither hspz nor lastz")
+}
+
+// Whether hspz gapped writes lastz format FORMAT (docs/gapped.md: maf-, maf, axt, axt+); the
+// others need --gapped_tool lastz.
+def hspzGappedWrites(format) {
+    return format in ['maf-', 'maf', 'axt', 'axt+']
+}
