@@ -2,7 +2,7 @@
 #include "package.h"
 #include "diagpart.h"
 #include "outsafe.h"
-#include "publish.h"
+#include "outpath.h"
 #include "scoring.h"
 #include "segments.h"
 #include "shquote.h"

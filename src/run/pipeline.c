@@ -4,7 +4,7 @@
  * interval the plus chunks then the minus chunks (§3.5).  Chunks run on worker threads; their
  * results are joined in chunk order, so the bytes never depend on the thread count.
  */
-#include "options.h"
+#include "pipeline.h"
 #include "config.h"
 #include "seqio.h"
 #include "scoring.h"
@@ -34,31 +34,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-void hz_opts_default(hz_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->seq_block_size = 500000000ULL;
-    o->interval_size = 10000000ULL;
-    o->chunk_size = 250000ULL;
-    o->seed = "12of19";
-    o->step = 1;
-    o->transition = 1;
-    o->strand = "both";
-    o->xdrop = 910;
-    o->hspthresh = 3000;
-    o->entropy = 1;
-    o->target_prefix = "";
-    o->query_prefix = "";
-    o->format = "maf-";
-    o->ydrop = 9430;
-    o->gappedthresh = -1;
-    o->data_folder = "work/";
-    o->device = "auto";
-    o->progress = -1;
-}
-
-
 
 typedef struct { int strand; uint32_t j0, j1, k; } job_t;   /* strand 0 plus, 1 minus; k = its interval */
 
@@ -275,6 +250,7 @@ typedef struct {
     hz_tblock *tblk;           /* per target block; built on first use, kept when keep_blocks */
     int keep_blocks;
     char *tmpdir;              /* OUTDIR.tmp-<pid> */
+    char *tarpath;             /* the tarball (or -Z archive) beside OUTDIR, or NULL */
     int dump_placed;           /* this run wrote --dump-plan's file, OUTDIR not yet published */
     int mdump_placed;          /* the same for --dump-manifest */
     double t_tload;            /* target load (or index verification) seconds */
@@ -869,6 +845,7 @@ static void run_free(run_t *R)
 {
     hz_backend_prewarm_join(&R->prewarm);
     free(R->tmpdir);
+    free(R->tarpath);
     free(R->gpu_report);
     if (R->report_fp) fclose(R->report_fp);   /* a failed run: its report is not printed */
     free(R->report);
@@ -968,10 +945,13 @@ int hz_run(const hz_opts *o)
     trace(R, "device ready");
     if (hz_backend_open(o, &R->xp, &R->be, R->err, sizeof R->err)) goto done;
     trace(R, "backend open");
+    /* the tarball beside OUTDIR (none for --query-list: its tarballs lie inside the folder);
+     * publishing gets its path from here, never from the package writer */
+    if (o->tarball && !o->query_list && !(R->tarpath = hz_package_tarball_path(o))) { (void)FAIL(R, "out of memory"); goto done; }
     {
         hz_opts to = *o;
-        if (o->query_list) to.tarball = NULL;   /* the tarballs lie inside the folder */
-        if (!(R->tmpdir = hz_tmpdir_make(&to, &R->sigw, R->err, sizeof R->err))) goto done;
+        if (o->query_list) to.tarball = NULL;
+        if (!(R->tmpdir = hz_tmpdir_make(&to, R->tarpath, &R->sigw, R->err, sizeof R->err))) goto done;
     }
     J->t_plan += hz_now() - t0;
     if (run_jobs(R, J)) goto done;
@@ -987,7 +967,7 @@ int hz_run(const hz_opts *o)
         R->mdump_placed = 1;
     }
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
-    if (hz_publish(o, R->tmpdir, &R->sigw, R->err, sizeof R->err)) goto done;
+    if (hz_publish(o, R->tmpdir, R->tarpath, &R->sigw, R->err, sizeof R->err)) goto done;
     free(R->tmpdir); R->tmpdir = NULL;
     trace(R, "published");
     if (R->report_fp && !fclose(R->report_fp)) fputs(R->report, stderr);   /* "wrote ... to OUTDIR" now that it is there */
