@@ -9,7 +9,8 @@
 
   layers.py names [--root DIR] BUILD_DIR
       The name-level graph: from the object files BUILD_DIR/CMakeFiles/hzcore.dir/src/**/*.o
-      (nm), "file A uses a global symbol that file B defines".  Any use of a higher (or
+      (nm; only those whose source is under DIR), "file A uses a global symbol that file B
+      defines".  Any use of a higher (or
       sibling) layer's symbol is an error, and so is any cycle between different .c files.
 
 Exit status 0 when clean, 1 with one line per violation on stdout, 2 on a usage error.
@@ -138,7 +139,9 @@ def check_includes(root):
     return errors
 
 
-def object_files(build):
+def object_files(build, root=None):
+    """(source, object) pairs of hzcore's objects; with root, only those whose source is still
+    in the tree (a build folder keeps the objects of files since moved or deleted)."""
     base = os.path.join(build, "CMakeFiles", "hzcore.dir")
     objs = []
     for d, dirs, files in os.walk(os.path.join(base, "src")):
@@ -147,7 +150,8 @@ def object_files(build):
             if f.endswith(".o"):
                 p = os.path.join(d, f)
                 src = os.path.relpath(p, base).replace(os.sep, "/")[: -len(".o")]   # src/run/x.c
-                objs.append((src, p))
+                if root is None or os.path.isfile(os.path.join(root, src)):
+                    objs.append((src, p))
     return objs
 
 
@@ -241,8 +245,8 @@ def cycle_in(g, comp):
     return comp + [start]
 
 
-def check_names(build):
-    objs = object_files(build)
+def check_names(build, root):
+    objs = object_files(build, root)
     if not objs:
         return [f"{build}: no object files under CMakeFiles/hzcore.dir/src (build first)"]
     g = name_graph(symbol_tables(objs))
@@ -261,9 +265,10 @@ def check_names(build):
             print(f"note: allowed cycle (ALLOWED_CYCLES): {' <-> '.join(comp)}", file=sys.stderr)
             continue
         cyc = cycle_in(g, comp)
-        steps = " -> ".join(f"{x} ({g[x][y][0]})" for x, y in zip(cyc, cyc[1:]))
-        errors.append(f"cycle of {len(comp)} files: {steps} -> {cyc[-1]}"
-                      + (f"; with {', '.join(c for c in comp if c not in cyc)}" if len(cyc) - 1 < len(comp) else ""))
+        # "a -(a name b defines)-> b ..." back to the first file; the rest of the component after it
+        steps = "".join(f"{x} -({g[x][y][0]})-> " for x, y in zip(cyc, cyc[1:]))
+        rest = [c for c in comp if c not in cyc]
+        errors.append(f"cycle of {len(comp)} files: {steps}{cyc[-1]}" + (f"; also in it: {', '.join(rest)}" if rest else ""))
     return errors
 
 
@@ -281,7 +286,7 @@ def main(argv):
         print("usage: layers.py includes [--root DIR] | names [--root DIR] BUILD_DIR", file=sys.stderr)
         return 2
     try:
-        errors = check_includes(root) if args[0] == "includes" else check_names(args[1])
+        errors = check_includes(root) if args[0] == "includes" else check_names(args[1], root)
     except (OSError, RuntimeError) as e:
         print(f"layers.py: {e}", file=sys.stderr)
         return 2
