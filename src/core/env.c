@@ -20,7 +20,7 @@ static hz_envvar ENV[] = {
     /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh);
      * publish-kill:N, a SIGKILL at publish step N (src/run/publish.c, tests/bats/outsafe.bats) */
     { "HSPZ_FAULT", "gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)", NULL },
-    /* benchmarks: phase times on stderr (src/run/pipeline.c trace) */
+    /* benchmarks: phase times on stderr (src/run/pipeline.c trace, pipeline_work.c) */
     { "HSPZ_TRACE", "0, 1", NULL },
 };
 #define NENV ((int)(sizeof ENV / sizeof ENV[0]))

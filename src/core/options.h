@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 /* -D / --diagonal-partition without a value or 'auto': the chunk size KegAlign's Galaxy
- * runner estimates from the segments files (package.c, hz_package_auto_chunk) */
+ * runner estimates from the segments files (package.c auto_chunk, diagpart.h) */
 #define HZ_DIAG_AUTO UINT64_MAX
 
 typedef struct {
@@ -39,7 +39,7 @@ typedef struct {
     const char *data_folder;        /* "work/" */
     const char *device;             /* auto | cpu | cuda */
     int progress;                   /* -1 auto (stderr is a terminal), 0, 1 */
-    /* output packaging (package.c) */
+    /* output packaging (package.h: package.c, package_tar.c) */
     const char *tarball;            /* NULL = none, "" = OUTDIR.tar.gz, else the path */
     int segments_archive;           /* -Z: the tarball is hillerlab/hspZ's archive of the bare
                                      * .segments files, written instead of OUTDIR (package.h) */

@@ -16,7 +16,7 @@ void hz_parent_dir(const char *path, char *dir, size_t n);
 void hz_rm_rf(const char *path);
 
 /* A file this run writes next to OUTDIR (what: "tarball", "--dump-plan file"), checked before
- * any work.  Returns the exit class (README "Exit status") with err naming path and the rule:
+ * any work.  Returns the exit class (docs/cli.md "Exit status") with err naming path and the rule:
  *   2  the command contradicts itself: the path is OUTDIR or inside it (OUTDIR is replaced at
  *      the end; also through links), or an input, scoring or --config file (not even with
  *      --force);

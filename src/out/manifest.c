@@ -280,7 +280,7 @@ static void kernels_json(const hz_manifest_info *mi, json_t *m)
     json_object_set_new(m, "gpu", gr ? gr : json_null());
 }
 
-/* inputs, index (README's "Target index": docs/scale-out.md), plan and unit into m */
+/* inputs, index (docs/scale-out.md "Target index"), plan and unit into m */
 static void work_json(const hz_manifest_info *mi, json_t *m)
 {
     const hz_opts *o = mi->o;

@@ -236,7 +236,7 @@ static int job_dir(run_t *R, qjob_t *J, size_t n)
     return 0;
 }
 
-/* OUTDIR/queries.tsv of --query-list: one row per job (README "Many queries"). */
+/* OUTDIR/queries.tsv of --query-list: one row per job (docs/scale-out.md "Many queries"). */
 static int queries_tsv_add(run_t *R, FILE **fp, const qjob_t *J, size_t n)
 {
     if (!*fp) {

@@ -74,7 +74,7 @@ static int dir_at_or_under(const char *dir, const struct stat *t)
 }
 
 /* An existing OUTDIR that is the current folder, '/', or a folder above the current folder
- * or above an input, by identity ("-o $PWD", "-o ../here"; README "Output"): replacing it
+ * or above an input, by identity ("-o $PWD", "-o ../here"; docs/cli.md "Exit status"): replacing it
  * would remove the shell's folder or the inputs.  0, or -1 with err. */
 static int outdir_is_above(const hz_opts *o, char *err, size_t errlen)
 {

@@ -1,9 +1,12 @@
-/* publish — OUTDIR rules, the temporary output folder, signals, and the final rename.
+/* publish — OUTDIR rules, the temporary output folder, owner records, and the final rename.
  *
- * A run writes into OUTDIR.tmp-<pid>-<token> (or, for an existing empty OUTDIR, OUTDIR/.hspz.tmp-<pid>-<token>) and publishes it at the end (README "Exit
- * status"; hardening rules: nothing that looks complete is left by a failed or interrupted
- * run, and what this run did not create is never removed).  Used by `hspz run` (pipeline.c)
- * and `hspz merge` (merge.c).
+ * A run writes into OUTDIR.tmp-<pid>-<token> (or, for an existing empty OUTDIR,
+ * OUTDIR/.hspz.tmp-<pid>-<token>) and publishes it at the end (docs/cli.md "Exit status" and
+ * "Errors, temporary files and publishing"; hardening rules: nothing that looks complete is
+ * left by a failed or interrupted run, and what this run did not create is never removed).
+ * Used by `hspz run` (pipeline.c) and `hspz merge` (merge.c), which pass the tarball's path
+ * (package.h): publishing never calls the package writer.  The signal watcher is sigwatch.h's,
+ * the path helpers outpath.h's (core).
  */
 #ifndef HZ_PUBLISH_H
 #define HZ_PUBLISH_H
@@ -19,7 +22,7 @@
  * (manifest.json or queries.tsv) not holding an input (it is removed after the run).  Runs
  * hz_recover_outdir first; before it, an existing OUTDIR that is (by identity) the current
  * folder or a folder above it or above an input is refused.
- * Returns 0, or -1 with err set (README "Exit status": exit 1, but main.c checks
+ * Returns 0, or -1 with err set (docs/cli.md "Exit status": exit 1, but main.c checks
  * hz_outdir_holds_input first, exit 2). */
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
 
