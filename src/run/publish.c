@@ -1,11 +1,11 @@
-/* publish — OUTDIR rules, temporary folder, signals, final rename (see publish.h). */
+/* publish — OUTDIR rules, temporary folder, owner records, final rename (see publish.h; the
+ * signal watcher it settles: sigwatch.c). */
 #include "publish.h"
 #include "manifest.h"
 #include "outsafe.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
