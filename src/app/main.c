@@ -1,6 +1,7 @@
 /* hspz — command line (issue "hspz run": KegAlign's and hillerlab/hspZ's option names). */
 #include "outsafe.h"
 #include "options.h"
+#include "pipeline.h"
 #include "seed.h"
 #include "config.h"
 #include "package.h"

@@ -1,6 +1,8 @@
-/* options — the resolved settings of one `hspz run`.
+/* options — the resolved settings of one `hspz run`, their defaults and the table of the
+ * parameters a --config file or a flag may set (options.c).
  *
- * Defaults are KegAlign 0.3.x's (spec §1, delta §9).  Parsing lives in cli.c.
+ * Defaults are KegAlign 0.3.x's (spec §1, delta §9).  Flags are parsed in main.c, the
+ * --config file and the sources of the values resolved in config.c (run layer).
  */
 #ifndef HZ_OPTIONS_H
 #define HZ_OPTIONS_H
@@ -8,7 +10,7 @@
 #include <stdint.h>
 
 /* -D / --diagonal-partition without a value or 'auto': the chunk size KegAlign's Galaxy
- * runner estimates from the segments files (package.c, hz_package_auto_chunk) */
+ * runner estimates from the segments files (package.c auto_chunk, diagpart.h) */
 #define HZ_DIAG_AUTO UINT64_MAX
 
 typedef struct {
@@ -37,7 +39,7 @@ typedef struct {
     const char *data_folder;        /* "work/" */
     const char *device;             /* auto | cpu | cuda */
     int progress;                   /* -1 auto (stderr is a terminal), 0, 1 */
-    /* output packaging (package.c) */
+    /* output packaging (package.h: package.c, package_tar.c) */
     const char *tarball;            /* NULL = none, "" = OUTDIR.tar.gz, else the path */
     int segments_archive;           /* -Z: the tarball is hillerlab/hspZ's archive of the bare
                                      * .segments files, written instead of OUTDIR (package.h) */
@@ -59,14 +61,61 @@ typedef struct {
     size_t n_query_list;
     const char *query_list_path;
     int argc; char **argv;          /* the command line, for the record */
-    const struct hz_config *cfg;    /* the resolved configuration with sources (config.h), or NULL */
+    const struct hz_config *cfg;    /* the resolved configuration with sources (below), or NULL */
 } hz_opts;
 
+/* Every field of o to KegAlign 0.3.x's default (spec §1, delta §9); pointers NULL. */
 void hz_opts_default(hz_opts *o);
 
+/* The files a run of o reads, for the output rules (publish.h, outpath.h): target, query,
+ * scoring, --config, --index, --query-list and every query of the list; index i <
+ * hz_opts_input_count(o), NULL where not given. */
+size_t hz_opts_input_count(const hz_opts *o);
+const char *hz_opts_input(const hz_opts *o, size_t i);
 
-/* Run the whole HSP stage with o (pipeline.c).  Returns the process exit status:
- * 0 success, 1 input or runtime error (one line on stderr already printed). */
-int hz_run(const hz_opts *o);
+/* ---- the parameters: the settings of hz_opts a --config file or a flag may set ------------- */
+typedef enum { HZ_SRC_DEFAULT = 0, HZ_SRC_FILE, HZ_SRC_FLAG, HZ_SRC_INDEX } hz_src;
+
+#define HZ_CFG_MAX 40   /* upper bound on the number of parameters */
+
+typedef enum { HZ_P_U64, HZ_P_U32, HZ_P_I32, HZ_P_INT, HZ_P_BOOL, HZ_P_STR, HZ_P_NSTR, HZ_P_ENUM,
+               HZ_P_PROGRESS } hz_ptype;
+
+/* One configurable parameter of `hspz run`. */
+typedef struct {
+    const char *section, *key;   /* YAML section and key */
+    const char *flag;            /* the command-line flag */
+    hz_ptype type;
+    size_t off;                  /* offset in hz_opts */
+    long long lo, hi;            /* integer range */
+    const char *const *values;   /* enum values (NULL-terminated), or NULL */
+    const char *help;            /* one line */
+} hz_param;
+
+/* The parameters in the order hspz config and the manifest list them (PARAMS in options.c). */
+int hz_param_count(void);
+const hz_param *hz_param_at(int i);         /* NULL outside 0..hz_param_count()-1 */
+int hz_param_find(const char *key);         /* index, or -1 */
+const char *hz_src_name(hz_src s);          /* "default" | "file" | "flag" | "index" */
+/* Parameter i's field of o (hz_param_at(i)->off bytes into it). */
+void *hz_opts_field(const hz_opts *o, int i);
+
+/* The value of parameter i as text ("null" for an unset nullable string; strings unquoted;
+ * diagonal_partition's HZ_DIAG_AUTO as "auto"). */
+void hz_cfg_value_text(const hz_opts *o, int i, char *buf, size_t n);
+/* 1 when parameter i is a string (or null), 2 bool, 3 integer, 0 otherwise (enum, "auto"). */
+int hz_cfg_value_kind(const hz_opts *o, int i);
+long long hz_cfg_value_int(const hz_opts *o, int i);
+
+/* The resolved configuration with the source of every value (filled by config.c's
+ * hz_cfg_resolve; read by the manifest and the output rules). */
+struct hz_config {
+    hz_opts o;                          /* resolved values */
+    unsigned char src[HZ_CFG_MAX];      /* hz_src of each parameter */
+    const char *config_path;            /* --config FILE or NULL */
+    char sha256[65];                    /* sha256 hex of the file's bytes as read, "" when none */
+    char *str[HZ_CFG_MAX];              /* strings from the file this config owns (hz_cfg_free) */
+};
+typedef struct hz_config hz_config;
 
 #endif

@@ -258,3 +258,26 @@ out:
     free(tmp);
     return rc;
 }
+
+/* ---- plan counts (plan.h; the manifest and --dry-run) ------------------------------------ */
+void hz_plan_count(const hz_side *ts, const hz_side *qs, unsigned W, const hz_opts *o, hz_plan_counts *pc)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->target_blocks = ts->n_block; pc->query_blocks = qs->n_block;
+    pc->target_records = ts->n_rec; pc->query_records = qs->n_rec;
+    int nstr = (!strcmp(o->strand, "plus") || !strcmp(o->strand, "both")) +
+               (!strcmp(o->strand, "minus") || !strcmp(o->strand, "both"));
+    size_t chunks_per_tblock = 0;
+    for (size_t q = 0; q < qs->n_block; q++) {
+        uint32_t (*iv)[2] = NULL;
+        size_t niv = hz_intervals(qs->block[q].len, W, o->interval_size, &iv);
+        pc->intervals += niv;
+        for (size_t k = 0; k < niv; k++) {
+            uint64_t n = (uint64_t)iv[k][1] - iv[k][0] + 1;
+            chunks_per_tblock += (size_t)nstr * (size_t)((n + o->chunk_size - 1) / o->chunk_size);
+        }
+        free(iv);
+    }
+    pc->work_units = pc->intervals * ts->n_block;
+    pc->chunks = chunks_per_tblock * ts->n_block;
+}

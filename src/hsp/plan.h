@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "seqio.h"
+#include "options.h"
 
 typedef struct {
     uint64_t start;     /* global offset of the block's first byte */
@@ -73,5 +74,14 @@ int hz_plan_dump(const hz_side *t, const hz_side *q, const char *path, char *err
 
 /* Last index i in the ascending array a[0..n) with a[i] <= x (n > 0, a[0] <= x). */
 size_t hz_find_le(const uint64_t *a, size_t n, uint64_t x);
+
+/* Plan counts of a run (manifest "plan", --dry-run): blocks per side, query intervals (summed
+ * over query blocks), chunk jobs and work units (target block x query block x interval), for
+ * seed span W and o's strand, interval and chunk sizes. */
+typedef struct {
+    size_t target_blocks, query_blocks, target_records, query_records;
+    size_t intervals, chunks, work_units;
+} hz_plan_counts;
+void hz_plan_count(const hz_side *tside, const hz_side *qside, unsigned W, const hz_opts *o, hz_plan_counts *pc);
 
 #endif

@@ -1,10 +1,10 @@
 /* manifest — provenance JSON of a run (see manifest.h, docs/manifest.md). */
 #include "outsafe.h"
 #include "manifest.h"
+#include "env.h"
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,47 +17,6 @@
 extern int cudaRuntimeGetVersion(int *v);
 extern int cudaDriverGetVersion(int *v);
 #endif
-
-static void hexify(const unsigned char *md, char hex[65])
-{
-    for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
-    hex[64] = 0;
-}
-
-int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines)
-{
-    /* Only regular files: a device (/dev/zero) never ends and a FIFO or process
-     * substitution was consumed by the run (opening a named FIFO again would block). */
-    struct stat st;
-    if (stat(path, &st) != 0) return -1;
-    if (!S_ISREG(st.st_mode)) { errno = EINVAL; return -1; }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return -1;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) { fclose(fp); EVP_MD_CTX_free(ctx); errno = ENOMEM; return -1; }
-    unsigned char buf[1 << 16];
-    size_t n;
-    uint64_t nb = 0, nl = 0;
-    int last = '\n';
-    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) {
-        EVP_DigestUpdate(ctx, buf, n);
-        nb += n;
-        for (size_t i = 0; i < n; i++) nl += buf[i] == '\n';
-        last = buf[n - 1];
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    unsigned char md[32];
-    unsigned int mdl = 0;
-    EVP_DigestFinal_ex(ctx, md, &mdl);
-    EVP_MD_CTX_free(ctx);
-    if (bad) { errno = EIO; return -1; }
-    if (last != '\n') nl++;
-    hexify(md, hex);
-    if (bytes) *bytes = nb;
-    if (lines) *lines = nl;
-    return 0;
-}
 
 /* ---- the output folder (the canonical digest: digest.c) --------------------------------- */
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -226,14 +185,9 @@ static json_t *config_json(const hz_opts *o)
     return j;
 }
 
-int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *outdir,
-                      char *err, size_t errlen)
+/* tool: name, version, commit and how it was built */
+static json_t *tool_json(void)
 {
-    const hz_opts *o = mi->o;
-    json_t *m = json_object();
-    char tbuf[64];
-    json_object_set_new(m, "manifest_version", json_integer(1));
-
     json_t *tool = json_object(), *build = json_object();
     json_object_set_new(tool, "name", json_string("hspz"));
     json_object_set_new(tool, "version", json_string(HSPZ_VERSION));
@@ -244,8 +198,14 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_object_set_new(build, "cuda", json_boolean(HSPZ_HAVE_CUDA));
     json_object_set_new(build, "gzip", json_string(HSPZ_GZIP));
     json_object_set_new(tool, "build", build);
-    json_object_set_new(m, "tool", tool);
+    return tool;
+}
 
+/* run: command line, output folder, times, status, host, threads */
+static json_t *run_json(const hz_manifest_info *mi)
+{
+    const hz_opts *o = mi->o;
+    char tbuf[64];
     json_t *run = json_object(), *argv = json_array();
     for (int i = 0; i < o->argc; i++) json_array_append_new(argv, json_string(o->argv[i]));
     json_object_set_new(run, "command_line", argv);
@@ -262,8 +222,11 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     /* --no-hostname: a service (Galaxy) shows the manifest to users who must not see its hosts */
     json_object_set_new(run, "hostname", o->no_hostname ? json_null() : json_string(host));
     json_object_set_new(run, "threads", json_integer(mi->threads));
-    json_object_set_new(m, "run", run);
+    return run;
+}
 
+static json_t *hardware_json(const hz_manifest_info *mi)
+{
     json_t *hw = json_object();
     json_object_set_new(hw, "backend", json_string(mi->backend ? mi->backend : "cpu"));
 #if HSPZ_HAVE_CUDA
@@ -279,10 +242,13 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
 #else
     json_object_set_new(hw, "cuda", json_null());
 #endif
-    json_object_set_new(m, "hardware", hw);
+    return hw;
+}
 
-    json_object_set_new(m, "config", config_json(o));
-
+/* environment (the HSPZ_* variables, env.h), kernels (what the backend chose) and gpu (the
+ * CUDA backend's report, or null) into m */
+static void kernels_json(const hz_manifest_info *mi, json_t *m)
+{
     int nev;
     const hz_envvar *ev = hz_env_vars(&nev);
     json_t *env = json_object();
@@ -312,12 +278,17 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_object_set_new(ker, "gpu_tile", json_string(gpu ? (tile_env ? tile_env : "auto") : "none"));
     json_object_set_new(m, "kernels", ker);
     json_object_set_new(m, "gpu", gr ? gr : json_null());
+}
 
+/* inputs, index (docs/scale-out.md "Target index"), plan and unit into m */
+static void work_json(const hz_manifest_info *mi, json_t *m)
+{
+    const hz_opts *o = mi->o;
     json_t *inputs = json_array();
     json_array_append_new(inputs, input_json("target", o->target, mi->t));
     json_array_append_new(inputs, input_json("query", o->query, mi->q));
     json_object_set_new(m, "inputs", inputs);
-    if (mi->index_path) {   /* README "Target index" */
+    if (mi->index_path) {
         json_t *ix = json_object();
         json_object_set_new(ix, "path", json_string(mi->index_path));
         json_object_set_new(ix, "sha256", json_string(mi->index_sha256 ? mi->index_sha256 : ""));
@@ -346,7 +317,11 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
         json_object_set_new(un, "unit_dirs", dirs);
         json_object_set_new(m, "unit", un);
     }
+}
 
+/* funnel and time_s into m */
+static void funnel_json(const hz_manifest_info *mi, json_t *m)
+{
     const hz_funnel *f = &mi->funnel;
     json_t *fu = json_object();
     json_object_set_new(fu, "seeds", json_integer((json_int_t)f->seeds));
@@ -371,7 +346,13 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     json_object_set_new(ts, "output", json_real(mi->t_output));
     json_object_set_new(ts, "wall", json_real(mi->t_wall));
     json_object_set_new(m, "time_s", ts);
+}
 
+/* outputs, segment_lines, diagonal_partition_auto_n and canonical_digest_sha256 into m: every
+ * file of outdir hashed on a helper thread while the canonical digest runs (or null without
+ * outdir).  0, or -1 with err. */
+static int outputs_digest_json(const hz_manifest_info *mi, const char *outdir, json_t *m, char *err, size_t errlen)
+{
     json_t *outs = json_array();
     json_t *digest = json_null(), *nseg = json_null();
     if (outdir) {
@@ -392,7 +373,7 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
         double t1 = hz_now();
         if (threaded) pthread_join(th, NULL);
         if (!drc && oj.rc) snprintf(err, errlen, "%s", oj.err);
-        if (drc || oj.rc) { json_decref(m); json_decref(outs); return -1; }
+        if (drc || oj.rc) { json_decref(outs); return -1; }
         if (mi->trace)
             fprintf(stderr, "hspz: trace manifest: outputs hashed in %.4f s, canonical digest in %.4f s (at once); digest%s: "
                     "splitters %.4f, distribution %.4f, sort and hash %.4f (hashing thread: waits %.4f, sha256 %.4f)\n",
@@ -403,25 +384,47 @@ int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *
     }
     json_object_set_new(m, "outputs", outs);
     json_object_set_new(m, "segment_lines", nseg);
-    if (o->diagonal_partition == HZ_DIAG_AUTO && outdir)   /* what -D/-D auto chose (docs/manifest.md) */
+    if (mi->o->diagonal_partition == HZ_DIAG_AUTO && outdir)   /* what -D/-D auto chose (docs/manifest.md) */
         json_object_set_new(m, "diagonal_partition_auto_n", json_integer((json_int_t)mi->diag_auto_n));
     json_object_set_new(m, "canonical_digest_sha256", digest);
+    return 0;
+}
 
+/* m as indented JSON at path, through path.tmp-<pid>-<token> (O_EXCL|O_NOFOLLOW), fsync'd;
+ * replace: an existing file at path may be replaced.  0, or -1 with err. */
+static int json_place(json_t *m, const char *path, int replace, char *err, size_t errlen)
+{
     size_t tl = strlen(path) + 64;
     char *tmp = malloc(tl);
     int rc = -1;
-    if (!tmp) { snprintf(err, errlen, "out of memory"); json_decref(m); return -1; }
+    if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
     FILE *fp = hz_out_fopen_tmp(path, tmp, tl);   /* O_EXCL|O_NOFOLLOW */
     if (!fp) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno)); goto out; }
     int wr = json_dumpf(m, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     wr |= fputc('\n', fp) == EOF;
     if (fflush(fp) || fsync(fileno(fp)) || wr) { fclose(fp); unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
     if (fclose(fp)) { unlink(tmp); snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); goto out; }
-    /* a failure manifest (outdir NULL) never replaces a file: this run did not create it */
-    if (hz_out_place(tmp, path, outdir != NULL)) { unlink(tmp); snprintf(err, errlen, "%s: cannot put %s in place: %s", path, tmp, strerror(errno)); goto out; }
+    if (hz_out_place(tmp, path, replace)) { unlink(tmp); snprintf(err, errlen, "%s: cannot put %s in place: %s", path, tmp, strerror(errno)); goto out; }
     rc = 0;
 out:
     free(tmp);
+    return rc;
+}
+
+int hz_manifest_write(const hz_manifest_info *mi, const char *path, const char *outdir,
+                      char *err, size_t errlen)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "manifest_version", json_integer(1));
+    json_object_set_new(m, "tool", tool_json());
+    json_object_set_new(m, "run", run_json(mi));
+    json_object_set_new(m, "hardware", hardware_json(mi));
+    json_object_set_new(m, "config", config_json(mi->o));
+    kernels_json(mi, m);     /* environment, kernels, gpu */
+    work_json(mi, m);        /* inputs, index, plan, unit */
+    funnel_json(mi, m);      /* funnel, time_s */
+    /* a failure manifest (outdir NULL) never replaces a file: this run did not create it */
+    int rc = outputs_digest_json(mi, outdir, m, err, errlen) ? -1 : json_place(m, path, outdir != NULL, err, errlen);
     json_decref(m);
     return rc;
 }

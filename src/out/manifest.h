@@ -1,6 +1,8 @@
 /* manifest — the provenance record of one `hspz run` (docs/manifest.md,
  * docs/manifest.schema.json): OUTDIR/manifest.json on success, OUTDIR.failed-manifest.json
- * (next to OUTDIR) on failure.  Written with jansson; sha256 with OpenSSL libcrypto.
+ * (next to OUTDIR) on failure.  Written with jansson; files hashed with sha256.h.  What it
+ * records comes in as plain data (hz_manifest_info) and from the options module (the
+ * parameters, their sources: options.h; the HSPZ_* variables: env.h), never from run/.
  */
 #ifndef HZ_MANIFEST_H
 #define HZ_MANIFEST_H
@@ -11,7 +13,7 @@
 #include "seqio.h"
 #include "plan.h"
 #include "chunk.h"
-#include "config.h"
+#include "sha256.h"   /* hz_sha256_file, for the callers that hash inputs too */
 #include "digest.h"
 
 typedef struct {
@@ -40,11 +42,6 @@ typedef struct {
     const char *index_path, *index_sha256;   /* --index: the index file and its header's sha256, or NULL */
     uint64_t diag_auto_n;        /* -D automatic: the N hz_package chose (0: nothing split) */
 } hz_manifest_info;
-
-/* sha256 (64 hex + NUL), size and number of '\n'-terminated lines (a last unterminated line
- * counts) of a regular file.  Returns 0, or -1 with errno set (EINVAL: not a regular file,
- * e.g. a device, FIFO or process substitution, which is not read again; docs/manifest.md). */
-int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *lines);
 
 /* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose
  * files are listed as outputs and digested (NULL: none, e.g. a failed run; then an existing

@@ -4,7 +4,7 @@
 #include "report_draw.h"
 #include "report_geom.h"
 #include "report_html.h"
-#include "publish.h"
+#include "outpath.h"
 #include <errno.h>
 #include <getopt.h>
 #include "optonce.h"

@@ -1,5 +1,6 @@
-/* config — YAML configuration with sources, HSPZ_* environment, dry run (see config.h). */
+/* config — YAML configuration with sources, dry run (see config.h). */
 #include "config.h"
+#include "env.h"
 #include "shquote.h"
 #include "plan.h"
 #include "seed.h"
@@ -18,67 +19,12 @@
 #include <unistd.h>
 #include <yaml.h>
 
-extern char **environ;
-
-static const char *const STRANDS[] = { "plus", "minus", "both", NULL };
-static const char *const DEVICES[] = { "auto", "cpu", "cuda", NULL };
-static const char *const PROGRESS[] = { "auto", "on", "off", NULL };
-
-#define OFF(f) offsetof(hz_opts, f)
-static const hz_param PARAMS[] = {
-    { "inputs", "target", "-r/--target", HZ_P_NSTR, OFF(target), 0, 0, NULL, "target (reference) genome: FASTA, FASTA.gz/bgzip or 2bit" },
-    { "inputs", "query", "-q/--query", HZ_P_NSTR, OFF(query), 0, 0, NULL, "query genome: FASTA, FASTA.gz/bgzip or 2bit" },
-    { "inputs", "target_prefix", "-T/--target-prefix", HZ_P_STR, OFF(target_prefix), 0, 0, NULL, "prepended to every target name" },
-    { "inputs", "query_prefix", "-Q/--query-prefix", HZ_P_STR, OFF(query_prefix), 0, 0, NULL, "prepended to every query name" },
-    { "scoring", "scoring", "-c/--scoring", HZ_P_NSTR, OFF(scoring), 0, 0, NULL, "LASTZ score file (null = HOXD70)" },
-    { "scoring", "ambiguous", "-a/--ambiguous", HZ_P_NSTR, OFF(ambiguous), 0, 0, NULL, "n, iupac, or n|iupac,REWARD,PENALTY (null = none)" },
-    { "seeding", "seed", "-s/--seed", HZ_P_STR, OFF(seed), 1, 0, NULL, "12of19, 14of22 or a 1/T/0 pattern" },
-    { "seeding", "step", "-e/--step", HZ_P_U32, OFF(step), 1, 1000000, NULL, "target position step" },
-    { "seeding", "transition", "-n/--notransition", HZ_P_BOOL, OFF(transition), 0, 1, NULL, "allow one transition in seeds (false = --notransition)" },
-    { "seeding", "strand", "-S/--strand", HZ_P_ENUM, OFF(strand), 0, 0, STRANDS, "query strand(s)" },
-    { "extension", "xdrop", "-x/--xdrop", HZ_P_I32, OFF(xdrop), 1, 100000000, NULL, "X-drop of the gap-free extension" },
-    { "extension", "hspthresh", "-H/--hspthresh", HZ_P_I32, OFF(hspthresh), 1, 1000000000, NULL, "HSP score threshold K" },
-    { "extension", "entropy", "-E/--noentropy", HZ_P_BOOL, OFF(entropy), 0, 1, NULL, "entropy adjustment of HSP scores (false = --noentropy)" },
-    { "plan", "seq_block_size", "-B/--seq-block-size", HZ_P_U64, OFF(seq_block_size), 1, 4000000000LL, NULL, "block size in bytes" },
-    { "plan", "lastz_interval_size", "-I/--lastz-interval-size", HZ_P_U64, OFF(interval_size), 1, 4000000000LL, NULL, "query interval size (positions)" },
-    { "plan", "wga_chunk_size", "-C/--wga-chunk-size", HZ_P_U64, OFF(chunk_size), 1, 4000000000LL, NULL, "query positions per seeding chunk" },
-    { "plan", "max_hits", "-m/--max-hits", HZ_P_U64, OFF(max_hits), 0, LLONG_MAX, NULL, "semantic hits-per-batch cap; 0 = one batch per chunk" },
-    { "output", "output", "-o/--output", HZ_P_NSTR, OFF(outdir), 0, 0, NULL, "output directory (must not exist or be empty)" },
-    { "output", "force", "--force", HZ_P_BOOL, OFF(force), 0, 1, NULL, "replace an existing OUTDIR" },
-    { "output", "format", "--format", HZ_P_STR, OFF(format), 1, 0, NULL, "lastz --format of the lastz commands" },
-    { "output", "ydrop", "--ydrop", HZ_P_I32, OFF(ydrop), 0, 2000000000, NULL, "lastz --ydrop of the lastz commands" },
-    { "output", "gappedthresh", "--gappedthresh", HZ_P_I32, OFF(gappedthresh), -1, 2000000000, NULL, "lastz --gappedthresh; -1 = hspthresh" },
-    { "output", "inner", "--inner", HZ_P_I32, OFF(inner), 0, 2000000000, NULL, "lastz --inner (interpolation score threshold) in the lastz commands; 0 = none" },
-    { "output", "notrivial", "--notrivial", HZ_P_BOOL, OFF(notrivial), 0, 1, NULL, "lastz --notrivial in the lastz commands" },
-    { "output", "nogapped", "--nogapped", HZ_P_BOOL, OFF(nogapped), 0, 1, NULL, "write no lastz commands" },
-    { "output", "data_folder", "--data-folder", HZ_P_STR, OFF(data_folder), 0, 0, NULL, "folder prefix of ref.2bit/query.2bit in the commands" },
-    { "output", "print_commands", "--print-commands", HZ_P_BOOL, OFF(print_commands), 0, 1, NULL, "also print the lastz commands on stdout" },
-    { "output", "tarball", "--tarball[=PATH]", HZ_P_NSTR, OFF(tarball), 0, 0, NULL, "Galaxy data package: null = none, \"\" = OUTDIR.tar.gz, else the path" },
-    { "output", "diagonal_partition", "--diagonal-partition", HZ_P_U64, OFF(diagonal_partition), 0, LLONG_MAX, NULL, "max segments per lastz job; auto = KegAlign's estimate; 0 = no diagonal partition" },
-    { "output", "single_file", "--single-file", HZ_P_BOOL, OFF(single_file), 0, 1, NULL, "also write OUTDIR/all.segments" },
-    { "output", "report", "--report", HZ_P_BOOL, OFF(report), 0, 1, NULL, "also write OUTDIR/report.html and report.png (dot plot, funnel, settings)" },
-    { "devices", "device", "--device", HZ_P_ENUM, OFF(device), 0, 0, DEVICES, "where chunks run" },
-    { "devices", "threads", "-t/--threads", HZ_P_INT, OFF(threads), 0, 4096, NULL, "worker threads, 0 = all cores" },
-    { "devices", "gpus", "--gpus", HZ_P_INT, OFF(gpus), 0, 64, NULL, "CUDA devices to use, 0 = all visible (output never depends on it)" },
-    { "devices", "quiet", "--quiet", HZ_P_BOOL, OFF(quiet), 0, 1, NULL, "no progress, funnel or notes on stderr" },
-    { "devices", "progress", "--progress/--no-progress", HZ_P_PROGRESS, OFF(progress), 0, 0, PROGRESS, "progress display (auto = when stderr is a terminal)" },
-};
-#define NPARAMS ((int)(sizeof PARAMS / sizeof PARAMS[0]))
 static const char *const SECTIONS[] = { "inputs", "scoring", "seeding", "extension", "plan", "output", "devices", NULL };
 
-_Static_assert(sizeof PARAMS / sizeof PARAMS[0] <= HZ_CFG_MAX, "HZ_CFG_MAX too small");
-
-int hz_param_count(void) { return NPARAMS; }
-const hz_param *hz_param_at(int i) { return i >= 0 && i < NPARAMS ? &PARAMS[i] : NULL; }
-int hz_param_find(const char *key)
-{
-    for (int i = 0; i < NPARAMS; i++) if (!strcmp(PARAMS[i].key, key)) return i;
-    return -1;
-}
-const char *hz_src_name(hz_src s) { return s == HZ_SRC_FILE ? "file" : s == HZ_SRC_FLAG ? "flag" : s == HZ_SRC_INDEX ? "index" : "default"; }
-
-/* ---- field access ----------------------------------------------------------------------- */
-static void *fld(const hz_opts *o, int i) { return (char *)o + PARAMS[i].off; }
+/* ---- field access (the parameter table: options.c) -------------------------------------- */
+#define P(i) hz_param_at(i)
+#define NPARAMS hz_param_count()
+#define OFF(f) offsetof(hz_opts, f)
 
 static size_t fsize(hz_ptype t)
 {
@@ -91,22 +37,10 @@ static size_t fsize(hz_ptype t)
     }
 }
 
-long long hz_cfg_value_int(const hz_opts *o, int i)
-{
-    void *p = fld(o, i);
-    switch (PARAMS[i].type) {
-    case HZ_P_U64: return (long long)*(uint64_t *)p;
-    case HZ_P_U32: return (long long)*(uint32_t *)p;
-    case HZ_P_I32: return (long long)*(int32_t *)p;
-    case HZ_P_INT: case HZ_P_BOOL: case HZ_P_PROGRESS: return (long long)*(int *)p;
-    default: return 0;
-    }
-}
-
 static void set_int(hz_opts *o, int i, long long v)
 {
-    void *p = fld(o, i);
-    switch (PARAMS[i].type) {
+    void *p = hz_opts_field(o, i);
+    switch (P(i)->type) {
     case HZ_P_U64: *(uint64_t *)p = (uint64_t)v; break;
     case HZ_P_U32: *(uint32_t *)p = (uint32_t)v; break;
     case HZ_P_I32: *(int32_t *)p = (int32_t)v; break;
@@ -117,41 +51,7 @@ static void set_int(hz_opts *o, int i, long long v)
 /* diagonal_partition's automatic value (HZ_DIAG_AUTO) reads and prints as "auto" */
 static int is_diag_auto(const hz_opts *o, int i)
 {
-    return PARAMS[i].off == OFF(diagonal_partition) && o->diagonal_partition == HZ_DIAG_AUTO;
-}
-
-int hz_cfg_value_kind(const hz_opts *o, int i)
-{
-    if (is_diag_auto(o, i)) return 0;   /* written as its text, "auto" */
-    switch (PARAMS[i].type) {
-    case HZ_P_STR: case HZ_P_NSTR: return 1;
-    case HZ_P_BOOL: return 2;
-    case HZ_P_U64: case HZ_P_U32: case HZ_P_I32: case HZ_P_INT: return 3;
-    default: return 0;
-    }
-}
-
-void hz_cfg_value_text(const hz_opts *o, int i, char *buf, size_t n)
-{
-    const hz_param *p = &PARAMS[i];
-    switch (p->type) {
-    case HZ_P_STR: case HZ_P_NSTR: case HZ_P_ENUM: {
-        const char *s = *(const char **)fld(o, i);
-        snprintf(buf, n, "%s", s ? s : "null");
-        break;
-    }
-    case HZ_P_BOOL: snprintf(buf, n, "%s", *(int *)fld(o, i) ? "true" : "false"); break;
-    case HZ_P_U64:
-        if (is_diag_auto(o, i)) { snprintf(buf, n, "auto"); break; }
-        snprintf(buf, n, "%lld", hz_cfg_value_int(o, i));
-        break;
-    case HZ_P_PROGRESS: {
-        int v = *(int *)fld(o, i);
-        snprintf(buf, n, "%s", v < 0 ? "auto" : v ? "on" : "off");
-        break;
-    }
-    default: snprintf(buf, n, "%lld", hz_cfg_value_int(o, i)); break;
-    }
+    return P(i)->off == OFF(diagonal_partition) && o->diagonal_partition == HZ_DIAG_AUTO;
 }
 
 /* ---- flags ------------------------------------------------------------------------------- */
@@ -235,7 +135,7 @@ static const char *range_text(const hz_param *p, char *buf, size_t n)
 /* *owned gets the string this call allocated for a string parameter (else stays NULL). */
 static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
 {
-    const hz_param *p = &PARAMS[i];
+    const hz_param *p = P(i);
     char allowed[256];
     if (v->type != YAML_SCALAR_NODE)
         return yerr(y, v->start_mark, "%s.%s: expected a single value, got a %s", p->section, p->key,
@@ -261,21 +161,21 @@ static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
         return 0;
     }
     case HZ_P_BOOL:
-        if (plain && !strcmp(s, "true")) { *(int *)fld(o, i) = 1; return 0; }
-        if (plain && !strcmp(s, "false")) { *(int *)fld(o, i) = 0; return 0; }
+        if (plain && !strcmp(s, "true")) { *(int *)hz_opts_field(o, i) = 1; return 0; }
+        if (plain && !strcmp(s, "false")) { *(int *)hz_opts_field(o, i) = 0; return 0; }
         return yerr(y, v->start_mark, "%s.%s: expected a boolean (allowed: true, false), got '%s'", p->section, p->key, s);
     case HZ_P_ENUM: case HZ_P_PROGRESS:
         for (int k = 0; p->values[k]; k++)
             if (!strcmp(s, p->values[k])) {
-                if (p->type == HZ_P_PROGRESS) *(int *)fld(o, i) = k == 0 ? -1 : k == 1 ? 1 : 0;
-                else *(const char **)fld(o, i) = p->values[k];
+                if (p->type == HZ_P_PROGRESS) *(int *)hz_opts_field(o, i) = k == 0 ? -1 : k == 1 ? 1 : 0;
+                else *(const char **)hz_opts_field(o, i) = p->values[k];
                 return 0;
             }
         join(allowed, sizeof allowed, p->values);
         return yerr(y, v->start_mark, "%s.%s: '%s' is not allowed (allowed: %s)", p->section, p->key, s, allowed);
     case HZ_P_STR: case HZ_P_NSTR: {
         if (is_null(v)) {
-            if (p->type == HZ_P_NSTR) { *(const char **)fld(o, i) = NULL; return 0; }
+            if (p->type == HZ_P_NSTR) { *(const char **)hz_opts_field(o, i) = NULL; return 0; }
             return yerr(y, v->start_mark, "%s.%s: expected a string, got null", p->section, p->key);
         }
         if (p->lo > 0 && !*s) return yerr(y, v->start_mark, "%s.%s: expected a non-empty string", p->section, p->key);
@@ -291,7 +191,7 @@ static int set_value(yctx *y, hz_opts *o, int i, yaml_node_t *v, char **owned)
         }
         char *d = strdup(s);
         if (!d) return yerr(y, v->start_mark, "out of memory");
-        *(const char **)fld(o, i) = d;   /* owned by the hz_config (load_yaml keeps it in c->str) */
+        *(const char **)hz_opts_field(o, i) = d;   /* owned by the hz_config (load_yaml keeps it in c->str) */
         *owned = d;
         return 0;
     }
@@ -424,18 +324,18 @@ static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, 
             const char *key = kk->type == YAML_SCALAR_NODE ? (const char *)kk->data.scalar.value : "";
             int i = -1;
             for (int j = 0; j < NPARAMS; j++)
-                if (!strcmp(PARAMS[j].section, sec) && !strcmp(PARAMS[j].key, key)) i = j;
+                if (!strcmp(P(j)->section, sec) && !strcmp(P(j)->key, key)) i = j;
             if (i < 0) {
                 allowed[0] = 0;
                 for (int j = 0; j < NPARAMS; j++)
-                    if (!strcmp(PARAMS[j].section, sec)) {
+                    if (!strcmp(P(j)->section, sec)) {
                         size_t l = strlen(allowed);
-                        snprintf(allowed + l, sizeof allowed - l, "%s%s", l ? ", " : "", PARAMS[j].key);
+                        snprintf(allowed + l, sizeof allowed - l, "%s%s", l ? ", " : "", P(j)->key);
                     }
                 int elsewhere = hz_param_find(key);
                 if (elsewhere >= 0)
                     yerr(&y, kk->start_mark, "unknown key '%s' in section '%s' (allowed: %s; '%s' belongs in section '%s')",
-                         key, sec, allowed, key, PARAMS[elsewhere].section);
+                         key, sec, allowed, key, P(elsewhere)->section);
                 else
                     yerr(&y, kk->start_mark, "unknown key '%s' in section '%s' (allowed: %s)", key, sec, allowed);
                 goto out;
@@ -445,7 +345,7 @@ static int load_yaml(hz_config *c, const char *path, const unsigned char *skip, 
             char *owned = NULL;
             if (set_value(&y, &tmp, i, vv, &owned)) goto out;
             if (!skip || !skip[i]) {
-                memcpy(fld(&c->o, i), fld(&tmp, i), fsize(PARAMS[i].type));
+                memcpy(hz_opts_field(&c->o, i), hz_opts_field(&tmp, i), fsize(P(i)->type));
                 c->src[i] = HZ_SRC_FILE;
                 free(c->str[i]);
                 c->str[i] = owned;
@@ -499,7 +399,7 @@ int hz_cfg_resolve(hz_config *c, const char *path, const hz_opts *flags, const u
     c->o = *flags;   /* keeps whatever is not a parameter (argc/argv, other options) */
     for (int i = 0; i < NPARAMS; i++) {
         if (set && set[i]) c->src[i] = HZ_SRC_FLAG;
-        else memcpy(fld(&c->o, i), fld(&d, i), fsize(PARAMS[i].type));
+        else memcpy(hz_opts_field(&c->o, i), hz_opts_field(&d, i), fsize(P(i)->type));
     }
     c->config_path = path;
     c->sha256[0] = 0;
@@ -539,12 +439,12 @@ void hz_cfg_print(const hz_config *c, FILE *fp)
     for (int s = 0; SECTIONS[s]; s++) {
         fprintf(fp, "%s:\n", SECTIONS[s]);
         for (int i = 0; i < NPARAMS; i++) {
-            const hz_param *p = &PARAMS[i];
+            const hz_param *p = P(i);
             if (strcmp(p->section, SECTIONS[s])) continue;
             fprintf(fp, "  %s: ", p->key);
             char buf[64];
             if (p->type == HZ_P_STR || p->type == HZ_P_NSTR) {
-                const char *v = *(const char **)fld(&c->o, i);
+                const char *v = *(const char **)hz_opts_field(&c->o, i);
                 if (v) put_str(fp, v); else fputs("null", fp);
             } else {
                 hz_cfg_value_text(&c->o, i, buf, sizeof buf);
@@ -556,127 +456,6 @@ void hz_cfg_print(const hz_config *c, FILE *fp)
             fprintf(fp, "  # %s - %s (%s)%s%s\n", hz_src_name((hz_src)c->src[i]), p->help, p->flag, rng[0] ? " " : "", rng);
         }
     }
-}
-
-/* ---- environment ------------------------------------------------------------------------ */
-static hz_envvar ENV[] = {
-    { "HSPZ_GATE", "score, full", NULL },
-    { "HSPZ_GATE_KERNEL", "refill, vec, thread, warp", NULL },
-    { "HSPZ_DEVICE_SEEDS", "0, 1", NULL },
-    { "HSPZ_DEVICE_LONG", "diag, 1, 0", NULL },
-    { "HSPZ_DEVICE_DEDUP", "1, 0", NULL },
-    { "HSPZ_REF_BUCKETS", "auto, on, off", NULL },
-    { "HSPZ_GPU_TILE", "an integer 1..1073741824", NULL },
-    { "HSPZ_SYNC", "block, auto, spin, yield", NULL },
-    /* tests only: the N-th device allocation or gate launch fails (tests/gpu/device_suite.sh);
-     * publish-kill:N, a SIGKILL at publish step N (src/run/publish.c, tests/bats/outsafe.bats) */
-    { "HSPZ_FAULT", "gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)", NULL },
-    /* benchmarks: phase times on stderr (src/run/pipeline.c trace) */
-    { "HSPZ_TRACE", "0, 1", NULL },
-};
-#define NENV ((int)(sizeof ENV / sizeof ENV[0]))
-/* variables of the test harness and benchmarks (tests/lib/common.bash); hspz never reads them */
-static const char *const HARNESS[] = { "HSPZ_SHARED", "HSPZ_SLOW", "HSPZ_TIMEOUT", "HSPZ_TEST_LOG",
-                                       /* .ci/galaxy.sh's settings, exported to the hspz it tests */
-                                       "HSPZ_BIN_DIR", "HSPZ_DOCKER_IMAGE", "HSPZ_DOCKER_SOCKET", NULL };
-
-/* v is one of ENV[k].allowed's comma-separated words, or an integer 1..2^30 when the list
- * is "an integer ..." */
-static int env_value_ok(int k, const char *v)
-{
-    const char *al = ENV[k].allowed;
-    if (!strncmp(al, "gpu-alloc:N", 11)) {
-        const char *c = strchr(v, ':');
-        if (!c || !((c - v == 9 && !strncmp(v, "gpu-alloc", 9)) || (c - v == 10 && !strncmp(v, "gpu-kernel", 10)) ||
-                    (c - v == 12 && !strncmp(v, "publish-kill", 12)))) return 0;
-        v = c + 1;
-        al = "an integer";
-    }
-    if (!strncmp(al, "an integer", 10)) {
-        char *end;
-        errno = 0;
-        if (!*v || *v < '0' || *v > '9') return 0;
-        unsigned long long x = strtoull(v, &end, 10);
-        return !errno && !*end && x >= 1 && x <= (1ULL << 30);
-    }
-    size_t n = strlen(v);
-    for (const char *p = al; *p;) {
-        size_t w = strcspn(p, ",");
-        if (w == n && !strncmp(p, v, n)) return 1;
-        p += w;
-        while (*p == ',' || *p == ' ') p++;
-    }
-    return 0;
-}
-
-int hz_env_check(char *err, size_t errlen)
-{
-    for (int k = 0; k < NENV; k++) ENV[k].value = NULL;
-    for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "HSPZ_", 5)) continue;
-        const char *eq = strchr(*e, '=');
-        size_t nl = eq ? (size_t)(eq - *e) : strlen(*e);
-        const char *val = eq ? eq + 1 : "";
-        int known = -1;
-        for (int k = 0; k < NENV; k++)
-            if (strlen(ENV[k].name) == nl && !strncmp(ENV[k].name, *e, nl)) known = k;
-        if (known < 0) continue;   /* not read by hspz: hz_env_unknown names it in a note */
-        if (!env_value_ok(known, val)) {
-            char ev[1024];
-            snprintf(err, errlen, "environment variable %s='%s' is not allowed (allowed: %s)",
-                     ENV[known].name, hz_printable(val, 200, ev, sizeof ev), ENV[known].allowed);
-            return -1;
-        }
-        ENV[known].value = val;
-    }
-    return 0;
-}
-
-int hz_env_unknown(char *buf, size_t n)
-{
-    int count = 0;
-    size_t used = 0;
-    if (n) buf[0] = 0;
-    for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "HSPZ_", 5)) continue;
-        const char *eq = strchr(*e, '=');
-        size_t nl = eq ? (size_t)(eq - *e) : strlen(*e);
-        int skip = 0;
-        for (int k = 0; k < NENV && !skip; k++) skip = strlen(ENV[k].name) == nl && !strncmp(ENV[k].name, *e, nl);
-        for (int k = 0; HARNESS[k] && !skip; k++) skip = strlen(HARNESS[k]) == nl && !strncmp(HARNESS[k], *e, nl);
-        if (skip) continue;
-        char en[256];
-        hz_printable(*e, nl > 200 ? 200 : nl, en, sizeof en);
-        int w = snprintf(buf + used, used < n ? n - used : 0, "%s%s", count ? ", " : "", en);
-        if (w > 0 && used + (size_t)w < n) used += (size_t)w;
-        count++;
-    }
-    return count;
-}
-
-const hz_envvar *hz_env_vars(int *n) { *n = NENV; return ENV; }
-
-/* ---- plan counts and dry run ------------------------------------------------------------ */
-void hz_plan_count(const hz_side *ts, const hz_side *qs, unsigned W, const hz_opts *o, hz_plan_counts *pc)
-{
-    memset(pc, 0, sizeof *pc);
-    pc->target_blocks = ts->n_block; pc->query_blocks = qs->n_block;
-    pc->target_records = ts->n_rec; pc->query_records = qs->n_rec;
-    int nstr = (!strcmp(o->strand, "plus") || !strcmp(o->strand, "both")) +
-               (!strcmp(o->strand, "minus") || !strcmp(o->strand, "both"));
-    size_t chunks_per_tblock = 0;
-    for (size_t q = 0; q < qs->n_block; q++) {
-        uint32_t (*iv)[2] = NULL;
-        size_t niv = hz_intervals(qs->block[q].len, W, o->interval_size, &iv);
-        pc->intervals += niv;
-        for (size_t k = 0; k < niv; k++) {
-            uint64_t n = (uint64_t)iv[k][1] - iv[k][0] + 1;
-            chunks_per_tblock += (size_t)nstr * (size_t)((n + o->chunk_size - 1) / o->chunk_size);
-        }
-        free(iv);
-    }
-    pc->work_units = pc->intervals * ts->n_block;
-    pc->chunks = chunks_per_tblock * ts->n_block;
 }
 
 int hz_dry_run(const hz_config *c)

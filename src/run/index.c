@@ -2,8 +2,8 @@
 #include "outsafe.h"
 #include "index.h"
 #include "backend.h"
-#include "manifest.h"
-#include "publish.h"
+#include "sha256.h"
+#include "sigwatch.h"
 #include "scoring.h"
 #include "xdrop.h"
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* index — a target's blocks prepared for seeding: extension codes and seed table per block,
  * built in memory (hz_tblock_build) or stored once in an index file and memory-mapped on use
- * (`hspz index -r T -o T.hzi`, `hspz run --index T.hzi`; README "Target index").
+ * (`hspz index -r T -o T.hzi`, `hspz run --index T.hzi`; docs/scale-out.md "Target index").
  *
  * Blocks are spec §2.4's (prefix-free names: a target prefix is applied at run time), codes
  * spec §2.2, seed tables spec §3.3.  A table depends on the seed shape's care positions, the

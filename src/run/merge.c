@@ -182,7 +182,7 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     hz_side tside = {0}, qside = {0};
     unit_files uf = {0};
     hz_cmd *cmds = NULL; size_t ncmd = 0;
-    char *tmpdir = NULL;
+    char *tmpdir = NULL, *tarpath = NULL;   /* the tarball beside OUTDIR (package.h), passed to publish */
     hz_shape sh;
     hz_manifest_info mi = { .o = o, .t = &ts, .q = &qs, .start_time = time(NULL),
                             .unit_kind = "merge", .plan_path = p->path, .plan_sha256 = p->sha256,
@@ -212,7 +212,8 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
         hz_side_plan(&qside, &qs, o->seq_block_size, o->query_prefix, err, sizeof err)) goto done;
     if (hz_unitplan_check_cover(p, o, &tside, &qside, (uint32_t)sh.span, err, sizeof err)) goto done;
     if (check_not_unit_dir(o, dirs, ndirs, err, sizeof err) || hz_check_outdir(o, err, sizeof err)) goto done;
-    if (!(tmpdir = hz_tmpdir_make(o, &sigw, err, sizeof err))) goto done;
+    if (o->tarball && !(tarpath = hz_package_tarball_path(o))) { snprintf(err, sizeof err, "out of memory"); goto done; }
+    if (!(tmpdir = hz_tmpdir_make(o, tarpath, &sigw, err, sizeof err))) goto done;
     if (hz_side_write_names(&tside, tmpdir, "ref", err, sizeof err) || hz_side_write_names(&qside, tmpdir, "query", err, sizeof err)) goto done;
     cmds = calloc(uf.n ? uf.n : 1, sizeof *cmds);
     if (!cmds) { snprintf(err, sizeof err, "out of memory"); goto done; }
@@ -239,7 +240,7 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
         if (hz_manifest_write(&mi, mp, tmpdir, err, sizeof err)) goto done;
     }
     if (o->report && hz_report_dir(tmpdir, err, sizeof err)) goto done;   /* a plan with report: true (report.h) */
-    if (hz_publish(o, tmpdir, &sigw, err, sizeof err)) goto done;
+    if (hz_publish(o, tmpdir, tarpath, &sigw, err, sizeof err)) goto done;
     free(tmpdir); tmpdir = NULL;
     if (!o->quiet)
         fprintf(stderr, "hspz: merge: %zu units from %zu folders; wrote %llu segments in %zu files to %s\n",
@@ -251,7 +252,7 @@ done:
         fprintf(stderr, "hspz: %s\n", err[0] ? err : "failed");
     }
     hz_sigwatch_stop(&sigw);
-    free(tmpdir); free(owner);
+    free(tmpdir); free(tarpath); free(owner);
     for (size_t i = 0; i < ncmd; i++) free(cmds[i].line);
     free(cmds);
     for (size_t i = 0; i < uf.n; i++) { free(uf.f[i].dir); free(uf.f[i].name); }

@@ -1,7 +1,7 @@
 /* merge — `hspz merge PLAN UNITDIR... -o OUTDIR`: the unit folders of one plan (units.h)
  * assembled into the OUTDIR that one `hspz run` with the plan's settings writes, byte for byte:
  * segments files, .name files, lastz-commands.txt, then the plan's packaging (diagonal
- * partition, all.segments, tarball; package.c) and a manifest whose funnel is the units' sum.
+ * partition, all.segments, tarball; package.h) and a manifest whose funnel is the units' sum.
  */
 #ifndef HZ_MERGE_H
 #define HZ_MERGE_H

@@ -1,32 +1,20 @@
-/* pipeline — input -> plan -> seeds -> gate -> materialize -> dedup -> output, end to end.
+/* pipeline — input -> plan -> seeds -> gate -> materialize -> dedup -> output, end to end
+ * (hz_run; see pipeline.h).  This file: the run, its jobs' folders, lastz commands, packaging,
+ * manifest and publishing; a job's inputs and work units: pipeline_load.c; one pair of
+ * blocks on the worker threads: pipeline_work.c (pipeline_impl.h).
  *
  * Work order follows spec §2.7 and §5.5: target block r, query block q, interval k; inside an
  * interval the plus chunks then the minus chunks (§3.5).  Chunks run on worker threads; their
  * results are joined in chunk order, so the bytes never depend on the thread count.
  */
-#include "options.h"
-#include "config.h"
-#include "seqio.h"
-#include "scoring.h"
-#include "plan.h"
-#include "seed.h"
-#include "chunk.h"
-#include "dedup.h"
-#include "segments.h"
-#include "backend.h"
-#include "manifest.h"
+#include "pipeline_impl.h"
 #include "package.h"
 #include "publish.h"
-#include "units.h"
-#include "index.h"
-#include "inputcheck.h"
 #include "report.h"
 #include <jansson.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,66 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void hz_opts_default(hz_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->seq_block_size = 500000000ULL;
-    o->interval_size = 10000000ULL;
-    o->chunk_size = 250000ULL;
-    o->seed = "12of19";
-    o->step = 1;
-    o->transition = 1;
-    o->strand = "both";
-    o->xdrop = 910;
-    o->hspthresh = 3000;
-    o->entropy = 1;
-    o->target_prefix = "";
-    o->query_prefix = "";
-    o->format = "maf-";
-    o->ydrop = 9430;
-    o->gappedthresh = -1;
-    o->data_folder = "work/";
-    o->device = "auto";
-    o->progress = -1;
-}
-
-
-
-typedef struct { int strand; uint32_t j0, j1, k; } job_t;   /* strand 0 plus, 1 minus; k = its interval */
-
-typedef struct {
-    const hz_target *tgt;
-    const hz_shape *sh;
-    const uint8_t *qtext[2];   /* seeding text: forward bytes, host reverse complement (NULL when the device seeds) */
-    const uint8_t *qcode[2];   /* extension codes: forward, reverse complement */
-    uint32_t qlen;
-    const job_t *jobs; size_t njobs;
-    hz_hspvec *res;
-    /* streamed output: workers take jobs in plan order, at most `look` jobs past the interval
-     * the emitter (the run's thread) needs next; the emitter writes interval k once its
-     * kleft[k] jobs are done, so held results are bounded by the plan, not by the HSPs */
-    pthread_mutex_t mu;
-    pthread_cond_t cv_main, cv_work;
-    size_t next, emit_k, look, niv, running;
-    const size_t *kfirst;      /* interval k's jobs start at kfirst[k] */
-    size_t *kleft;             /* jobs of interval k not yet done */
-    int failed;
-    hz_scratch *scratch;       /* one per thread */
-    hz_funnel *funnel;         /* one per thread */
-    hz_backend *be;
-    /* progress display (thread 0 redraws at most once a second) */
-    int show; double t_start, base_done, span_work, total_work, last; size_t r, R, q, Q;
-    atomic_size_t done;
-} work_t;
-
-static void progress_line(double done, double total, double t0, size_t r, size_t R, size_t q, size_t Q)
-{
-    double el = hz_now() - t0, frac = total > 0 ? done / total : 1.0;
-    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
-    fprintf(stderr, "\rhspz: target block %zu/%zu, query block %zu/%zu: %5.1f%%, %.2f Mbp/s, ETA %.0f s   ",
-            r + 1, R, q + 1, Q, 100 * frac, el > 0 ? done / el / 1e6 : 0, eta);
-    fflush(stderr);
-}
 
 /* one stderr line per device from the CUDA backend's report (be->report): work chunks, busy
  * time against wall, and the gate rate = raw anchors / gate kernels' event time */
@@ -127,75 +55,6 @@ static void print_gpu_report(FILE *fp, const char *js, uint64_t anchors, double 
     json_decref(r);
 }
 
-static void job_done(work_t *w, int tid)
-{
-    size_t d = atomic_fetch_add(&w->done, 1) + 1;
-    if (!w->show || tid != 0) return;
-    double now = hz_now();
-    if (now - w->last < 1.0) return;
-    w->last = now;
-    progress_line(w->base_done + w->span_work * (double)d / (double)w->njobs, w->total_work,
-                  w->t_start, w->r, w->R, w->q, w->Q);
-}
-
-typedef struct { work_t *w; int tid; } worker_arg;
-
-/* next job for a worker (w->mu held): waits while it lies more than look jobs past the
- * interval the emitter needs; SIZE_MAX when none is left or the run failed */
-static size_t job_take(work_t *w)
-{
-    for (;;) {
-        if (w->failed || w->next >= w->njobs) return SIZE_MAX;
-        size_t k = w->emit_k < w->niv ? w->emit_k + 1 : w->niv;
-        if (w->next < w->kfirst[k] + w->look) return w->next++;
-        pthread_cond_wait(&w->cv_work, &w->mu);
-    }
-}
-
-static void job_fail(work_t *w)
-{
-    pthread_mutex_lock(&w->mu);
-    w->failed = 1;
-    pthread_cond_broadcast(&w->cv_work); pthread_cond_broadcast(&w->cv_main);
-    pthread_mutex_unlock(&w->mu);
-}
-
-/* One chunk job: seeds, anchors, gate, materialization, per-batch dedup (backend or CPU). */
-static int job_run(work_t *w, const job_t *j, hz_hspvec *out, hz_scratch *s, hz_funnel *f, int tid)
-{
-    if (w->be && w->be->chunk_range)
-        return w->be->chunk_range(w->be, w->tgt, w->sh, j->strand, j->j0, j->j1, w->qlen, w->qcode[j->strand], out, f, tid);
-    double t0 = hz_now();
-    int64_t ns = hz_seeds_chunk(w->qtext[j->strand], j->j0, j->j1, w->sh, &s->seeds, &s->seeds_cap);
-    f->t_seed += hz_now() - t0;
-    if (ns < 0) return -1;
-    if (w->be)
-        return w->be->chunk(w->be, w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], j->strand, w->qlen, out, f, tid);
-    return hz_chunk_cpu(w->tgt, s->seeds, (size_t)ns, w->qcode[j->strand], w->qlen, out, f, s);
-}
-
-static void *worker(void *pa)
-{
-    worker_arg *a = pa;
-    work_t *w = a->w;
-    hz_scratch *s = &w->scratch[a->tid];
-    hz_funnel *f = &w->funnel[a->tid];
-    pthread_mutex_lock(&w->mu);
-    for (;;) {
-        size_t i = job_take(w);
-        if (i == SIZE_MAX) break;
-        pthread_mutex_unlock(&w->mu);
-        if (job_run(w, &w->jobs[i], &w->res[i], s, f, a->tid)) { job_fail(w); pthread_mutex_lock(&w->mu); break; }
-        job_done(w, a->tid);
-        pthread_mutex_lock(&w->mu);
-        if (--w->kleft[w->jobs[i].k] == 0) pthread_cond_broadcast(&w->cv_main);
-    }
-    w->running--;
-    pthread_cond_broadcast(&w->cv_main);
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
-}
-
 /* The run facts of a manifest, for the success and the failure manifest alike: stage times
  * (seconds), wall time since t_start, threads, the backend and its kernels; *gpu_report gets the
  * CUDA backend's report text (malloc'd, replaced on each call, freed by the caller). */
@@ -210,102 +69,6 @@ static void manifest_facts(hz_manifest_info *mi, hz_backend *be, double t_start,
     *gpu_report = be && be->report ? be->report(be, mi->t_wall) : NULL;
     mi->gpu_report = *gpu_report;
 }
-
-
-
-/* The current query block's host arrays: extension codes (forward, reverse complement) and,
- * when the host seeds (the CPU, or HSPZ_DEVICE_SEEDS=0), its bytes and the host reverse
- * complement for seeding (plan.h hz_block_codes); with device seeding the 'U' offsets
- * instead (backend.h set_query_seeding).  One block at a time, encoded on all threads when
- * its first work unit starts (tens of milliseconds for 500 Mbp on 16 threads; a second,
- * prepared-ahead block would cost 2 bytes a base of host memory). */
-typedef struct {
-    const hz_side *side; size_t q; uint32_t L;
-    int text, threads;          /* keep the seeding text; encoding threads */
-    uint8_t *bytes, *hrc, *fc, *rc; size_t cap;
-    uint32_t *u; size_t nu;     /* device seeding: block offsets of 'U' */
-    int ok;
-} qprep_t;
-
-/* Encode block a->q into a's arrays (grown when it is longer than any before).  0 or -1 (out
- * of memory). */
-static int qprep_fill(qprep_t *a)
-{
-    a->L = a->side->block[a->q].len;
-    a->ok = 0;
-    free(a->u); a->u = NULL; a->nu = 0;
-    if ((size_t)a->L + 1 > a->cap) {
-        free(a->bytes); free(a->hrc); free(a->fc); free(a->rc);
-        a->bytes = a->hrc = NULL;
-        a->fc = malloc((size_t)a->L + 1); a->rc = malloc((size_t)a->L + 1);
-        if (a->text) { a->bytes = malloc((size_t)a->L + 1); a->hrc = malloc((size_t)a->L + 1); }
-        a->cap = a->fc && a->rc && (!a->text || (a->bytes && a->hrc)) ? (size_t)a->L + 1 : 0;
-        if (!a->cap) return -1;
-    }
-    hz_block_encode(a->side, a->q, a->fc, a->rc, a->text ? a->hrc : NULL, a->threads);
-    if (a->text) hz_block_bytes(a->side, a->q, a->bytes);
-    else {
-        int64_t n = hz_block_find(a->side, a->q, 'U', &a->u);
-        if (n < 0) return -1;
-        a->nu = (size_t)n;
-    }
-    a->ok = 1;
-    return 0;
-}
-
-
-/* ---- the run and its jobs ---------------------------------------------------------------------
- * A run prepares the target once (from the input or an index) and runs one job per query: a
- * single query, or each query of --query-list into OUTDIR/<n>/.  A job executes its work units
- * (target block x query block x intervals, spec §2.7) and writes its folder; the run
- * publishes OUTDIR (publish.c). */
-
-typedef struct {
-    const hz_opts *o;
-    char err[2048];
-    hz_sigwatch sigw;
-    double t_start;
-    int nthreads, show_progress;
-    hz_scratch *scratch; hz_funnel *funnels; pthread_t *th; worker_arg *wa;
-    hz_shape sh; hz_xparams xp; hz_scorefile sf;
-    hz_backend *be; hz_prewarm prewarm;
-    hz_seqset tseqs;           /* the target, read from its file (no index) */
-    const hz_seqset *tset;     /* &tseqs or the index's */
-    hz_side tside;
-    hz_tblock *tblk;           /* per target block; built on first use, kept when keep_blocks */
-    int keep_blocks;
-    char *tmpdir;              /* OUTDIR.tmp-<pid> */
-    int dump_placed;           /* this run wrote --dump-plan's file, OUTDIR not yet published */
-    int mdump_placed;          /* the same for --dump-manifest */
-    double t_tload;            /* target load (or index verification) seconds */
-    char *gpu_report;
-    int trace;                 /* HSPZ_TRACE=1: phase times on stderr (bench/) */
-    FILE *report_fp;           /* the jobs' report lines (job_report), printed once published */
-    char *report; size_t report_len;
-    int out_refused;           /* hz_check_outdir refused OUTDIR: no failure manifest */
-} run_t;
-
-typedef struct {
-    hz_opts o;                 /* the job's options: its query and output folder */
-    hz_opts po;                /* the same for packaging: the tarball path inside the run's folder */
-    char *dir;                 /* the folder being written */
-    hz_seqset qseqs; hz_side qside;
-    hz_segwriter sw;
-    hz_dg_stream *ds;          /* the canonical digest fed as the files are written, or NULL */
-    int ds_off;                /* it could not be opened: the manifest digests the folder */
-    hz_cmd *cmds; size_t ncmd, capcmd;
-    size_t nfiles;             /* the .segments files written (-D: after the split, hz_package) */
-    hz_funnel total;
-    double t_load, t_plan, t_table, t_output;
-    double work_total, work_done;
-    qprep_t qp;                /* the current query block */
-    hz_manifest_info mi;
-    int funnels_added;
-    char *outdir_own, *tar_own;
-    double t_start;            /* the run's start (first job) or the job's */
-} qjob_t;
-
-#define FAIL(R, ...) (snprintf((R)->err, sizeof (R)->err, __VA_ARGS__), -1)
 
 static int run_setup(run_t *R)
 {
@@ -330,383 +93,6 @@ static int run_setup(run_t *R)
                     o->scoring, R->sf.ignored_keys);
     }
     return hz_xparams_build(&R->xp, sfp, o->ambiguous, o->xdrop, o->hspthresh, o->entropy, R->err, sizeof R->err);
-}
-
-/* The target: read from -r, or verified from the index (and -r, when given, checked against
- * the index's sha256).  Runs in a helper thread while the first query is read. */
-typedef struct { run_t *R; char err[2048]; int rc; } tload_arg;
-
-static void *tload_main(void *p)
-{
-    tload_arg *a = p;
-    const hz_opts *o = a->R->o;
-    double t0 = hz_now();
-    if (!o->index) {
-        a->rc = hz_seqset_load_mt(o->target, a->R->nthreads, &a->R->tseqs, a->err, sizeof a->err);
-    } else {
-        a->rc = hz_index_verify(o->index, a->R->nthreads, a->err, sizeof a->err);
-        char hex[65];
-        uint64_t bytes;
-        if (!a->rc && o->index_check_target) {
-            if (hz_sha256_file(o->target, hex, &bytes, NULL))
-                a->rc = (snprintf(a->err, sizeof a->err, "%s: cannot read it to check it against the index %s: %s", o->target,
-                                  o->index->path, strerror(errno)), -1);
-            else if (strcmp(hex, o->index->seqs.sha256))
-                a->rc = (snprintf(a->err, sizeof a->err, "%s: not the target of the index %s (sha256 %.12s…, the index was built from %s, sha256 %.12s…)",
-                                  o->target, o->index->path, hex, o->index->seqs.path, o->index->seqs.sha256), -1);
-        }
-    }
-    a->R->t_tload = hz_now() - t0;
-    return NULL;
-}
-
-/* Read job J's query (and, for the first job, the target in parallel; the target's error is
- * reported first), then plan both sides. */
-static int job_load(run_t *R, qjob_t *J, int first)
-{
-    const hz_opts *o = R->o;
-    double t0 = hz_now();
-    tload_arg ta = { R, "", 0 };
-    pthread_t lt;
-    int threaded = first && pthread_create(&lt, NULL, tload_main, &ta) == 0;
-    if (first && !threaded) tload_main(&ta);
-    int qrc = hz_seqset_load_mt(J->o.query, R->nthreads, &J->qseqs, R->err, sizeof R->err);
-    if (threaded) pthread_join(lt, NULL);
-    if (ta.rc) return FAIL(R, "%s", ta.err);
-    if (qrc) return -1;
-    J->t_load = hz_now() - t0;
-    t0 = hz_now();
-    if (first) {
-        R->tset = o->index ? &o->index->seqs : &R->tseqs;
-        J->mi.t = R->tset;
-        if (hz_side_plan(&R->tside, R->tset, o->seq_block_size, o->target_prefix, R->err, sizeof R->err)) return -1;
-        if (o->index && hz_index_check_side(o->index, &R->tside, R->err, sizeof R->err)) return -1;
-        R->tblk = calloc(R->tside.n_block ? R->tside.n_block : 1, sizeof *R->tblk);
-        if (!R->tblk) return FAIL(R, "out of memory");
-        if (o->index)
-            for (size_t r = 0; r < R->tside.n_block; r++) R->tblk[r] = o->index->blk[r];
-    }
-    if (hz_side_plan(&J->qside, &J->qseqs, o->seq_block_size, o->query_prefix, R->err, sizeof R->err)) return -1;
-    if (hz_input_check(&J->o, &R->tside, &J->qside, R->err, sizeof R->err)) return -1;   /* inputcheck.h: before any work */
-    if (o->units && hz_unitplan_check_cover(o->units->plan, o, &R->tside, &J->qside, (uint32_t)R->sh.span, R->err, sizeof R->err))
-        return -1;
-    J->t_plan = hz_now() - t0;
-    return 0;
-}
-
-/* Target block r ready for seeding: the index's, a kept one, or built now. */
-static int target_block(run_t *R, qjob_t *J, size_t r, hz_tblock **out)
-{
-    hz_tblock *b = &R->tblk[r];
-    double ts = hz_now();
-    if (!b->codes || b->encoded_only) {
-        uint32_t W = (uint32_t)R->sh.span;
-        if (R->tside.block[r].len < W && !R->o->quiet)
-            fprintf(stderr, "hspz: note: target block %zu (%u bytes) is shorter than the seed span %u: no seeds\n",
-                    r, R->tside.block[r].len, W);
-        /* kept on the device unless later jobs set this block again (keep_blocks) */
-        if (hz_tblock_build(b, &R->tside, r, &R->sh, R->o->step, R->be, R->nthreads, !R->keep_blocks, R->err, sizeof R->err))
-            return -1;
-    }
-    hz_target tgt = { b->codes, b->len, &b->tab, (uint32_t)R->sh.span, &R->xp, R->o->max_hits };
-    if (R->be && R->be->set_target(R->be, &tgt, R->err, sizeof R->err)) return -1;
-    J->t_table += hz_now() - ts;
-    *out = b;
-    return 0;
-}
-
-/* The chunk jobs of one query block's intervals (spec §3.5): per interval k its plus chunks
- * then its minus chunks, jobs[kfirst[k] .. kplus[k]) plus and [kplus[k] .. kfirst[k+1]) minus. */
-typedef struct { job_t *jobs; size_t nj, *kfirst, *kplus; uint32_t (*iv)[2]; size_t niv; } chunkplan;
-
-static void chunkplan_free(chunkplan *c) { free(c->jobs); free(c->kfirst); free(c->kplus); free(c->iv); memset(c, 0, sizeof *c); }
-
-static int chunkplan_make(run_t *R, size_t r, size_t q, uint32_t L, chunkplan *c)
-{
-    const hz_opts *o = R->o;
-    uint32_t W = (uint32_t)R->sh.span, E = L > W ? L - W : 0;
-    int do_plus = !strcmp(o->strand, "plus") || !strcmp(o->strand, "both");
-    int do_minus = !strcmp(o->strand, "minus") || !strcmp(o->strand, "both");
-    memset(c, 0, sizeof *c);
-    c->niv = hz_intervals(L, W, o->interval_size, &c->iv);
-    size_t cap = 0;
-    for (size_t k = 0; k < c->niv; k++) cap += 2 * ((size_t)((c->iv[k][1] - c->iv[k][0]) / o->chunk_size) + 2);
-    c->jobs = malloc((cap ? cap : 1) * sizeof *c->jobs);
-    c->kfirst = malloc((c->niv + 1) * sizeof *c->kfirst); c->kplus = malloc((c->niv + 1) * sizeof *c->kplus);
-    if (!c->jobs || !c->kfirst || !c->kplus) { chunkplan_free(c); return FAIL(R, "out of memory"); }
-    for (size_t k = 0; k < c->niv; k++) {
-        uint32_t s = c->iv[k][0], e = c->iv[k][1];
-        c->kfirst[k] = c->nj;
-        if (o->units && !hz_unitsel_interval(o->units, r, q, k)) { c->kplus[k] = c->nj; continue; }
-        if (do_plus)
-            for (uint64_t i = s; i < e; i += o->chunk_size)
-                c->jobs[c->nj++] = (job_t){0, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)e + 1 ? i + o->chunk_size : (uint64_t)e + 1), (uint32_t)k};
-        c->kplus[k] = c->nj;
-        if (do_minus) {
-            uint32_t rs = E - e, re = E - s;
-            for (uint64_t i = rs; i < re; i += o->chunk_size)
-                c->jobs[c->nj++] = (job_t){1, (uint32_t)i, (uint32_t)(i + o->chunk_size < (uint64_t)re + 1 ? i + o->chunk_size : (uint64_t)re + 1), (uint32_t)k};
-        }
-    }
-    c->kfirst[c->niv] = c->nj;
-    return 0;
-}
-
-/* A segments file's stem (RULES.md "file names"): interval k (1-based), query block q, target
- * block start r, strand 0 plus / 1 minus; also how stream_start finds the files written */
-static void segments_base(char *buf, size_t size, size_t k, size_t q, uint64_t r, int strand)
-{
-    snprintf(buf, size, "tmp%zu.block%zu.r%llu.%s", k, q, (unsigned long long)r, strand ? "minus" : "plus");
-}
-
-/* One strand of an interval: exact-duplicate removal, then its segments file (none when no
- * HSP is left).  Both strands of an interval run at once, each on its share of the threads. */
-typedef struct {
-    qjob_t *J; hz_hspvec *v; size_t r, q, k; uint64_t tstart;
-    int strand, threads, rc;
-    double t_dedup, t_write;
-    char base[512], err[1024];
-} strand_out;
-
-static void *strand_main(void *arg)
-{
-    strand_out *S = arg;
-    double ts = hz_now();
-    S->v->n = hz_dedup_interval(S->v->v, S->v->n, S->threads);
-    S->t_dedup = hz_now() - ts;
-    if (S->v->n == SIZE_MAX) { snprintf(S->err, sizeof S->err, "out of memory in dedup"); S->rc = -1; return NULL; }
-    if (S->v->n == 0) return NULL;
-    segments_base(S->base, sizeof S->base, S->k + 1, S->q, S->tstart, S->strand);
-    ts = hz_now();
-    S->rc = hz_segwriter_write(&S->J->sw, S->J->dir, S->base, S->v->v, S->v->n, S->strand, S->r, S->q, S->threads, S->J->ds,
-                               S->err, sizeof S->err);
-    S->t_write = hz_now() - ts;
-    return NULL;
-}
-
-/* The canonical digest fed from the formatter (digest.h), from the next interval on, once the
- * files written pass what the folder's digest sorts in memory (at 32 bytes or more a line):
- * its splitters are sampled from those files, which it distributes while the next interval's
- * chunks run.  Without it, or when it fails, the manifest digests the folder (same bytes).
- * pair_run opens it only where later lines carry target names the samples cover. */
-static void stream_start(run_t *R, qjob_t *J)
-{
-    char e[512];
-    char **paths = calloc(J->ncmd ? J->ncmd : 1, sizeof *paths);
-    int ok = paths != NULL;
-    for (size_t i = 0; ok && i < J->ncmd; i++) {
-        const hz_cmd *c = &J->cmds[i];
-        char base[512];
-        segments_base(base, sizeof base, c->k, c->q, c->r, c->strand);
-        size_t pl = strlen(J->dir) + strlen(base) + 16;
-        if ((ok = (paths[i] = malloc(pl)) != NULL)) snprintf(paths[i], pl, "%s/%s.segments", J->dir, base);
-    }
-    J->ds = ok ? hz_dg_stream_open(J->dir, paths, J->ncmd, 0, R->nthreads, e, sizeof e) : NULL;
-    J->ds_off = J->ds == NULL;
-    J->mi.digest_stream = J->ds;
-    for (size_t i = 0; paths && i < J->ncmd; i++) free(paths[i]);
-    free(paths);
-}
-
-/* Interval k's HSPs (its chunks' results in plan order), exact-duplicate removal (0.3.x,
- * RULES.md), then its plus and minus segments files and their lastz commands.  The strands
- * are independent until their commands are listed (plus first), so they run at once: the
- * last interval's dedup and write come after the GPU's last chunk. */
-static int interval_emit(run_t *R, qjob_t *J, size_t r, size_t q, const chunkplan *c, size_t k, hz_hspvec *res)
-{
-    const hz_opts *o = &J->o;
-    const hz_block *tb = &R->tside.block[r];
-    hz_hspvec v[2] = {{0}, {0}};
-    int rc = 0;
-    size_t need[2] = {0, 0};   /* joined at their exact size: no doubling of the interval's HSPs */
-    double tj = hz_now();
-    for (size_t i = c->kfirst[k]; i < c->kfirst[k + 1]; i++) need[i < c->kplus[k] ? 0 : 1] += res[i].n;
-    for (int st = 0; st < 2 && !rc; st++)
-        if (need[st] && !(v[st].v = malloc(need[st] * sizeof *v[st].v))) rc = FAIL(R, "out of memory while joining chunk results");
-        else v[st].cap = need[st];
-    if (!rc) hz_hspvec_join(v, res, c->kfirst[k], c->kplus[k], c->kfirst[k + 1], R->nthreads);
-    double t0 = hz_now();
-    strand_out S[2];
-    /* threads by each strand's share of the HSPs, at least one each */
-    int nt = R->nthreads, tp = need[0] + need[1] ? (int)((double)nt * (double)need[0] / (double)(need[0] + need[1]) + 0.5) : nt;
-    if (tp < 1) tp = 1;
-    if (tp > nt - 1) tp = nt - 1 < 1 ? 1 : nt - 1;
-    for (int st = 0; st < 2; st++)
-        S[st] = (strand_out){ .J = J, .v = &v[st], .r = r, .q = q, .k = k, .tstart = tb->start, .strand = st,
-                              .threads = need[0] && need[1] ? (st ? (nt - tp > 1 ? nt - tp : 1) : tp) : nt };
-    if (!rc) {
-        pthread_t th;
-        int apart = need[0] && need[1] && nt > 1 && pthread_create(&th, NULL, strand_main, &S[1]) == 0;
-        strand_main(&S[0]);
-        if (apart) pthread_join(th, NULL);
-        else strand_main(&S[1]);
-    }
-    for (int strand = 0; strand < 2 && !rc; strand++) {
-        if (S[strand].rc) { rc = FAIL(R, "%s", S[strand].err); break; }
-        if (v[strand].n == 0) continue;
-        J->total.written += v[strand].n;
-        if (J->ncmd == J->capcmd) {
-            size_t nc = J->capcmd ? 2 * J->capcmd : 64;
-            hz_cmd *c2 = realloc(J->cmds, nc * sizeof *J->cmds);
-            if (!c2) { rc = FAIL(R, "out of memory"); break; }
-            J->cmds = c2; J->capcmd = nc;
-        }
-        J->cmds[J->ncmd] = (hz_cmd){ strand, k + 1, q, tb->start, hz_lastz_command(o, S[strand].base, r, q, strand) };
-        if (!J->cmds[J->ncmd].line) { rc = FAIL(R, "out of memory"); break; }
-        J->ncmd++;
-    }
-    if (R->trace && !rc)   /* where the run's thread spends its output time (benchmarks); join: with its allocation */
-        fprintf(stderr, "hspz: trace %.4f emit interval %zu of %zu (blocks %zu, %zu): %zu + %zu lines, join %.4f dedup %.4f + %.4f "
-                "write %.4f + %.4f s (strands at once: %.4f s)\n", hz_now() - R->t_start, k + 1, c->niv, r, q, v[0].n, v[1].n,
-                t0 - tj, S[0].t_dedup, S[1].t_dedup, S[0].t_write, S[1].t_write, hz_now() - t0);
-    hz_hspvec_free(&v[0]); hz_hspvec_free(&v[1]);
-    return rc;
-}
-
-/* The query block J->qp holds (block q) against target block r: its chunks on the
- * worker threads, then its intervals in order. */
-static int pair_run(run_t *R, qjob_t *J, size_t r, const hz_tblock *tb, size_t q)
-{
-    qprep_t *P = &J->qp;
-    uint32_t L = P->L, W = (uint32_t)R->sh.span, E = L > W ? L - W : 0;
-    if (L < W && !R->o->quiet)
-        fprintf(stderr, "hspz: note: query block %zu (%u bytes) is shorter than the seed span %u: no seeds\n", q, L, W);
-    if (R->be && R->be->set_query(R->be, P->fc, P->rc, L, R->err, sizeof R->err)) return -1;
-    if (R->be && R->be->set_query_seeding && R->be->set_query_seeding(R->be, P->u, P->nu, L, R->err, sizeof R->err)) return -1;
-    chunkplan c;
-    if (chunkplan_make(R, r, q, L, &c)) return -1;
-    hz_hspvec *res = calloc(c.nj ? c.nj : 1, sizeof *res);
-    if (!res) { chunkplan_free(&c); return FAIL(R, "out of memory"); }
-    hz_target tgt = { tb->codes, tb->len, &tb->tab, W, &R->xp, R->o->max_hits };
-    size_t *kleft = calloc(c.niv + 1, sizeof *kleft);
-    if (!kleft) { free(res); chunkplan_free(&c); return FAIL(R, "out of memory"); }
-    for (size_t k = 0; k < c.niv; k++) kleft[k] = c.kfirst[k + 1] - c.kfirst[k];
-    /* chunks of every interval in one pool (no interval waits for the slowest chunk of the
-     * previous one), results in plan order per chunk; this thread writes each interval as
-     * soon as its chunks are done, while later chunks run */
-    double span = 0;
-    for (size_t k = 0; k < c.niv; k++) span += (double)L * (double)(c.iv[k][1] - c.iv[k][0]) / (E ? E : 1);
-    int nt = R->nthreads < (int)c.nj ? R->nthreads : (int)c.nj;
-    work_t w = { .tgt = &tgt, .sh = &R->sh, .qtext = { P->bytes, P->hrc }, .qcode = { P->fc, P->rc }, .qlen = L,
-                 .jobs = c.jobs, .njobs = c.nj, .res = res, .look = 2 * (size_t)nt + 2, .niv = c.niv, .kfirst = c.kfirst,
-                 .kleft = kleft, .scratch = R->scratch, .funnel = R->funnels, .be = R->be, .show = R->show_progress,
-                 .t_start = R->t_start, .base_done = J->work_done, .span_work = span, .total_work = J->work_total,
-                 .last = hz_now(), .r = r, .R = R->tside.n_block, .q = q, .Q = J->qside.n_block };
-    pthread_mutex_init(&w.mu, NULL);
-    pthread_cond_init(&w.cv_main, NULL); pthread_cond_init(&w.cv_work, NULL);
-    int started = 0;
-    pthread_mutex_lock(&w.mu);   /* workers start once every one is counted */
-    for (int t = 0; t < nt; t++) {
-        R->wa[started].w = &w; R->wa[started].tid = started;
-        if (pthread_create(&R->th[started], NULL, worker, &R->wa[started]) == 0) started++;
-    }
-    w.running = (size_t)started;
-    pthread_mutex_unlock(&w.mu);
-    nt = started;
-    int rc = 0;
-    if (c.nj > 0 && started == 0) rc = FAIL(R, "cannot start worker threads");
-    for (size_t k = 0; k < c.niv && !rc; k++) {
-        pthread_mutex_lock(&w.mu);
-        while (kleft[k] > 0 && !w.failed && w.running > 0) pthread_cond_wait(&w.cv_main, &w.mu);
-        int bad = w.failed || kleft[k] > 0;
-        pthread_mutex_unlock(&w.mu);
-        if (bad) {
-            rc = FAIL(R, "%s", R->be && R->be->last_error[0] ? R->be->last_error : "out of memory while extending seed hits");
-            break;
-        }
-        double to = hz_now();
-        rc = interval_emit(R, J, r, q, &c, k, res);
-        J->t_output += hz_now() - to;
-        J->work_done += (double)L * (double)(c.iv[k][1] - c.iv[k][0]) / (E ? E : 1);
-        if (R->show_progress) progress_line(J->work_done, J->work_total, R->t_start, r, R->tside.n_block, q, J->qside.n_block);
-        pthread_mutex_lock(&w.mu);
-        w.emit_k = k + 1;
-        if (rc) w.failed = 1;
-        pthread_cond_broadcast(&w.cv_work);
-        pthread_mutex_unlock(&w.mu);
-        /* only in the last target block, whose names the files sampled cover (earlier blocks'
-         * files are among them), with work left, and no -D, whose split files replace the fed ones */
-        if (!rc && r + 1 == R->tside.n_block && (k + 1 < c.niv || q + 1 < J->qside.n_block) && !J->o.diagonal_partition &&
-            !J->ds && !J->ds_off && J->total.written * 32 > HZ_DG_MEM_BYTES) {
-            double ts = hz_now();   /* while the next interval's chunks run */
-            stream_start(R, J);
-            if (R->trace)
-                fprintf(stderr, "hspz: trace %.4f digest stream %s after interval %zu: %.4f s\n", hz_now() - R->t_start,
-                        J->ds ? "opened" : "not opened", k + 1, hz_now() - ts);
-        }
-    }
-    if (rc) job_fail(&w);
-    for (int t = 0; t < nt; t++) pthread_join(R->th[t], NULL);
-    pthread_mutex_destroy(&w.mu);
-    pthread_cond_destroy(&w.cv_main); pthread_cond_destroy(&w.cv_work);
-    free(kleft);
-    for (size_t i = 0; i < c.nj; i++) hz_hspvec_free(&res[i]);
-    free(res);
-    chunkplan_free(&c);
-    return rc;
-}
-
-/* Make query block q J's current one (encoded now unless it already is). */
-static int query_block_set(run_t *R, qjob_t *J, size_t q)
-{
-    qprep_t *P = &J->qp;
-    if (P->ok && P->q == q) return 0;
-    double t0 = hz_now();
-    P->q = q;
-    P->threads = R->nthreads;
-    int rc = qprep_fill(P);
-    J->t_table += hz_now() - t0;
-    return rc ? FAIL(R, "out of memory for query block %zu (%u bytes)", q, J->qside.block[q].len) : 0;
-}
-
-/* While the GPU's context is still starting (hz_backend_prewarm: 0.2 s of idle host), the
- * first work unit's blocks are encoded as they would be once it is ready: the target's codes
- * (an index's are there already) and the query's without its text, for seeding on the GPU.
- * Seeds of weight above 13 are seeded on the host, so that query is left to job_execute, which
- * also encodes it again if the backend turns out to seed on the host.  The time counts as
- * seedtable time (J->t_table), as before.  Returns 0, or -1 with R->err (out of memory). */
-static int encode_ahead(run_t *R, qjob_t *J)
-{
-    const hz_opts *o = R->o;
-    if (!hz_backend_prewarm_running(&R->prewarm)) return 0;   /* no time to spare */
-    double t0 = hz_now();
-    for (size_t r = 0; r < R->tside.n_block; r++) {
-        if (o->units && !hz_unitsel_target(o->units, r)) continue;
-        for (size_t q = 0; q < J->qside.n_block; q++) {
-            if (o->units && !hz_unitsel_pair(o->units, r, q)) continue;
-            if (!o->index && hz_tblock_encode(&R->tblk[r], &R->tside, r, R->nthreads, R->err, sizeof R->err)) return -1;
-            J->t_table += hz_now() - t0;
-            if (R->sh.weight > 13) return 0;
-            J->qp.side = &J->qside;
-            J->qp.text = 0;
-            return query_block_set(R, J, q);   /* adds its own time to J->t_table */
-        }
-    }
-    return 0;
-}
-
-/* Execute J's work units: target blocks outermost, query blocks inside (spec §2.7). */
-static int job_execute(run_t *R, qjob_t *J)
-{
-    const hz_opts *o = R->o;
-    for (size_t q = 0; q < J->qside.n_block; q++) J->work_total += (double)J->qside.block[q].len * (double)R->tside.n_block;
-    J->qp.side = &J->qside;
-    int text = !(R->be && R->be->chunk_range);   /* the host seeds */
-    if (J->qp.text != text) { J->qp.ok = 0; J->qp.cap = 0; }   /* encoded ahead for the other seeding */
-    J->qp.text = text;
-    for (size_t r = 0; r < R->tside.n_block; r++) {
-        if (o->units && !hz_unitsel_target(o->units, r)) continue;   /* hspz run --plan --unit */
-        hz_tblock *tb;
-        if (target_block(R, J, r, &tb)) return -1;
-        int rc = 0;
-        for (size_t q = 0; q < J->qside.n_block && !rc; q++) {
-            if (!o->units || hz_unitsel_pair(o->units, r, q)) rc = query_block_set(R, J, q) || pair_run(R, J, r, tb, q);
-        }
-        if (!R->keep_blocks && !tb->mapped) hz_tblock_free(tb);
-        if (rc) return -1;
-    }
-    if (R->show_progress) fprintf(stderr, "\n");
-    return 0;
 }
 
 static void job_free(qjob_t *J)
@@ -850,7 +236,7 @@ static int job_dir(run_t *R, qjob_t *J, size_t n)
     return 0;
 }
 
-/* OUTDIR/queries.tsv of --query-list: one row per job (README "Many queries"). */
+/* OUTDIR/queries.tsv of --query-list: one row per job (docs/scale-out.md "Many queries"). */
 static int queries_tsv_add(run_t *R, FILE **fp, const qjob_t *J, size_t n)
 {
     if (!*fp) {
@@ -869,6 +255,7 @@ static void run_free(run_t *R)
 {
     hz_backend_prewarm_join(&R->prewarm);
     free(R->tmpdir);
+    free(R->tarpath);
     free(R->gpu_report);
     if (R->report_fp) fclose(R->report_fp);   /* a failed run: its report is not printed */
     free(R->report);
@@ -923,9 +310,9 @@ static int run_jobs(run_t *R, qjob_t *J)
     R->keep_blocks = nj > 1;
     for (size_t n = 0; n < nj && !rc; n++) {
         if (n > 0) {
-            if (job_init(R, J, n) || job_load(R, J, 0)) { rc = -1; break; }
+            if (job_init(R, J, n) || hz_pl_job_load(R, J, 0)) { rc = -1; break; }
         }
-        if (job_dir(R, J, n) || job_execute(R, J) || job_finish(R, J) || (o->query_list && queries_tsv_add(R, &tsv, J, n))) { rc = -1; break; }
+        if (job_dir(R, J, n) || hz_pl_job_execute(R, J) || job_finish(R, J) || (o->query_list && queries_tsv_add(R, &tsv, J, n))) { rc = -1; break; }
         job_report(R, J);
         if (n + 1 < nj) job_free(J);
     }
@@ -955,23 +342,26 @@ int hz_run(const hz_opts *o)
      * below, once the inputs are in */
     if (hz_check_outdir(o, R->err, sizeof R->err)) { R->out_refused = 1; goto done; }
     hz_backend_prewarm(o, &R->prewarm);   /* CUDA contexts start while the inputs are read */
-    if (job_load(R, J, 1)) goto done;
+    if (hz_pl_job_load(R, J, 1)) goto done;
     trace(R, "inputs loaded");
     double t0 = hz_now();
     /* output directory: checked now, written as OUTDIR.tmp-<pid>, renamed at the end */
     if (hz_check_outdir(o, R->err, sizeof R->err)) { R->out_refused = 1; goto done; }
     double ta = hz_now();
-    if (encode_ahead(R, J)) goto done;
+    if (hz_pl_encode_ahead(R, J)) goto done;
     t0 += hz_now() - ta;   /* J->t_table's, not J->t_plan's */
     /* device (after the inputs: a bad input gets its one error line and nothing else) */
     hz_backend_prewarm_join(&R->prewarm);
     trace(R, "device ready");
     if (hz_backend_open(o, &R->xp, &R->be, R->err, sizeof R->err)) goto done;
     trace(R, "backend open");
+    /* the tarball beside OUTDIR (none for --query-list: its tarballs lie inside the folder);
+     * publishing gets its path from here, never from the package writer */
+    if (o->tarball && !o->query_list && !(R->tarpath = hz_package_tarball_path(o))) { (void)FAIL(R, "out of memory"); goto done; }
     {
         hz_opts to = *o;
-        if (o->query_list) to.tarball = NULL;   /* the tarballs lie inside the folder */
-        if (!(R->tmpdir = hz_tmpdir_make(&to, &R->sigw, R->err, sizeof R->err))) goto done;
+        if (o->query_list) to.tarball = NULL;
+        if (!(R->tmpdir = hz_tmpdir_make(&to, R->tarpath, &R->sigw, R->err, sizeof R->err))) goto done;
     }
     J->t_plan += hz_now() - t0;
     if (run_jobs(R, J)) goto done;
@@ -987,7 +377,7 @@ int hz_run(const hz_opts *o)
         R->mdump_placed = 1;
     }
     /* publish (publish.c): OUTDIR.tmp-<pid> becomes OUTDIR under the signal watcher's lock */
-    if (hz_publish(o, R->tmpdir, &R->sigw, R->err, sizeof R->err)) goto done;
+    if (hz_publish(o, R->tmpdir, R->tarpath, &R->sigw, R->err, sizeof R->err)) goto done;
     free(R->tmpdir); R->tmpdir = NULL;
     trace(R, "published");
     if (R->report_fp && !fclose(R->report_fp)) fputs(R->report, stderr);   /* "wrote ... to OUTDIR" now that it is there */
@@ -1013,3 +403,4 @@ done:
     free(J); free(R);
     return status;
 }
+

@@ -1,13 +1,11 @@
-/* publish — OUTDIR rules, temporary folder, signals, final rename (see publish.h). */
+/* publish — OUTDIR rules, temporary folder, owner records, final rename (see publish.h; the
+ * signal watcher it settles: sigwatch.c). */
 #include "publish.h"
-#include "package.h"
-#include "config.h"
 #include "manifest.h"
 #include "outsafe.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,153 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb; (void)flag; (void)ftw;
-    return remove(p);
-}
-void hz_rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
-
-/* Ctrl-C, SIGTERM, SIGHUP.  They are blocked in every thread of the run and taken by one
- * watcher thread with sigwait, so no cleanup runs in signal context (where malloc, nftw or a
- * lock held by an interrupted thread could hang).  Until the run is settled, the watcher takes
- * the lock for good, moves the temporary output folder aside with one rename (threads still
- * writing then fail instead of creating files there), removes it and the tarball's temporary
- * file, prints one line and exits with 128 + the signal.  Once settled (published, or failing
- * on its own) a signal is taken and dropped: the run then ends with its own status, so the exit
- * status always matches what is on disk.  The wake-up signal (HZ_WAKE, sent to the watcher
- * alone by hz_sigwatch_stop) ends the thread without pthread_cancel, which ASan's per-thread
- * alternate signal stack does not survive. */
-#define HZ_WAKE (SIGRTMIN + 1)
-
-/* OUTDIR.tmp-<pid>-<token>.owner, beside the temporary folder: who made it and what the run
- * may leave (see remove_stale_tmpdirs); OUTDIR.tmp-<pid>-<token>.fill: the names an
- * in-place fill moves into an existing empty OUTDIR */
-static void owner_path(const char *tmpdir, char *buf, size_t n) { snprintf(buf, n, "%s.owner", tmpdir); }
-static void fill_path(const char *tmpdir, char *buf, size_t n) { snprintf(buf, n, "%s.fill", tmpdir); }
-static void owner_unlink(const char *tmpdir)
-{
-    char p[4300];
-    if (!tmpdir || !tmpdir[0]) return;
-    fill_path(tmpdir, p, sizeof p);
-    unlink(p);
-    owner_path(tmpdir, p, sizeof p);
-    unlink(p);
-}
-
-/* interrupted (a signal, or SIGPIPE raised by a failed write to stdout): the caller holds
- * w->lock for good; remove this run's temporaries, say one line, exit 128 + sig */
-static void interrupted(hz_sigwatch *w, int sig)
-{
-    if (w->tmpdir[0]) {
-        char trash[4300];
-        snprintf(trash, sizeof trash, "%s.interrupted", w->tmpdir);
-        if (rename(w->tmpdir, trash) == 0) hz_rm_rf(trash); else hz_rm_rf(w->tmpdir);
-    }
-    if (w->tartmp[0]) unlink(w->tartmp);
-    owner_unlink(w->tmpdir);
-    /* one line; a newline first only where a progress line may be open (a terminal) */
-    char why[64];
-    if (sig == SIGPIPE) snprintf(why, sizeof why, "stdout was closed (SIGPIPE)");
-    else snprintf(why, sizeof why, "interrupted by signal %d", sig);
-    fprintf(stderr, "%shspz: %s%s\n", isatty(2) ? "\n" : "", why, w->tmpdir[0] ? "; the partial output was removed" : "");
-    fflush(stderr);
-    _exit(128 + sig);
-}
-
 static int outdir_empty(const char *outdir);
 static int outdir_is_above(const hz_opts *o, char *err, size_t errlen);
-
-static void *sigwatch_main(void *p)
-{
-    hz_sigwatch *w = p;
-    for (;;) {
-        siginfo_t si;
-        int sig = sigwaitinfo(&w->set, &si);
-        if (sig < 0) continue;                     /* EINTR */
-        pthread_mutex_lock(&w->lock);
-        if (w->stopping) { pthread_mutex_unlock(&w->lock); return NULL; }
-        if (sig == HZ_WAKE || w->settled) { pthread_mutex_unlock(&w->lock); continue; }
-        /* interrupted: the lock is never released, so the run can neither publish nor print
-         * its own failure now (hz_publish_abort waits here until the process is gone) */
-        interrupted(w, sig);
-    }
-}
-
-void hz_sigwatch_block(int block)
-{
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGINT); sigaddset(&s, SIGTERM); sigaddset(&s, SIGHUP); sigaddset(&s, SIGPIPE);
-    pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL);
-}
-
-void hz_sigwatch_start(hz_sigwatch *w)
-{
-    memset(w, 0, sizeof *w);
-    pthread_mutex_init(&w->lock, NULL);
-    sigemptyset(&w->set);
-    sigaddset(&w->set, SIGINT); sigaddset(&w->set, SIGTERM); sigaddset(&w->set, SIGHUP);
-    sigaddset(&w->set, SIGPIPE); sigaddset(&w->set, HZ_WAKE);
-    pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
-    w->on = pthread_create(&w->th, NULL, sigwatch_main, w) == 0;
-    if (!w->on) pthread_sigmask(SIG_SETMASK, &w->old, NULL);
-}
-
-/* what the watcher removes on a signal (NULL = nothing) */
-void hz_sigwatch_paths_locked(hz_sigwatch *w, const char *tmpdir, const char *tartmp)
-{
-    snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpdir && strlen(tmpdir) < sizeof w->tmpdir ? tmpdir : "");
-    snprintf(w->tartmp, sizeof w->tartmp, "%s", tartmp && strlen(tartmp) < sizeof w->tartmp ? tartmp : "");
-}
-
-void hz_sigwatch_paths(hz_sigwatch *w, const char *tmpdir, const char *tartmp)
-{
-    pthread_mutex_lock(&w->lock);
-    hz_sigwatch_paths_locked(w, tmpdir, tartmp);
-    pthread_mutex_unlock(&w->lock);
-}
-
-void hz_publish_abort(hz_sigwatch *w)
-{
-    pthread_mutex_lock(&w->lock);   /* blocks for good while a signal is being handled */
-    if (!w->settled) {   /* a signal pending now (SIGPIPE raised by a failed write to stdout): as the watcher */
-        sigset_t p;
-        static const int sigs[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP };
-        if (sigpending(&p) == 0)
-            for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-                if (sigismember(&p, sigs[i]) && sigismember(&w->set, sigs[i])) interrupted(w, sigs[i]);
-    }
-    w->settled = 1;
-    if (w->tmpdir[0]) hz_rm_rf(w->tmpdir);
-    if (w->tartmp[0]) unlink(w->tartmp);
-    owner_unlink(w->tmpdir);
-    w->tmpdir[0] = w->tartmp[0] = 0;
-    pthread_mutex_unlock(&w->lock);
-}
-
-void hz_sigwatch_stop(hz_sigwatch *w)
-{
-    if (!w->on) return;
-    pthread_mutex_lock(&w->lock);
-    w->settled = w->stopping = 1;
-    pthread_mutex_unlock(&w->lock);
-    pthread_kill(w->th, HZ_WAKE);
-    pthread_join(w->th, NULL);
-    /* The mask stays: SIGINT/SIGTERM/SIGHUP arriving from now on stay pending and are dropped
-     * at exit, so the run's status (0 with OUTDIR in place, or 1) is the process's. */
-    pthread_mutex_destroy(&w->lock);
-    w->on = 0;
-}
-
-void hz_parent_dir(const char *path, char *dir, size_t n)
-{
-    snprintf(dir, n, "%s", path);
-    char *sl = strrchr(dir, '/');
-    if (sl == dir) dir[1] = 0;
-    else if (sl) *sl = 0;
-    else snprintf(dir, n, ".");
-}
 
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
 {
@@ -205,22 +58,6 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
     return 0;
 }
 
-/* The files this run reads (NULL entries skipped): target, query, scoring, --config, --index,
- * --query-list and every query of the list.  Index i < hz_run_input_count(o). */
-static size_t run_input_count(const hz_opts *o) { return 6 + o->n_query_list; }
-static const char *run_input(const hz_opts *o, size_t i)
-{
-    switch (i) {
-    case 0: return o->target;
-    case 1: return o->query;
-    case 2: return o->scoring;
-    case 3: return o->cfg ? o->cfg->config_path : NULL;
-    case 4: return o->index_path;
-    case 5: return o->query_list_path;
-    default: return o->query_list ? o->query_list[i - 6] : NULL;
-    }
-}
-
 /* 1 when the folder dir, or one of the folders above it (links resolved), is the file *t
  * (by st_dev and st_ino) */
 static int dir_at_or_under(const char *dir, const struct stat *t)
@@ -237,7 +74,7 @@ static int dir_at_or_under(const char *dir, const struct stat *t)
 }
 
 /* An existing OUTDIR that is the current folder, '/', or a folder above the current folder
- * or above an input, by identity ("-o $PWD", "-o ../here"; README "Output"): replacing it
+ * or above an input, by identity ("-o $PWD", "-o ../here"; docs/cli.md "Exit status"): replacing it
  * would remove the shell's folder or the inputs.  0, or -1 with err. */
 static int outdir_is_above(const hz_opts *o, char *err, size_t errlen)
 {
@@ -248,8 +85,8 @@ static int outdir_is_above(const hz_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot be the output folder: it is the current folder or a folder above it; name a new folder", o->outdir);
         return -1;
     }
-    for (size_t i = 0; i < run_input_count(o); i++) {
-        const char *p = run_input(o, i);
+    for (size_t i = 0; i < hz_opts_input_count(o); i++) {
+        const char *p = hz_opts_input(o, i);
         if (!p) continue;
         hz_parent_dir(p, par, sizeof par);
         if (dir_at_or_under(par, &od)) {
@@ -266,8 +103,8 @@ int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
     if (o->segments_archive) return 0;   /* -Z: OUTDIR is not written, nothing there to delete */
     if (o->force && realpath(o->outdir, od)) {   /* something there to delete: say what */
         size_t l = strlen(od);
-        for (size_t i = 0; i < run_input_count(o); i++) {
-            const char *p = run_input(o, i);
+        for (size_t i = 0; i < hz_opts_input_count(o); i++) {
+            const char *p = hz_opts_input(o, i);
             if (p && realpath(p, in) && !strncmp(in, od, l) && in[l] == '/') {
                 snprintf(err, errlen, "%s: --force would delete the input %s that lies inside it", o->outdir, p);
                 return -1;
@@ -275,30 +112,6 @@ int hz_outdir_holds_input(const hz_opts *o, char *err, size_t errlen)
         }
     }
     return outdir_is_above(o, err, errlen);
-}
-
-int hz_output_file_check(const hz_opts *o, const char *path, const char *what, char *err, size_t errlen)
-{
-    char par[4096], rp[PATH_MAX], ro[PATH_MAX];
-    size_t ol = strlen(o->outdir);
-    if (!strcmp(path, o->outdir) || (!strncmp(path, o->outdir, ol) && path[ol] == '/')) {
-        snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return 2;
-    }
-    size_t n = run_input_count(o);
-    const char **in = malloc(n * sizeof *in);
-    if (!in) { snprintf(err, errlen, "out of memory"); return 1; }
-    for (size_t i = 0; i < n; i++) in[i] = run_input(o, i);
-    int rc = hz_out_check(path, in, n, o->force, what, err, errlen);   /* by identity; links, devices never replaced */
-    free(in);
-    if (rc == 2) return 2;
-    hz_parent_dir(path, par, sizeof par);
-    if (realpath(par, rp) && realpath(o->outdir, ro)) {
-        size_t rl = strlen(ro);
-        if (!strncmp(rp, ro, rl) && (rp[rl] == 0 || rp[rl] == '/')) {
-            snprintf(err, errlen, "%s: the %s cannot be OUTDIR or inside it", path, what); return 2;
-        }
-    }
-    return rc;
 }
 
 /* 1 when p exists (not followed) with a type of mode m (S_IFDIR, S_IFREG) and is this user's */
@@ -455,18 +268,16 @@ static void record_write(hz_sigwatch *w, const char *outdir, const char *tp, con
     abs_place(tp ? tp : "", at, sizeof at);
     abs_place(w->tartmp, att, sizeof att);
     snprintf(extra, sizeof extra, "outdir %s\ntarball %s\ntarball_tmp %s\n%s", ao, at, att, more ? more : "");
-    owner_path(w->tmpdir, op, sizeof op);
+    hz_tmp_owner_path(w->tmpdir, op, sizeof op);
     hz_owner_write(op, &w->me, extra);   /* best effort: without it a killed run's folder only stays */
 }
 
-char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
+char *hz_tmpdir_make(const hz_opts *o, const char *tp, hz_sigwatch *w, char *err, size_t errlen)
 {
     w->known = hz_owner_self(&w->me) == 0;   /* without it: no cleanup, no .owner file */
-    char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
-    if (o->tarball && !tp) { snprintf(err, errlen, "out of memory"); return NULL; }
     size_t tl = strlen(o->outdir) + 64;
     char *tmpdir = malloc(tl), inner[4200];
-    if (!tmpdir) { free(tp); snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!tmpdir) { snprintf(err, errlen, "out of memory"); return NULL; }
     snprintf(inner, sizeof inner, "%s/.hspz", o->outdir);
     if (w->known) hz_recover_outdir(o);
     struct stat st;
@@ -480,13 +291,12 @@ char *hz_tmpdir_make(const hz_opts *o, hz_sigwatch *w, char *err, size_t errlen)
     if (mkdir(tmpdir, 0777) != 0) {
         pthread_mutex_unlock(&w->lock);
         snprintf(err, errlen, "%s: cannot create the temporary output folder %s: %s", o->outdir, tmpdir, strerror(errno));
-        free(tmpdir); free(tp);
+        free(tmpdir);
         return NULL;
     }
     hz_sigwatch_paths_locked(w, tmpdir, tt[0] ? tt : NULL);
     record_write(w, o->outdir, tp, NULL);
     pthread_mutex_unlock(&w->lock);
-    free(tp);
     return tmpdir;
 }
 
@@ -568,7 +378,7 @@ static int fill_list(const char *tmpdir, char ***names, size_t *n)
             if (!strcmp((*names)[i], last)) { char *t = (*names)[i]; memmove(*names + i, *names + i + 1, (*n - i - 1) * sizeof t); (*names)[*n - 1] = t; break; }
     }
     char lp[4300];
-    fill_path(tmpdir, lp, sizeof lp);
+    hz_tmp_fill_path(tmpdir, lp, sizeof lp);
     int fd = hz_out_create(lp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) { if (fd >= 0) close(fd); return -1; }
@@ -620,7 +430,7 @@ static int outdir_empty(const char *outdir)
     return empty;
 }
 
-int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, size_t errlen)
+int hz_publish(const hz_opts *o, const char *tmpdir, const char *tarball, hz_sigwatch *w, char *err, size_t errlen)
 {
     /* The tarball first, then OUTDIR, both under the lock (a signal waits until both are in
      * place or neither is).  Neither ever replaces what another run put there meanwhile: the
@@ -631,11 +441,11 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
      * moved aside first and removed once the new ones are in place.  The owner record names
      * every one of these paths first, so a rerun after a kill puts things right (recover). */
     pthread_mutex_lock(&w->lock);
-    char *tp = w->tartmp[0] ? hz_package_tarball_path(o) : NULL;
+    const char *tp = w->tartmp[0] ? tarball : NULL;   /* registered by hz_tmpdir_make */
     char old[4300] = "", oldtar[4300] = "", more[13000];
     struct stat tino, st;
     int rc = -1, tar_moved = 0, out_moved = 0, placed = 0;
-    if (w->tartmp[0] && !tp) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (w->tartmp[0] && !tp) { snprintf(err, errlen, "%s: the tarball's path was not given to publish it", w->tartmp); goto out; }
     if (tp && stat(w->tartmp, &tino) != 0) { snprintf(err, errlen, "%s: %s", w->tartmp, strerror(errno)); goto out; }
     if (o->segments_archive) {
         /* -Z: the archive instead of OUTDIR (hillerlab/hspZ): OUTDIR is neither checked nor
@@ -655,7 +465,7 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
     if (tp) snprintf(oldtar, sizeof oldtar, "%s.old-%ld-%s", tp, (long)getpid(), hz_out_token());
     {
         char fl[4300] = "", ab[3][PATH_MAX];
-        if (w->fill) fill_path(tmpdir, fl, sizeof fl);
+        if (w->fill) hz_tmp_fill_path(tmpdir, fl, sizeof fl);
         abs_place(old, ab[0], sizeof ab[0]);
         abs_place(oldtar, ab[1], sizeof ab[1]);
         abs_place(fl, ab[2], sizeof ab[2]);
@@ -680,7 +490,7 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
         fault_point(3);
         hz_rm_rf(done);
         if (tar_moved) unlink(oldtar);
-        owner_unlink(tmpdir);
+        hz_tmp_owner_unlink(tmpdir);
         w->tmpdir[0] = w->tartmp[0] = 0;
         rc = 0;
         goto out;
@@ -707,7 +517,7 @@ int hz_publish(const hz_opts *o, const char *tmpdir, hz_sigwatch *w, char *err, 
     fault_point(3);
     if (out_moved) hz_rm_rf(old);   /* before the record goes: a kill now is finished by the rerun */
     if (tar_moved) unlink(oldtar);
-    owner_unlink(tmpdir);
+    hz_tmp_owner_unlink(tmpdir);
     w->tmpdir[0] = w->tartmp[0] = 0;
     rc = 0;
     goto out;
@@ -715,7 +525,6 @@ undo_tar:   /* OUTDIR failed after our tarball was placed: take back ours only *
     if (placed) unlink_if_ours(tp, &tino);
     if (tar_moved) rename(oldtar, tp);
 out:
-    free(tp);
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
