@@ -61,7 +61,7 @@ vs_lastz() {
     [ "$n" -gt 0 ] && echo "equal to lastz: $n commands, $(alignments "$out") alignments"
 }
 
-@test "run --gapped: apple/orange FASTA, both strands, = run + gapped --outdir on 1, 2 and 3 threads" {
+@test "run --gapped: apple/orange FASTA, both strands, = run + gapped --outdir on 1, 2 and 3 threads, and with --query-list" {
     local d="$BATS_TEST_TMPDIR" t
     two_step "$d" "$AO/apple.fasta.gz" "$AO/orange.fasta.gz" --threads 1
     grep -q -- '--strand=minus' "$d/two/lastz-commands.txt" && grep -q -- '--strand=plus' "$d/two/lastz-commands.txt"
@@ -72,6 +72,11 @@ vs_lastz() {
         same_gapped "$d/g$t" "$d/two"
     done
     [ "$(alignments "$d/g1")" -gt 20 ]
+    # --query-list: each query's folder OUTDIR/<n>/ gets its alignments
+    echo "$AO/orange.fasta.gz" > "$d/ql.txt"
+    hz_run run -r "$AO/apple.fasta.gz" --query-list "$d/ql.txt" -o "$d/ql" --quiet --threads 2 --gapped
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    same_gapped "$d/ql/000001" "$d/two"
 }
 
 @test "run --gapped: 2bit target, a relative scoring file, -T/-Q prefixes, axt+ with --inner 2000 = run + gapped --outdir" {
