@@ -814,7 +814,7 @@ static int hz_gapped_outdir(int argc, char **argv)
     return rc;
 }
 
-/* line k's 2> file (NULL: none or unreadable line) and the first line of it, into msg */
+/* the first line of the 2> file of line (in dir) into msg; "" when it has none or is unreadable */
 static void err_first_line(const char *dir, const char *line, char *msg, size_t ml)
 {
     char *cp = strdup(line), *av[64], *ef = NULL;
