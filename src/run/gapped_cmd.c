@@ -862,8 +862,10 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
     for (int k = 0; files && !rc && k < nl; k++) {      /* the files each line writes (manifests) */
         char *cp = strdup(lines[k]), *av[64], *ef = NULL;
         int n = cp ? split_line(cp, av, 63, &ef) : -1;
-        for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) files->name[files->n++] = strdup(av[i] + 9);
-        if (n > 0 && ef) files->name[files->n++] = strdup(ef);
+        const char *out = NULL;                          /* lastz takes the last --output= */
+        for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
+        if (out && !(files->name[files->n++] = strdup(out))) rc = 1;
+        if (n > 0 && ef && !(files->name[files->n++] = strdup(ef))) rc = 1;
         free(cp);
     }
     if (files) files->ncmd = (size_t)nl;
