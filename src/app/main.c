@@ -16,6 +16,7 @@
 #include "shquote.h"
 #include <stdint.h>
 #include "gapped.h"
+#include "gapped_run.h"
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -78,7 +79,8 @@ static const char *USAGE =
 "      --format F [maf-]  --ydrop N [9430]  --gappedthresh N [= hspthresh]  --notrivial\n"
 "      --inner N                    lastz --inner=N (interpolation threshold) [0 = none]\n"
 "      --nogapped                   write no lastz commands\n"
-"      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
+"      --gapped                     also run them in hspz (hspz gapped, on --threads): each\n"
+"                                   command's alignments in OUTDIR, lastz's bytes\n""      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
 "      --print-commands             also print the commands on stdout\n"
 "Packaging\n"
 "  --tarball [PATH]                 also write Galaxy's data package (galaxy/commands.json,\n"
@@ -143,7 +145,7 @@ enum {
     O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
     O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS,
     O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST, O_REPORT,
-    O_INNER, O_NOHOSTNAME
+    O_INNER, O_NOHOSTNAME, O_GAPPEDRUN
 };
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
@@ -171,7 +173,7 @@ static char *plan_config_file(const hz_unitplan *p, char *err, size_t errlen)
 static int plan_flag_ok(const char *key)
 {
     static const char *const OK[] = { "target", "query", "output", "force", "threads", "device", "gpus",
-                                      "quiet", "progress", NULL };
+                                      "quiet", "progress", "gapped", NULL };
     for (int i = 0; OK[i]; i++) if (!strcmp(OK[i], key)) return 1;
     return 0;
 }
@@ -185,7 +187,7 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     for (int i = 0; i < hz_param_count(); i++)
         if (set[i] && !plan_flag_ok(hz_param_at(i)->key)) {
             fprintf(stderr, "hspz: %s: the plan %s holds the settings; with a plan only -r, -q, -o, --force, "
-                    "--threads, --device, --gpus, --quiet and --progress may be given\n", hz_param_at(i)->flag, planpath);
+                    "--threads, --device, --gpus, --quiet, --progress and --gapped may be given\n", hz_param_at(i)->flag, planpath);
             return 2;
         }
     /* the environment is the command's too (usage, exit 2), whatever the plan holds */
@@ -476,7 +478,7 @@ static int cmd_run(int argc, char **argv, int mode)
         {"strand", 1, 0, 'S'}, {"xdrop", 1, 0, 'x'}, {"hspthresh", 1, 0, 'H'},
         {"noentropy", 0, 0, 'E'}, {"ambiguous", 1, 0, 'a'}, {"scoring", 1, 0, 'c'},
         {"format", 1, 0, O_FORMAT}, {"ydrop", 1, 0, O_YDROP}, {"gappedthresh", 1, 0, O_GAPPED},
-        {"notrivial", 0, 0, O_NOTRIVIAL}, {"nogapped", 0, 0, O_NOGAPPED}, {"inner", 1, 0, O_INNER},
+        {"notrivial", 0, 0, O_NOTRIVIAL}, {"nogapped", 0, 0, O_NOGAPPED}, {"inner", 1, 0, O_INNER}, {"gapped", 0, 0, O_GAPPEDRUN},
         {"no-hostname", 0, 0, O_NOHOSTNAME},
         {"data-folder", 1, 0, O_DATAFOLDER}, {"data_folder", 1, 0, O_DATAFOLDER},
         {"print-commands", 0, 0, O_PRINTCMDS},
@@ -537,6 +539,7 @@ static int cmd_run(int argc, char **argv, int mode)
         case O_INNER: o.inner = (int32_t)parse_int("--inner", optarg, 0, 2000000000); break;
         case O_NOHOSTNAME: o.no_hostname = 1; break;
         case O_NOGAPPED: o.nogapped = 1; break;
+        case O_GAPPEDRUN: o.gapped = 1; break;
         case O_DATAFOLDER: o.data_folder = optarg; break;
         case O_PRINTCMDS: o.print_commands = 1; break;
         case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
@@ -691,6 +694,7 @@ static int cmd_run(int argc, char **argv, int mode)
     o.outdir = outdir_normalize(o.outdir);
     hz_recover_outdir(&o);   /* a killed run's tarball and folders first (publish.h) */
     int prc = hz_package_precheck(&o, err, sizeof err);
+    if (!prc) prc = hz_gapped_precheck(&o, err, sizeof err);   /* gapped_run.h */
     if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     if (o.dump_plan) {   /* the same rules as the tarball, and not the tarball itself */
         char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;

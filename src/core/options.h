@@ -32,6 +32,7 @@ typedef struct {
     int32_t gappedthresh;           /* -1 = hspthresh */
     int32_t inner;                  /* lastz --inner=N in the commands; 0 = none */
     int notrivial, nogapped;
+    int gapped;                     /* --gapped: also the alignments (gapped_run.h) into OUTDIR */
     uint64_t max_hits;              /* 0 = one batch per chunk */
     int threads;                    /* 0 = all cores */
     int gpus;                       /* CUDA devices to use, 0 = all visible */

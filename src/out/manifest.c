@@ -344,8 +344,19 @@ static void funnel_json(const hz_manifest_info *mi, json_t *m)
     json_object_set_new(ts, "extend", json_real(f->t_extend));
     json_object_set_new(ts, "dedup", json_real(f->t_dedup));
     json_object_set_new(ts, "output", json_real(mi->t_output));
+    if (mi->gapped_done) json_object_set_new(ts, "gapped", json_real(mi->t_gapped));
     json_object_set_new(ts, "wall", json_real(mi->t_wall));
     json_object_set_new(m, "time_s", ts);
+    if (mi->gapped_done) {   /* --gapped (docs/manifest.md "gapped"): the files are in outputs */
+        json_t *g = json_object();
+        json_object_set_new(g, "commands", json_integer((json_int_t)mi->gapped_commands));
+        json_object_set_new(g, "threads", json_integer(mi->gapped_threads));
+        json_object_set_new(g, "engine", json_string("hspz gapped (LASTZ 1.04.22's gapped stage)"));
+        json_t *gf = json_array();
+        for (size_t i = 0; i < mi->n_gapped_files; i++) json_array_append_new(gf, json_string(mi->gapped_files[i]));
+        json_object_set_new(g, "files", gf);
+        json_object_set_new(m, "gapped", g);
+    }
 }
 
 /* outputs, segment_lines, diagonal_partition_auto_n and canonical_digest_sha256 into m: every

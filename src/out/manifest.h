@@ -41,6 +41,12 @@ typedef struct {
     size_t n_unit_dirs;
     const char *index_path, *index_sha256;   /* --index: the index file and its header's sha256, or NULL */
     uint64_t diag_auto_n;        /* -D automatic: the N hz_package chose (0: nothing split) */
+    int gapped_done;             /* --gapped: the gapped stage ran (docs/manifest.md "gapped") */
+    size_t gapped_commands;      /* its lastz-commands.txt lines */
+    int gapped_threads;
+    char *const *gapped_files;   /* the --output and 2> files of its commands, in line order */
+    size_t n_gapped_files;
+    double t_gapped;             /* its wall time, seconds */
 } hz_manifest_info;
 
 /* Write the manifest to path atomically (path.tmp-PID, then rename).  outdir: the folder whose

@@ -13,7 +13,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
+#include "gapped_run.h"
 
 static const char GAPPED_USAGE[] =
 "usage: hspz gapped TARGET[multiple][subset=NAMES][nameparse=darkspace] QUERY[subset=NAMES][nameparse=darkspace]\n"
@@ -46,7 +50,9 @@ static const char GAPPED_USAGE[] =
 "  QUERY (the files given to hspz run) where the lines name work/ref.2bit and work/query.2bit,\n"
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
 "  bytes lastz writes for it.  TARGET and QUERY must have the sha256 OUTDIR/manifest.json\n"
-"  records; outputs stay inside OUTDIR and are new files unless --force is given.\n"
+"  records; outputs stay inside OUTDIR and are new files unless --force is given.  When every\n"
+"  line succeeds, OUTDIR/gapped-manifest.json records the inputs, settings, each file's sha256\n"
+"  and the times.  hspz run --gapped does all of this in the run (docs/gapped.md).\n"
 "\n"
 "  --notrivial                leave out LASTZ's trivial self-alignments (identical records; not\n"
 "                             its second check for partially identical [multiple] queries)\n"
@@ -70,6 +76,7 @@ typedef struct {
     int threads;                  /* --threads=N: passes computed on N threads */
     int notrivial;                /* --notrivial (§5.10) */
     int outdir, force;            /* --outdir mode (outputs inside DIR, new unless --force) */
+    int twobit;                   /* --outdir mode: bytes as hspz's 2bit files hold them (twobit_byte) */
     const char *inputs[2];        /* --outdir mode: the -r / -q files */
     char **args; int nargs;       /* header ARGS (§7.4) */
 } gopts;
@@ -301,6 +308,15 @@ static int32_t trivial_pairs(const hz_gside *T, const hz_gside *Qp, const uint8_
     return 0;
 }
 
+/* the byte hspz's 2bit writer keeps (package.c): letters other than ACGTacgt become N, or n
+ * when lower case (spec §1.1); applied while a side is copied, so the caller's (the run's)
+ * sequences are never changed */
+static uint8_t twobit_byte(uint8_t c)
+{
+    switch (c) { case 'A': case 'C': case 'G': case 'T': case 'a': case 'c': case 'g': case 't': return c; }
+    return (c >= 'a' && c <= 'z') ? 'n' : 'N';
+}
+
 static void free_side(hz_gside *T)
 {
     for (int32_t k = 0; k < T->n; k++) free(T->name[k]);
@@ -310,7 +326,7 @@ static void free_side(hz_gside *T)
 
 /* the selected records (sub-range [rs,re] 1-based when rs > 0) as one partitioned sequence */
 static int build_side(const hz_seqset *s, const size_t *idx, size_t n, int darkspace, uint64_t rs, uint64_t re,
-                      const char *spec, hz_gside *T)
+                      const char *spec, int twobit, hz_gside *T)
 {
     int64_t tot = 1;
     for (size_t i = 0; i < n; i++) tot += (int64_t)s->len[idx[i]] + 1;
@@ -327,6 +343,7 @@ static int build_side(const hz_seqset *s, const size_t *idx, size_t n, int darks
         }
         T->sep[i] = p; T->T[p++] = 0;
         memcpy(T->T + p, s->data + s->off[idx[i]] + b, l);
+        if (twobit) for (uint64_t x = 0; x < l; x++) T->T[p + (int64_t)x] = twobit_byte(T->T[p + (int64_t)x]);
         p += (int64_t)l;
         T->rlen[i] = (int64_t)l; T->start[i] = (int64_t)b + 1; T->tru[i] = (int64_t)full;
         T->name[i] = short_name(s->name[idx[i]], darkspace);
@@ -548,8 +565,8 @@ static int run_gapped(gopts *o)
     if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
     if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
     hz_gside T = { 0 }, Qp = { 0 };
-    if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], &T)) return 1;
-    if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], &Qp)) return 1;
+    if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], o->twobit, &T)) return 1;
+    if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], o->twobit, &Qp)) return 1;
     hz_gsegrd r = { 0 }; r.path = o->segments;
     r.f = fopen(o->segments, "r");
     if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
@@ -595,6 +612,7 @@ static int run_gapped(gopts *o)
             const uint8_t *src = qs.data + qs.off[rec] + b;
             if (st == 1) memcpy(qbuf + 1, src, (size_t)ql);
             else for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
+            if (o->twobit) for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = twobit_byte(qbuf[1 + i]);
             rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, &tru, &start, st);
         }
     }
@@ -618,17 +636,6 @@ static int run_gapped(gopts *o)
 }
 
 /* ---- --outdir mode: every line of OUTDIR/lastz-commands.txt, on worker processes ---- */
-
-/* the bytes hspz's 2bit writer keeps (package.c): letters other than ACGTacgt become N, or n
- * when lower case (spec §1.1) */
-static void as_2bit(hz_seqset *s)
-{
-    for (uint64_t i = 0; i < s->total; i++) {
-        uint8_t c = s->data[i];
-        switch (c) { case 'A': case 'C': case 'G': case 'T': case 'a': case 'c': case 'g': case 't': continue; }
-        s->data[i] = (c >= 'a' && c <= 'z') ? 'n' : 'N';
-    }
-}
 
 /* split a line hspz wrote (words, '...' quoting as shquote.c writes it) into argv; the
  * words after "2>" name the stderr file.  Returns the word count, -1 on a line it cannot read. */
@@ -671,11 +678,15 @@ static int inside_dir(const char *path)
     return 1;
 }
 
-static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force, int threads)
+static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_seqset *qs, int lineno, int force, int threads)
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 63, &errfile);
     if (n < 3 || strcmp(av[0], "lastz")) return die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
+    /* a relative --scores= names the file given to hspz run -c, relative to where hspz ran
+     * (this folder), not to DIR; the header keeps the word as written */
+    char cwd[4096], *scores = NULL;
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
     if (chdir(dir)) return die("hspz gapped: %s: %s", dir, strerror(errno));
     for (int k = 1; k < n; k++)          /* hspz writes these files: only inside DIR (docs/gapped.md) */
         if (!strncmp(av[k], "--output=", 9) && !inside_dir(av[k] + 9))
@@ -696,14 +707,19 @@ static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, i
     gopts o; memset(&o, 0, sizeof o);
     o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
     int rc = parse_args(&o, n, av);
-    o.threads = threads;
+    o.threads = threads; o.twobit = 1;
+    if (!rc && o.scores && o.scores[0] != '/' && cwd[0] && access(o.scores, F_OK) && (scores = malloc(strlen(cwd) + strlen(o.scores) + 2))) {
+        sprintf(scores, "%s/%s", cwd, o.scores);
+        o.scores = scores;
+    }
     if (!rc) {
         /* the package's 2bit files are the user's sequences (spec §1.1): read those instead */
         free(o.file[0]); free(o.file[1]);
         o.file[0] = strdup(ts->path); o.file[1] = strdup(qs->path);
-        o.pre[0] = ts; o.pre[1] = qs;
+        o.pre[0] = (hz_seqset *)ts; o.pre[1] = (hz_seqset *)qs;   /* read only */
         rc = run_gapped(&o);
     }
+    free(scores);
     return rc;
 }
 
@@ -724,7 +740,7 @@ static int add_prefix(hz_seqset *s, const char *pre)
 /* DIR/manifest.json (manifest.h): the -r / -q files must be the bytes the run read (inputs[]
  * sha256), and the run's target/query prefixes (config.values.*_prefix) are put on the names.
  * 1 with one line naming the file on a mismatch or an unreadable manifest. */
-static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs)
+static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **prefix)
 {
     char mp[4096];
     snprintf(mp, sizeof mp, "%s/manifest.json", dir);
@@ -749,6 +765,7 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs)
                      opt[w], sv[w]->path, role[w], have, mp, want);
         const char *pre = json_string_value(json_object_get(json_object_get(json_object_get(json_object_get(m, "config"), "values"), pk[w]), "value"));
         if (!rc && pre) rc = add_prefix(sv[w], pre);
+        if (!rc && pre) prefix[w] = strdup(pre);
     }
     json_decref(m);
     return rc;
@@ -756,7 +773,7 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs)
 
 static int hz_gapped_outdir(int argc, char **argv)
 {
-    const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1, force = 0;
+    const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1, force = 0, threads_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strncmp(a, "--outdir=", 9)) dir = a + 9;
@@ -764,7 +781,7 @@ static int hz_gapped_outdir(int argc, char **argv)
         else if (!strcmp(a, "--force")) force = 1;
         else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
         else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
-        else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
+        else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; threads_given = 1; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
         else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--force])", a);
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
@@ -772,45 +789,136 @@ static int hz_gapped_outdir(int argc, char **argv)
     snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
     FILE *f = fopen(path, "r");
     if (!f) return die("hspz gapped: %s: %s", path, strerror(errno));
+    fclose(f);
     hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
-    if (hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err)) { fclose(f); return die("hspz gapped: %s", err); }
-    if (run_inputs(dir, &ts, &qs)) { fclose(f); hz_seqset_free(&ts); hz_seqset_free(&qs); return 1; }
-    as_2bit(&ts); as_2bit(&qs);
+    time_t start = time(NULL);
+    struct timespec c0, c1, c2;
+    clock_gettime(CLOCK_MONOTONIC, &c0);
+    if (hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err)) return die("hspz gapped: %s", err);
+    char *pre[2] = { NULL, NULL };
+    int rc = run_inputs(dir, &ts, &qs, pre);
+    clock_gettime(CLOCK_MONOTONIC, &c1);
+    hz_gapped_files fl = { 0, NULL, 0 };
+    if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, force, &fl, NULL, 0);
+    clock_gettime(CLOCK_MONOTONIC, &c2);
+    if (!rc) {   /* the record of what this command wrote (docs/manifest.md "gapped-manifest.json") */
+        double tl = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+        double tg = (double)(c2.tv_sec - c1.tv_sec) + 1e-9 * (double)(c2.tv_nsec - c1.tv_nsec);
+        if (hz_gapped_manifest_write(dir, argc, argv, &ts, &qs, pre[0], pre[1], threads, threads_given, force, &fl, tl, tg, start, err, sizeof err))
+            rc = die("hspz gapped: %s", err);
+    }
+    hz_gapped_files_free(&fl);
+    free(pre[0]); free(pre[1]);
+    hz_seqset_free(&ts); hz_seqset_free(&qs);
+    return rc;
+}
+
+/* the first line of the 2> file of line (in dir) into msg; "" when it has none or is unreadable */
+static void err_first_line(const char *dir, const char *line, char *msg, size_t ml)
+{
+    char *cp = strdup(line), *av[64], *ef = NULL;
+    msg[0] = 0;
+    if (cp && split_line(cp, av, 63, &ef) > 0 && ef) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dir, ef);
+        FILE *f = fopen(p, "r");
+        if (f) {
+            if (fgets(msg, (int)ml, f)) msg[strcspn(msg, "\n")] = 0;
+            fclose(f);
+        }
+    }
+    free(cp);
+}
+
+int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, int force,
+                         hz_gapped_files *files, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
+    if (files) memset(files, 0, sizeof *files);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (err) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return 1; }
+        return die("hspz gapped: %s: %s", path, strerror(errno));
+    }
     char **lines = NULL; int nl = 0, cap = 0; char *buf = NULL; size_t bc = 0;
+    int rc = 0;
     while (getline(&buf, &bc, f) >= 0) {
         if (buf[strspn(buf, " \t\r\n")] == 0) continue;
-        if (nl == cap) { cap = cap ? 2 * cap : 64; char **t = realloc(lines, (size_t)cap * sizeof *t); if (!t) return die("hspz gapped: out of memory"); lines = t; }
-        lines[nl++] = strdup(buf);
+        if (nl == cap) { cap = cap ? 2 * cap : 64; char **t = realloc(lines, (size_t)cap * sizeof *t); if (!t) { rc = 1; break; } lines = t; }
+        if (!(lines[nl] = strdup(buf))) { rc = 1; break; }
+        nl++;
     }
     fclose(f); free(buf);
+    pid_t *pid = rc ? NULL : calloc((size_t)nl + 1, sizeof *pid);
+    if (!pid) {
+        for (int k = 0; k < nl; k++) free(lines[k]);
+        free(lines);
+        if (err) { snprintf(err, errlen, "out of memory"); return 1; }
+        return die("hspz gapped: out of memory");
+    }
+    if (files && !(files->name = calloc(2 * (size_t)nl + 1, sizeof *files->name))) rc = 1;
+    for (int k = 0; files && !rc && k < nl; k++) {      /* the files each line writes (manifests) */
+        char *cp = strdup(lines[k]), *av[64], *ef = NULL;
+        int n = cp ? split_line(cp, av, 63, &ef) : -1;
+        const char *out = NULL;                          /* lastz takes the last --output= */
+        for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
+        if (out && !(files->name[files->n++] = strdup(out))) rc = 1;
+        if (n > 0 && ef && !(files->name[files->n++] = strdup(ef))) rc = 1;
+        free(cp);
+    }
+    if (files) files->ncmd = (size_t)nl;
+    if (rc) { free(pid); pid = NULL; }
+    if (!pid) {
+        for (int k = 0; k < nl; k++) free(lines[k]);
+        free(lines);
+        if (err) { snprintf(err, errlen, "out of memory"); return 1; }
+        return die("hspz gapped: out of memory");
+    }
     fflush(NULL);
     /* independent files (spec §12): one worker process per line, at most `threads` at a time;
      * each writes only its own files, so the bytes never depend on the count */
-    int running = 0, next = 0, rc = 0;
+    int running = 0, next = 0, bad = 0;
     int per = threads / (nl < threads ? (nl ? nl : 1) : threads);   /* threads of each line's process */
     if (per < 1) per = 1;
-    pid_t *pid = calloc((size_t)nl + 1, sizeof *pid);
+    pid_t parent = getpid();
     while (next < nl || running) {
-        if (next < nl && running < threads) {
+        if (next < nl && running < threads && !bad) {
             pid_t p = fork();
-            if (p < 0) { rc = die("hspz gapped: fork: %s", strerror(errno)); break; }
-            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1, force, per) ? 1 : 0);
+            if (p < 0) {
+                if (err) snprintf(err, errlen, "fork: %s", strerror(errno));
+                else die("hspz gapped: fork: %s", strerror(errno));
+                rc = 1; bad = 1; continue;
+            }
+            if (p == 0) {
+                /* a worker never outlives hspz (hspz run --gapped's signal watcher removes the
+                 * folder and exits; the workers must not write on) */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent) _exit(1);
+                _exit(run_line(dir, lines[next], ts, qs, next + 1, force, per) ? 1 : 0);
+            }
             pid[next++] = p; running++;
             continue;
         }
-        int st; pid_t p = wait(&st);
-        if (p < 0) break;
-        running--;
-        for (int k = 0; k < next; k++)
-            if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-                fprintf(stderr, "hspz gapped: line %d of %s failed (see its .err file)\n", k + 1, path);
-                rc = 1;
-            }
+        if (next == nl || bad || running >= threads) {
+            int st; pid_t p = wait(&st);
+            if (p < 0) break;
+            running--;
+            for (int k = 0; k < next; k++)
+                if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
+                    if (err && !rc) {          /* hspz run --gapped: the folder is removed, so the .err's line */
+                        char m[1024];
+                        err_first_line(dir, lines[k], m, sizeof m);
+                        snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed%s%s", k + 1, m[0] ? ": " : "", m);
+                    } else if (!err) fprintf(stderr, "hspz gapped: line %d of %s failed (see its .err file)\n", k + 1, path);
+                    rc = 1;
+                    if (err) bad = 1;          /* hspz run: stop starting lines, the run fails */
+                }
+        }
     }
     for (int k = 0; k < nl; k++) free(lines[k]);
     free(lines); free(pid);
-    hz_seqset_free(&ts); hz_seqset_free(&qs);
     return rc;
 }
 

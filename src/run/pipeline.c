@@ -11,6 +11,7 @@
 #include "package.h"
 #include "publish.h"
 #include "report.h"
+#include "gapped_run.h"
 #include <jansson.h>
 #include <errno.h>
 #include <limits.h>
@@ -147,11 +148,24 @@ static int job_finish(run_t *R, qjob_t *J)
     }   /* a single run's tarball stays OUTDIR.tar.gz.tmp-<pid>-<token> until hz_publish places it */
     J->t_output += hz_now() - to;
     trace(R, "packaged");
+    /* --gapped: the alignments of every lastz command, from the loaded sequences (gapped_run.h) */
+    hz_gapped_files gf = { 0, NULL, 0 };
+    if (J->o.gapped && !J->o.nogapped) {
+        if (hz_gapped_run(&J->o, J->dir, J->mi.t, &J->qseqs, R->nthreads, &gf, &J->mi.t_gapped, R->err, sizeof R->err)) {
+            hz_gapped_files_free(&gf); return -1;
+        }
+        J->mi.gapped_done = 1; J->mi.gapped_threads = R->nthreads;
+        J->mi.gapped_commands = gf.ncmd; J->mi.gapped_files = gf.name; J->mi.n_gapped_files = gf.n;
+        trace(R, "gapped");
+    }
     job_manifest_facts(R, J);
     trace(R, "manifest facts");
     char mp[4200];
     snprintf(mp, sizeof mp, "%s/manifest.json", J->dir);
-    if (hz_manifest_write(&J->mi, mp, J->dir, R->err, sizeof R->err)) return -1;
+    int mrc = hz_manifest_write(&J->mi, mp, J->dir, R->err, sizeof R->err);
+    J->mi.gapped_files = NULL; J->mi.n_gapped_files = 0;
+    hz_gapped_files_free(&gf);
+    if (mrc) return -1;
     trace(R, "manifest written");
     /* --report: report.html + .png (report.h), from the finished folder and its manifest */
     return J->o.report && hz_report_dir(J->dir, R->err, sizeof R->err) ? -1 : 0;

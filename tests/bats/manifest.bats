@@ -110,6 +110,28 @@ golden_field() {
     [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_GATE_KERNEL": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_DEVICE_LONG": null, "HSPZ_DEVICE_DEDUP": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null, "HSPZ_SYNC": null, "HSPZ_FAULT": null, "HSPZ_TRACE": null}' ]
 }
 
+@test "manifest: run --gapped is valid and records the alignment files (bytes, lines, sha256), the stage and its time" {
+    hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$OUT" -t 2 --gapped --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local M="$OUT/manifest.json" f n=0
+    validate "$M"
+    [ "$(mf "$M" 'd["gapped"]["commands"]')" = "$(grep -c '' "$OUT/lastz-commands.txt")" ]
+    [ "$(mf "$M" 'd["gapped"]["threads"]')" = 2 ]
+    [ "$(mf "$M" 'd["time_s"]["gapped"] >= 0 and d["time_s"]["gapped"] <= d["time_s"]["wall"]')" = true ]
+    [ "$(mf "$M" 'd["config"]["values"]["gapped"]')" = '{"value": true, "source": "flag", "section": "output"}' ]
+    for f in $(mf "$M" '" ".join(d["gapped"]["files"])'); do
+        [ "$(mf "$M" "[(o['bytes'], o['lines'], o['sha256']) for o in d['outputs'] if o['name'] == '$f']")" = \
+          "[[$(stat -c %s "$OUT/$f"), $(grep -c '' "$OUT/$f"), \"$(sha256sum <"$OUT/$f" | cut -d' ' -f1)\"]]" ] || { echo "$f"; return 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -eq $((2 * $(grep -c '' "$OUT/lastz-commands.txt"))) ]   # each line's .maf- and .err file
+    [ "$(grep -c '^a ' "$OUT"/*.plus.maf-)" -gt 0 ]
+    # the schema rejects a gapped section without its files
+    python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); del m["gapped"]["files"]; json.dump(m, open(sys.argv[2], "w"))' "$M" "$T/bad.json"
+    run validate "$T/bad.json"
+    [ "$status" -eq 1 ] && [[ "$output" == *"schema violation at /gapped"* ]]
+}
+
 @test "manifest: --no-hostname writes run.hostname null (a service hides its hosts)" {
     local d="$BATS_TEST_TMPDIR"
     hz_run run -r $MT/MT-human.fa -q $MT/MT-orang.fa -o "$d/a" --quiet

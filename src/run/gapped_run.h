@@ -1,0 +1,54 @@
+/* gapped_run — `hspz run --gapped`: the gapped stage (LASTZ 1.04.22's alignments, issue 34) on
+ * the run's own folder, from the sequences the run loaded (docs/gapped.md "hspz run --gapped").
+ *
+ * The stage runs every line of the folder's lastz-commands.txt exactly as `hspz gapped --outdir`
+ * does (the same code: hz_gapped_outdir_run), so the bytes are those of `hspz run` followed by
+ * `hspz gapped --outdir`, and those of lastz on the package (spec
+ * ../shared/spec/lastz-gapped-spec.md §0.1 family A).
+ */
+#ifndef HZ_GAPPED_RUN_H
+#define HZ_GAPPED_RUN_H
+#include <stddef.h>
+#include <time.h>
+#include "options.h"
+#include "seqio.h"
+
+/* What the stage wrote: the number of commands and the names (relative to DIR) of their
+ * --output and 2> files, in line order; free with hz_gapped_files_free. */
+typedef struct { size_t ncmd; char **name; size_t n; } hz_gapped_files;
+void hz_gapped_files_free(hz_gapped_files *f);
+
+/* Every line of DIR/lastz-commands.txt (gapped_cmd.c, `hspz gapped --outdir`): its --output
+ * and 2> files written in DIR, new files (O_EXCL) unless force; the sequences ts / qs are the
+ * run's records with their -T/-Q name prefixes already on the names, read as hspz's 2bit files
+ * hold them (letters other than ACGTacgt as N / n; the bytes are not changed); up to `threads`
+ * lines at once on worker processes, threads / lines-at-once threads each.  *files (if not
+ * NULL) gets the commands and their files.  err NULL: messages on stderr as `hspz gapped` prints them, every
+ * line is tried; err given: the first failed line's message (with the first line of its 2> file)
+ * into err, no further line is started.  Returns 0, or 1. */
+int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, int force,
+                         hz_gapped_files *files, char *err, size_t errlen);
+
+/* DIR/gapped-manifest.json of `hspz gapped --outdir` (docs/manifest.md "gapped-manifest.json"):
+ * the command line, the -r/-q inputs (path, bytes, sha256), the settings with their sources,
+ * every file of f with bytes, lines and sha256, and the times (load, gapped, wall; seconds).
+ * Written atomically (temporary file, then placed; over an existing one only with force).
+ * Returns 0, or -1 with err set. */
+int hz_gapped_manifest_write(const char *dir, int argc, char **argv, const hz_seqset *t, const hz_seqset *q,
+                             const char *tprefix, const char *qprefix, int threads, int threads_given, int force,
+                             const hz_gapped_files *f, double t_load, double t_gapped, time_t start,
+                             char *err, size_t errlen);
+
+/* --gapped's contradictions of the command line, before any work (exit 2, README "Exit
+ * status"): --nogapped, -Z (no OUTDIR is written), a --format hspz gapped does not write (maf-,
+ * maf, axt, axt+ are), --ambiguous together with --inner.  Returns 0, or 2 with err set. */
+int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen);
+
+/* The stage on the run's finished folder dir (lastz-commands.txt and the segments files,
+ * after -D's split): t and q are the run's loaded target and query (hz_seqset, names without
+ * prefixes); o gives -T/-Q.  *files gets the commands and their files (hz_gapped_files_free),
+ * *secs the stage's wall time.  Returns 0, or -1 with err set (one line). */
+int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const hz_seqset *q, int threads,
+                  hz_gapped_files *files, double *secs, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# hspz run --gapped: HSPs then alignments in one process (issue 34, docs/gapped.md).  Every case
+# asserts byte equality: with `hspz run` followed by `hspz gapped --outdir` on the same inputs,
+# and with Debian's lastz 1.04.22 run on the run's own lastz-commands.txt lines (its package).
+
+load ../lib/common
+
+TD="$HSPZ_SHARED/data"
+AO="$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC"
+AG="$TD/tiny_aglobin_human_vs_cow"
+MT="$TD/tiny_mtdna_human_vs_orangutan"
+PC="$TD/tiny_lastz_pseudocat_vs_pseudopig"
+SMALL=(--seq-block-size 100000 --lastz-interval-size 40000 --wga-chunk-size 15000)
+
+setup() {
+    require_hspz
+    [ -d "$TD" ] || skip "../shared is absent ($HSPZ_SHARED): these cases use ../shared/data"
+}
+
+# alignments DIR — the number of alignments (maf 'a' lines, axt summary lines) in DIR's outputs
+alignments() { cat "$1"/*.maf* "$1"/*.axt* 2>/dev/null | grep -c '^a \|^[0-9]' || true; }
+
+# same_gapped A B — two folders with the same files and bytes, the manifests aside, and with
+# alignments: every line's --output file and an empty 2> file
+same_gapped() {
+    diff -r -x manifest.json -x gapped-manifest.json "$1" "$2" || return 1
+    local n; n=$(alignments "$1")
+    [ "$n" -gt 0 ] || { echo "no alignments in $1"; return 1; }
+    local outs; outs=$(sed 's/.*--output=\([^ ]*\) .*/\1/' "$1/lastz-commands.txt")
+    for f in $outs; do [ -f "$1/$f" ] || { echo "missing $f"; return 1; }; done
+    for f in "$1"/*.err; do [ ! -s "$f" ] || { echo "$f: $(head -2 "$f")"; return 1; }; done
+    echo "equal: $n alignments, $(wc -l < "$1/lastz-commands.txt") commands"
+}
+
+# two_step DIR REF QRY [run options...] — DIR/two: hspz run, then hspz gapped --outdir (the
+# same --threads as the run when given)
+two_step() {
+    local d="$1" ref="$2" qry="$3"; shift 3
+    mkdir -p "$d"
+    hz_run run -r "$ref" -q "$qry" -o "$d/two" --quiet "$@"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    run "$HSPZ" gapped --outdir "$d/two" -r "$ref" -q "$qry" --threads 2
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+}
+
+# vs_lastz OUTDIR TARBALL — every line of OUTDIR/lastz-commands.txt run by /usr/bin/lastz on the
+# run's package (the 2bit files Galaxy's batched_lastz reads): its output and stderr equal
+# the files hspz run --gapped wrote
+vs_lastz() {
+    require_cmd lastz
+    local out="$1" pkg="$BATS_TEST_TMPDIR/pkg.$$.$RANDOM" n=0 line f
+    mkdir -p "$pkg" && tar xzf "$2" -C "$pkg" && cd "$pkg/galaxy/files" || return 1
+    while read -r line; do
+        eval "$line" || { echo "lastz failed: $line"; return 1; }
+        for f in $(sed 's/.*--output=\([^ ]*\) 2> \(.*\)/\1 \2/' <<<"$line"); do
+            cmp "$f" "$out/$f" || { echo "differs from lastz: $f ($line)"; return 1; }
+        done
+        n=$((n + 1))
+    done < "$out/lastz-commands.txt"
+    cd "$HZ_REPO"
+    [ "$n" -gt 0 ] && echo "equal to lastz: $n commands, $(alignments "$out") alignments"
+}
+
+@test "run --gapped: apple/orange FASTA, both strands, = run + gapped --outdir on 1, 2 and 3 threads, and with --query-list" {
+    local d="$BATS_TEST_TMPDIR" t
+    two_step "$d" "$AO/apple.fasta.gz" "$AO/orange.fasta.gz" --threads 1
+    grep -q -- '--strand=minus' "$d/two/lastz-commands.txt" && grep -q -- '--strand=plus' "$d/two/lastz-commands.txt"
+    for t in 1 2 3; do
+        hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/g$t" --quiet --threads $t --gapped
+        [ "$status" -eq 0 ] || { show_run; return 1; }
+        [ -z "$stderr" ]
+        same_gapped "$d/g$t" "$d/two"
+    done
+    [ "$(alignments "$d/g1")" -gt 20 ]
+    # --query-list: each query's folder OUTDIR/<n>/ gets its alignments
+    echo "$AO/orange.fasta.gz" > "$d/ql.txt"
+    hz_run run -r "$AO/apple.fasta.gz" --query-list "$d/ql.txt" -o "$d/ql" --quiet --threads 2 --gapped
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    same_gapped "$d/ql/000001" "$d/two"
+}
+
+@test "run --gapped: 2bit target, a relative scoring file, -T/-Q prefixes, axt+ with --inner 2000 = run + gapped --outdir" {
+    local d="$BATS_TEST_TMPDIR"
+    cp "$HZ_DATA/scoring/hoxd70.txt" "$d/sc.txt"
+    cd "$d"
+    local opts=(-c sc.txt -T pig. -Q cat. --format axt+ --inner 2000 --gappedthresh 3000 --hspthresh 2400 --threads 2)
+    two_step "$d" "$PC/pseudopig.2bit" "$PC/pseudocat.fa" "${opts[@]}"
+    hz_run run -r "$PC/pseudopig.2bit" -q "$PC/pseudocat.fa" -o "$d/g" --quiet --gapped "${opts[@]}"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    grep -q -- '--scores=sc.txt' "$d/g/lastz-commands.txt"
+    grep -q -- '--inner=2000' "$d/g/lastz-commands.txt"
+    same_gapped "$d/g" "$d/two"
+    grep -q ' pig\.' "$d"/g/*.axt+                      # the prefixed names, as in the package's 2bit
+}
+
+@test "run --gapped = Debian's lastz on the run's own lastz-commands.txt (mtDNA, alpha-globin, apple/orange, 2bit pseudopig; maf-, axt+ H=2000)" {
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR" i=0 pair
+    for pair in "$MT/MT-human.fa $MT/MT-orang.fa" "$AG/aglobin_human.fa.gz $AG/aglobin_cow.fa.gz" \
+                "$PC/pseudopig.2bit $PC/pseudopig.2bit" "$AO/apple.fasta.gz $AO/orange.fasta.gz"; do
+        set -- $pair
+        i=$((i + 1))
+        hz_run run -r "$1" -q "$2" -o "$d/m$i" --tarball --quiet --threads 2 --gapped
+        [ "$status" -eq 0 ] || { show_run; return 1; }
+        vs_lastz "$d/m$i" "$d/m$i.tar.gz"
+    done
+    # make_lastz_chains' gapped options on the lines (axt+, interpolation), both strands
+    hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/x" --tarball --quiet --gapped \
+        --format axt+ --inner 2000 --hspthresh 2400 --gappedthresh 3000 --ydrop 9400
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    grep -q -- '--strand=minus' "$d/x/lastz-commands.txt"
+    vs_lastz "$d/x" "$d/x.tar.gz"
+}
+
+@test "run --gapped: -D split segments files and a unit of a plan = run + gapped --outdir" {
+    local d="$BATS_TEST_TMPDIR"
+    two_step "$d/D" "$AO/apple.fasta.gz" "$AO/orange.fasta.gz" -D 20 --threads 2
+    hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/D/g" --quiet -D 20 --threads 2 --gapped
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(ls "$d"/D/g/*.split*.maf- | wc -l)" -gt 10 ]
+    same_gapped "$d/D/g" "$d/D/two"
+    hz_run plan -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/plan.json" "${SMALL[@]}" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run --plan "$d/plan.json" --unit 6,11 -o "$d/u" --quiet --threads 2 --gapped
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run --plan "$d/plan.json" --unit 6,11 -o "$d/v" --quiet --threads 2
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    run "$HSPZ" gapped --outdir "$d/v" -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz"
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    same_gapped "$d/u" "$d/v"
+    [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["unit"]["ids"])' "$d/u/manifest.json")" = "[6, 11]" ]
+}
+
+@test "run --gapped: the manifest records each alignment file (bytes, sha256 = sha256sum), the stage's time and the setting's source" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$d/g" --quiet --gapped --threads 2
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local n=0 f
+    for f in $(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["gapped"]["files"]))' "$d/g/manifest.json"); do
+        [ -f "$d/g/$f" ]
+        [ "$(python3 -c 'import json,sys
+m = json.load(open(sys.argv[1])); e = [o for o in m["outputs"] if o["name"] == sys.argv[2]][0]
+print(e["sha256"], e["bytes"])' "$d/g/manifest.json" "$f")" = "$(sha256sum < "$d/g/$f" | cut -c1-64) $(stat -c %s "$d/g/$f")" ]
+        n=$((n + 1))
+    done
+    [ "$n" -eq $((2 * $(wc -l < "$d/g/lastz-commands.txt"))) ]     # each line's --output and 2> file
+    python3 - "$d/g/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["gapped"]["commands"] == 1 and m["gapped"]["threads"] == 2, m["gapped"]
+assert 0 <= m["time_s"]["gapped"] <= m["time_s"]["wall"], m["time_s"]
+assert m["config"]["values"]["gapped"] == {"value": True, "source": "flag", "section": "output"}
+PY
+    # without --gapped: no section, no time, the default source
+    hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$d/n" --quiet --threads 2
+    python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); assert "gapped" not in m and "gapped" not in m["time_s"]
+assert m["config"]["values"]["gapped"]["value"] is False and m["config"]["values"]["gapped"]["source"] == "default"' "$d/n/manifest.json"
+    # hspz gapped --outdir's own record: gapped-manifest.json with the same files and bytes
+    run "$HSPZ" gapped --outdir "$d/n" -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa"
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    python3 - "$d/n/gapped-manifest.json" "$d/g/manifest.json" "$d/n" <<'PY'
+import hashlib, json, os, sys
+g, r, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+assert g["kind"] == "hspz gapped --outdir" and g["commands"] == 1 and g["run"]["status"] == "completed"
+assert [o["name"] for o in g["outputs"]] == r["gapped"]["files"]
+for o in g["outputs"]:
+    b = open(os.path.join(d, o["name"]), "rb").read()
+    assert o["bytes"] == len(b) and o["sha256"] == hashlib.sha256(b).hexdigest(), o
+assert [i["sha256"] for i in g["inputs"]] == [i["sha256"] for i in r["inputs"]]
+assert g["settings"]["threads"] == {"value": 1, "source": "default"}
+PY
+    # a second --outdir run: its outputs exist, refused without --force, replaced with it
+    run "$HSPZ" gapped --outdir "$d/n" -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa"
+    [ "$status" -eq 1 ]
+    run "$HSPZ" gapped --outdir "$d/n" -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" --force --threads 3
+    [ "$status" -eq 0 ]
+    python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["settings"]["threads"] == {"value": 3, "source": "flag"}' "$d/n/gapped-manifest.json"
+}
+
+@test "run --gapped: YAML key output.gapped, and what it cannot do is refused with one line before any work" {
+    local d="$BATS_TEST_TMPDIR"
+    printf 'output:\n  gapped: true\n' > "$d/c.yaml"
+    hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$d/y" --config "$d/c.yaml" --quiet --threads 1
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(ls "$d"/y/*.maf- | wc -l)" -eq "$(grep -c '' "$d/y/lastz-commands.txt")" ]
+    [ "$(alignments "$d/y")" -gt 0 ]
+    python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["config"]["values"]["gapped"]["source"] == "file"' "$d/y/manifest.json"
+    local a
+    for a in "--nogapped" "-Z" "--format lav" "--format general" "--inner 2000 --ambiguous iupac"; do
+        hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$d/r" --gapped $a
+        assert_one_error_line 2 || { echo "with --gapped $a"; return 1; }
+        [[ "$stderr" == "hspz: "*"-"* ]]
+        assert_no_outdir "$d/r"
+    done
+    [[ "$stderr" == *"run lastz on lastz-commands.txt"* ]]
+    hz_run run --help
+    [[ "$output" == *"--gapped "* ]]
+}
+
+@test "run --gapped: a command lastz would fail fails the run: one line with lastz's message, no OUTDIR" {
+    local d="$BATS_TEST_TMPDIR"
+    { echo ">chr1.fa"; gunzip -c "$AG/aglobin_human.fa.gz" | grep -v '>'; } > "$d/t.fa"   # lastz drops '.fa' from names
+    hz_run run -r "$d/t.fa" -q "$AG/aglobin_cow.fa.gz" -o "$d/o" --gapped --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: gapped stage: line 1 of lastz-commands.txt failed: FAILURE: bad target sequence name"* ]]
+    assert_no_outdir "$d/o"
+    # the HSP stage alone still succeeds on it
+    hz_run run -r "$d/t.fa" -q "$AG/aglobin_cow.fa.gz" -o "$d/o" --quiet
+    [ "$status" -eq 0 ]
+}
