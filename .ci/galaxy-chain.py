@@ -9,7 +9,8 @@ defaults (KegAlign's: automatic diagonal partition, 400 Mb blocks), run the real
 tool on hspz's `kegalign_output`, download both, then run every lastz command of the package by
 hand (Debian's lastz, from galaxy/files, as run_lastz_tarball.py does) and require the same MAF
 bytes (blocks > 0).  With --expect, the alignment blocks must also equal that MAF's (KegAlign's
-own result for the pair).  Prints one line per check, "PASS: ..." or "FAIL: ...", and exits 1
+own result for the pair).  The hspz tool also runs on the pair with Output "alignments in
+hspz": its MAF must be batched_lastz's output byte for byte (uncompressed).  Prints one line per check, "PASS: ..." or "FAIL: ...", and exits 1
 if any failed.  Only the standard library and Galaxy's REST API are used.
 """
 import gzip
@@ -62,10 +63,14 @@ def upload(hist, paths):
     return ids, [wait("datasets", i) for i in ids]
 
 
-def run_tool(hist, tool, inputs):
+def submit(hist, tool, inputs):
     r = api("POST", "/api/tools", {"tool_id": tool, "history_id": hist, "inputs": inputs})
-    job = r["jobs"][0]["id"]
-    return {o["output_name"]: o["id"] for o in r["outputs"]}, job, wait("jobs", job)
+    return {o["output_name"]: o["id"] for o in r["outputs"]}, r["jobs"][0]["id"]
+
+
+def run_tool(hist, tool, inputs):
+    outs, job = submit(hist, tool, inputs)
+    return outs, job, wait("jobs", job)
 
 
 def maybe_gunzip(b):
@@ -115,7 +120,10 @@ def one_pair(name, target, query, expect):
     (t, q), (st1, st2) = upload(hist, [target, query])
     if st1 != "ok" or st2 != "ok":
         return report(False, f"{name}: uploads {st1}/{st2}")
-    outs, job, st = run_tool(hist, "hspz", {"target": {"src": "hda", "id": t}, "query": {"src": "hda", "id": q}})
+    pair = {"target": {"src": "hda", "id": t}, "query": {"src": "hda", "id": q}}
+    # the same pair with Output "alignments in hspz", submitted now, compared below
+    aouts, ajob = submit(hist, "hspz", dict(pair, output_mode="alignments"))
+    outs, job, st = run_tool(hist, "hspz", pair)
     cmd = api("GET", f"/api/jobs/{job}?full=true").get("command_line") or ""
     report(st == "ok", f"{name}: hspz job {st}")
     if st != "ok":
@@ -137,6 +145,16 @@ def one_pair(name, target, query, expect):
     nb = len(blocks(got))
     report(ext.startswith("maf") and got == want and nb > 0,
            f"{name}: batched_lastz's MAF ({ext}, {nb} blocks, {n} lastz commands) == lastz by hand on the package")
+    ast = wait("jobs", ajob)
+    if ast != "ok":
+        info = api("GET", f"/api/jobs/{ajob}?full=true")
+        report(False, f"{name}: hspz (alignments in hspz) job {ast}: {(info.get('stderr') or '')[-400:]}")
+    else:
+        aln = aouts["alignments"]
+        aext = api("GET", f"/api/datasets/{aln}")["extension"]
+        mine = api("GET", f"/api/datasets/{aln}/display", raw=True)
+        report(aext == "maf" and mine == got,
+               f"{name}: hspz's 'alignments in hspz' ({aext}, {len(mine)} bytes) == batched_lastz's MAF, uncompressed")
     if expect:
         report(blocks(got) == blocks(maybe_gunzip(open(expect, "rb").read())),
                f"{name}: the same {nb} blocks as {os.path.basename(expect)}")

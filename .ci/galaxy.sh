@@ -26,7 +26,7 @@
 # Steps: venvs (pinned) -> planemo lint -> macro expansion with Galaxy's own expander + XSD
 # validation -> Galaxy 26.1.1 (sqlite, conda off, celery off) -> galaxy-tool-test for every
 # <tests> case -> hspz -> the real batched_lastz on two pairs (MT, apple/orange), its MAF equal to
-# lastz run by hand on the package (.ci/galaxy-chain.py) -> a negative control (a copy of the tool with one wrong assertion must fail)
+# lastz run by hand on the package and to the tool's "alignments in hspz" MAF (.ci/galaxy-chain.py) -> a negative control (a copy of the tool with one wrong assertion must fail)
 # -> no file named PWNED in any job folder, and every tool script passes `sh -n` -> stop Galaxy
 # by its PID.  Last line: "galaxy: N passed, N failed"; exit status non-zero if anything failed.
 set -euo pipefail
