@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gapped.h"
+#include "gapped_dev.h"
 #include "manifest.h"
 #include "outsafe.h"
 #include "seqio.h"
@@ -29,6 +30,9 @@ static const char GAPPED_USAGE[] =
 "  --output=FILE              output file (default: standard output)\n"
 "  --threads=N                (hspz's own) compute the passes (query records x strands) on N\n"
 "                             threads; the same bytes for every N\n"
+"  --device=cpu|cuda|auto     (hspz's own) where the anchors' speculative extensions run\n"
+"                             (default cpu; cuda: a CUDA GPU; auto: the GPU when there is one);\n"
+"                             the same bytes on every device\n"
 "  --ydrop=N, Y=N             y-drop (default gap_open + 300 * gap_extend = 9400)\n"
 "  --gappedthresh=N, L=N      keep alignments scoring at least N (default 3000)\n"
 "  --strand=plus|minus|both   query strand(s) (default both)\n"
@@ -41,7 +45,7 @@ static const char GAPPED_USAGE[] =
 "[start,end]; FILE/NAME selects one record (make_lastz_chains' 'REF.2bit/CHROM[s,e][multiple]').\n"
 "\n"
 "\n"
-"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--force]\n"
+"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--device D] [--force]\n"
 "  runs every line of OUTDIR/lastz-commands.txt (hspz run's output folder), reading TARGET and\n"
 "  QUERY (the files given to hspz run) where the lines name work/ref.2bit and work/query.2bit,\n"
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
@@ -68,6 +72,7 @@ typedef struct {
     int have_ydrop, have_gapped;
     int32_t inner;                /* --inner / H= (0: off) */
     int threads;                  /* --threads=N: passes computed on N threads */
+    const char *device;           /* --device=cpu|cuda|auto|emu (gapped_dev.h); NULL = cpu */
     int notrivial;                /* --notrivial (§5.10) */
     int outdir, force;            /* --outdir mode (outputs inside DIR, new unless --force) */
     const char *inputs[2];        /* --outdir mode: the -r / -q files */
@@ -173,6 +178,12 @@ static int parse_args(gopts *o, int argc, char **argv)
             int32_t t;
             if (parse_int(v, &t) || t < 1 || t > 1024) return die("hspz gapped: bad --threads '%s'", a);
             o->threads = t;
+            continue;
+        }
+        if (!strncmp(a, "--device=", 9)) {                 /* hspz's own option, like --threads */
+            if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto") && strcmp(v, "emu"))
+                return die("hspz gapped: bad --device '%s' (cpu, cuda or auto)", a);
+            o->device = v;
             continue;
         }
         o->args[o->nargs++] = a;
@@ -348,12 +359,14 @@ typedef struct {
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
     int done, ithreads;                      /* ithreads: threads inside the pass (gapped_par.c) */
+    hz_gdev *dev; char derr[256];            /* speculative extensions on a device (gapped_dev.h) */
 } pjob;
 
 typedef struct {
     gopts *o; hz_gscore *sc; const hz_gside *T; hz_gsegrd *r; FILE *out;
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads; pthread_t *tid; int nt;
+    hz_gdev *dev;
     pthread_mutex_t mu; pthread_cond_t cv;
     pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop, active;
 } grun;
@@ -363,8 +376,16 @@ static void compute_job(pjob *j, hz_gwork *w)
     hz_ganchor *an = NULL;
     int64_t nan = hz_gapped_anchors(&j->P, j->segs, j->nseg, 1, &an);
     j->rc = 0;
-    if (nan < 0 || hz_gapped_pass_par(&j->P, w, an, nan, &j->S, j->ithreads, NULL)) j->rc = -1;
-    else if (j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */
+    hz_gdres *R = NULL; int64_t nredo = 0;
+    if (nan >= 2 && j->dev && hz_gdev_pass(j->dev, &j->P, an, nan, &R, j->derr, sizeof j->derr)) j->rc = -1;
+    else if (nan < 0 || hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
+    if (R && getenv("HSPZ_GAPPED_STATS")) {           /* how much the device did (bench/) */
+        int64_t ok, left; hz_gdres_counts(R, &ok, &left);
+        fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s, %lld left to the CPU, %lld redone\n",
+                (long long)nan, (long long)ok, hz_gdev_name(j->dev), (long long)left, (long long)nredo);
+    }
+    hz_gdres_free(R);
+    if (!j->rc && j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */
         int32_t m = 0;
         for (int32_t k = 0; k < j->S.n; k++) if (!j->S.a[j->S.kept[k]].trivial) j->S.kept[m++] = j->S.kept[k];
         j->S.nout = m;
@@ -414,7 +435,8 @@ static int commit_one(grun *g)
         if (!g->noted) { g->noted = 1; fputs("truncation can be reduced by using --allocate:traceback to increase traceback memory\n", stderr); }
         i = e + 1;
     }
-    if (j->rc) rc = die("hspz gapped: out of memory");
+    if (j->rc && j->derr[0]) rc = die("hspz gapped: --device: %s", j->derr);
+    else if (j->rc) rc = die("hspz gapped: out of memory");
     else {
         hz_gnames nm = { (const char *const *)g->T->name, g->T->tru, g->T->start, j->qnames, j->qtrue, j->qstart, j->st == 2 };
         int wr = g->maf ? hz_gapped_write_maf(g->out, &j->P, j->L, j->nl, &nm)
@@ -465,6 +487,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);
     }
     j->notrivial = g->o->notrivial;
+    j->dev = g->dev;
     if (g->nposted == g->qcap) {
         int64_t c = g->qcap ? 2 * g->qcap : 64;
         pjob **t = realloc(g->q, (size_t)c * sizeof *t);
@@ -561,6 +584,10 @@ static int run_gapped(gopts *o)
         for (int k = 0; g.tid && k < g.threads; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
         if (!g.nt) g.threads = 1;
     }
+    if (o->device && strcmp(o->device, "cpu")) {      /* gapped_dev.h; auto: the GPU when usable */
+        int dr = hz_gdev_open(!strcmp(o->device, "auto") ? "cuda" : o->device, &g.dev, err, sizeof err);
+        if (dr < 0 || (dr > 0 && strcmp(o->device, "auto"))) return die("hspz gapped: --device=%s: %s", o->device, err);
+    }
     if (o->output && !(g.out = open_output(o))) return 1;
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
     if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
@@ -610,7 +637,7 @@ static int run_gapped(gopts *o)
         rc = 1;
     }
     if (g.out != stdout && fclose(g.out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
-    fclose(r.f); free(r.buf); hz_gwork_free(&g.w);
+    fclose(r.f); free(r.buf); hz_gwork_free(&g.w); hz_gdev_close(g.dev);
     pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
     free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
@@ -671,7 +698,8 @@ static int inside_dir(const char *path)
     return 1;
 }
 
-static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force, int threads)
+static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force, int threads,
+                    const char *device)
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 63, &errfile);
@@ -697,6 +725,7 @@ static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, i
     o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
     int rc = parse_args(&o, n, av);
     o.threads = threads;
+    if (device) o.device = device;
     if (!rc) {
         /* the package's 2bit files are the user's sequences (spec §1.1): read those instead */
         free(o.file[0]); free(o.file[1]);
@@ -756,16 +785,21 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs)
 
 static int hz_gapped_outdir(int argc, char **argv)
 {
-    const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1, force = 0;
+    const char *dir = NULL, *ref = NULL, *qry = NULL, *device = NULL; int threads = 1, force = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strncmp(a, "--outdir=", 9)) dir = a + 9;
         else if (!strcmp(a, "--outdir") && v) { dir = v; i++; }
         else if (!strcmp(a, "--force")) force = 1;
+        else if (!strncmp(a, "--device=", 9) || (!strcmp(a, "--device") && v)) {
+            device = a[8] == '=' ? a + 9 : v; if (a[8] != '=') i++;
+            if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto") && strcmp(device, "emu"))
+                return die("hspz gapped: bad --device '%s' (cpu, cuda or auto)", device);
+        }
         else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
         else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
         else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
-        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--force])", a);
+        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--force])", a);
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
@@ -795,7 +829,7 @@ static int hz_gapped_outdir(int argc, char **argv)
         if (next < nl && running < threads) {
             pid_t p = fork();
             if (p < 0) { rc = die("hspz gapped: fork: %s", strerror(errno)); break; }
-            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1, force, per) ? 1 : 0);
+            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1, force, per, device) ? 1 : 0);
             pid[next++] = p; running++;
             continue;
         }
