@@ -18,10 +18,10 @@
 #include "gapped_ydrop0.h"
 
 /* arena of one half (elements); an extension needing more is computed on the CPU */
-#define HZ_GD_CCAP   8192                   /* columns */
-#define HZ_GD_TBCAP  (1 << 20)              /* traceback cells (bytes) */
-#define HZ_GD_ROWCAP 4096                   /* rows */
-#define HZ_GD_OPCAP  1024                   /* runs of the half's edit script */
+#define HZ_GD_CCAP   16384                  /* columns */
+#define HZ_GD_TBCAP  (1 << 22)              /* traceback cells (bytes) */
+#define HZ_GD_ROWCAP 16384                  /* rows */
+#define HZ_GD_OPCAP  4096                   /* runs of the half's edit script */
 #define HZ_GD_RGCAP  (2 * (HZ_GD_ROWCAP / HZ_G_RGB + 1))
 
 /* one half to extend: anchor (a1, a2), rev = 1 toward smaller positions, M rows, N columns */
