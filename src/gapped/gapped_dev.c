@@ -37,9 +37,10 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
     pthread_mutex_init(&g->mu, NULL);
     if (!strcmp(kind, "emu")) {
         hz_y0arena *a = &g->ar;
-        a->ccap = HZ_GD_CCAP; a->tbcap = HZ_GD_TBCAP; a->rowcap = HZ_GD_ROWCAP; a->opcap = HZ_GD_OPCAP; a->rgcap = HZ_GD_RGCAP;
-        a->C = malloc(HZ_GD_CCAP * sizeof *a->C); a->D = malloc(HZ_GD_CCAP * sizeof *a->D);
-        a->tb = malloc(HZ_GD_TBCAP); a->tbrow = malloc(HZ_GD_ROWCAP * sizeof *a->tbrow);
+        /* a smaller arena than the GPU's (tests stay fast; more halves left to the CPU path) */
+        a->ccap = 4096; a->tbcap = 1 << 18; a->rowcap = 2048; a->opcap = HZ_GD_OPCAP; a->rgcap = HZ_GD_RGCAP;
+        a->C = malloc(4096 * sizeof *a->C); a->D = malloc(4096 * sizeof *a->D);
+        a->tb = malloc(1 << 18); a->tbrow = malloc(2048 * sizeof *a->tbrow);
         g->batch = 1024;
         snprintf(g->name, sizeof g->name, "emu");
     } else if (!strcmp(kind, "cuda")) {
