@@ -64,6 +64,28 @@ static size_t per_half(void)
            2 * (size_t)HZ_GD_CCAP * 4 + (size_t)HZ_GD_TBCAP + (size_t)HZ_GD_ROWCAP * 4;
 }
 
+static void free_batch(gdcuda *g)
+{
+    cudaFree(g->jobs); cudaFree(g->res); cudaFree(g->ops); cudaFree(g->rg);
+    cudaFree(g->C); cudaFree(g->D); cudaFree(g->tbrow); cudaFree(g->tb);
+    g->jobs = NULL; g->res = NULL; g->ops = NULL; g->rg = NULL; g->C = g->D = g->tbrow = NULL; g->tb = NULL;
+}
+
+/* the arenas of g->batch halves */
+static cudaError_t alloc_batch(gdcuda *g)
+{
+    int64_t b = g->batch;
+    cudaError_t e;
+    if ((e = cudaMalloc(&g->jobs, b * sizeof(hz_gdjob))) != cudaSuccess) return e;
+    if ((e = cudaMalloc(&g->res, b * sizeof(hz_y0res))) != cudaSuccess) return e;
+    if ((e = cudaMalloc(&g->ops, b * HZ_GD_OPCAP * sizeof(uint32_t))) != cudaSuccess) return e;
+    if ((e = cudaMalloc(&g->rg, b * HZ_GD_RGCAP * sizeof(int32_t))) != cudaSuccess) return e;
+    if ((e = cudaMalloc(&g->C, b * HZ_GD_CCAP * sizeof(int32_t))) != cudaSuccess) return e;
+    if ((e = cudaMalloc(&g->D, b * HZ_GD_CCAP * sizeof(int32_t))) != cudaSuccess) return e;
+    if ((e = cudaMalloc(&g->tbrow, b * HZ_GD_ROWCAP * sizeof(int32_t))) != cudaSuccess) return e;
+    return cudaMalloc(&g->tb, b * (size_t)HZ_GD_TBCAP);
+}
+
 extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, size_t errlen)
 {
     *h = NULL;
@@ -81,22 +103,21 @@ extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, s
     snprintf(name, namelen, "cuda:0 %s (sm_%d%d)", pr.name, pr.major, pr.minor);
     size_t fr = 0, tot = 0;
     GD_CHECK(cudaMemGetInfo(&fr, &tot));
-    /* half the free memory, at most 64K halves; HSPZ_GAPPED_BATCH overrides (tests) */
-    int64_t b = (int64_t)(fr / 2 / per_half());
+    /* a quarter of the free memory, at most 24 GiB and 64K halves: several processes (--outdir
+     * mode) start at once and size themselves from the same free memory; when an allocation
+     * still fails, half the batch is tried.  HSPZ_GAPPED_BATCH lowers it (tests). */
+    size_t lim = fr / 4 < ((size_t)24 << 30) ? fr / 4 : ((size_t)24 << 30);
+    int64_t b = (int64_t)(lim / per_half());
     if (b > 65536) b = 65536;
     const char *eb = getenv("HSPZ_GAPPED_BATCH");
     if (eb && atoll(eb) > 0 && atoll(eb) < b) b = atoll(eb);
-    b &= ~(int64_t)1;                                   /* even: both halves of an anchor */
+    for (b &= ~(int64_t)1; b >= 2; b = (b / 2) & ~(int64_t)1) {        /* even: both halves of an anchor */
+        g->batch = b;
+        if (alloc_batch(g) == cudaSuccess) break;
+        free_batch(g);
+        cudaGetLastError();                             /* clear the failed allocation */
+    }
     if (b < 2) { free(g); snprintf(err, errlen, "too little GPU memory (%zu bytes free)", fr); return 1; }
-    g->batch = b;
-    GD_CHECK(cudaMalloc(&g->jobs, b * sizeof(hz_gdjob)));
-    GD_CHECK(cudaMalloc(&g->res, b * sizeof(hz_y0res)));
-    GD_CHECK(cudaMalloc(&g->ops, b * HZ_GD_OPCAP * sizeof(uint32_t)));
-    GD_CHECK(cudaMalloc(&g->rg, b * HZ_GD_RGCAP * sizeof(int32_t)));
-    GD_CHECK(cudaMalloc(&g->C, b * HZ_GD_CCAP * sizeof(int32_t)));
-    GD_CHECK(cudaMalloc(&g->D, b * HZ_GD_CCAP * sizeof(int32_t)));
-    GD_CHECK(cudaMalloc(&g->tbrow, b * HZ_GD_ROWCAP * sizeof(int32_t)));
-    GD_CHECK(cudaMalloc(&g->tb, b * (size_t)HZ_GD_TBCAP));
     GD_CHECK(cudaMalloc(&g->sub, 256 * 256 * sizeof(int32_t)));
     *h = g;
     return 0;
@@ -106,9 +127,8 @@ extern "C" void hz_gdcuda_close(void *h)
 {
     gdcuda *g = (gdcuda *)h;
     if (!g) return;
-    cudaFree(g->jobs); cudaFree(g->res); cudaFree(g->ops); cudaFree(g->rg);
-    cudaFree(g->C); cudaFree(g->D); cudaFree(g->tbrow); cudaFree(g->tb); cudaFree(g->sub);
-    cudaFree(g->T); cudaFree(g->Q);
+    free_batch(g);
+    cudaFree(g->sub); cudaFree(g->T); cudaFree(g->Q);
     free(g);
 }
 

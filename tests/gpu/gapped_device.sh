@@ -21,7 +21,7 @@ mkdir -p /tmp/lib && tar xJf .dev/lib.tar.xz -C /tmp/lib
 export LD_LIBRARY_PATH=/tmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PATH=$R/.dev/bin:$R/.dev/bats/bin:$PATH
 B=$R/.dev/bin/hspz
 log() { echo "$@" | tee -a "$OUT/gapped_device.log"; }
-log "== $(date -u +%FT%TZ) commit $(git log -1 --format=%h 2>/dev/null || echo '?') $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
+log "== $(date -u +%FT%TZ) commit $(cat COMMIT 2>/dev/null || git log -1 --format=%h 2>/dev/null) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "cores $(nproc); $($B version 2>&1 | head -1)"
 W=$(mktemp -d)
 
