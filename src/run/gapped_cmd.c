@@ -379,7 +379,7 @@ static void compute_job(pjob *j, hz_gwork *w)
     hz_gdres *R = NULL; int64_t nredo = 0;
     if (nan >= 2 && j->dev && hz_gdev_pass(j->dev, &j->P, an, nan, &R, j->derr, sizeof j->derr)) j->rc = -1;
     else if (nan < 0 || hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
-    if (R && getenv("HSPZ_GAPPED_STATS")) {           /* how much the device did (bench/) */
+    if (R && getenv("HSPZ_GAPPED_STATS") && !strcmp(getenv("HSPZ_GAPPED_STATS"), "1")) {           /* how much the device did (bench/) */
         int64_t ok, left; hz_gdres_counts(R, &ok, &left);
         fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s, %lld left to the CPU, %lld redone\n",
                 (long long)nan, (long long)ok, hz_gdev_name(j->dev), (long long)left, (long long)nredo);
