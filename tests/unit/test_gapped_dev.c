@@ -56,11 +56,11 @@ static void test_halves(const hz_gscore *sc)
     hz_gref none = { -1, -1 };
     uint32_t *ops = NULL; int32_t cap = 0;
     int nok = 0, nbad = 0, nfull = 0, ndiff = 0, nlong = 0;
-    for (int rep = 0; rep < 12; rep++) {
+    for (int rep = 0; rep < 6; rep++) {
         make_pair(t, q, LEN, 2 + rep % 4 * 4, rep % 3);
         int64_t sep[2] = { 0, LEN + 1 };
-        hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, rep == 11 ? 20000 : 1 << 24, NULL, NULL, NULL, 0 };
-        for (int k = 0; k < 40; k++) {
+        hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, rep == 5 ? 20000 : 1 << 24, NULL, NULL, NULL, 0 };
+        for (int k = 0; k < 30; k++) {
             int64_t a1 = 1 + (int64_t)(rnd() % LEN), a2 = (int64_t)(rnd() % LEN);
             if (k % 3 == 0) a2 = a1 - 1 < LEN ? a1 - 1 : LEN - 1;          /* on the homology */
             for (int rev = 0; rev < 2; rev++) {
@@ -83,9 +83,9 @@ static void test_halves(const hz_gscore *sc)
             }
         }
     }
-    check(nbad == 0 && nok > 600, "hz_ydrop0 = hz_gapped_half on an empty set: %d halves equal (%d with gaps, %d over 500 rows), %d different, %d arena-full",
+    check(nbad == 0 && nok > 250, "hz_ydrop0 = hz_gapped_half on an empty set: %d halves equal (%d with gaps, %d over 500 rows), %d different, %d arena-full",
           nok, ndiff, nlong, nbad, nfull);
-    check(ndiff > 50 && nlong > 20, "the comparison covered gapped and long halves (%d, %d)", ndiff, nlong);
+    check(ndiff > 20 && nlong > 10, "the comparison covered gapped and long halves (%d, %d)", ndiff, nlong);
     /* a small arena: the half stops with FULL instead of writing past it */
     make_pair(t, q, LEN, 1, 0);
     hz_y0arena s2 = a; s2.tbcap = 4096; s2.rowcap = 64;
@@ -146,15 +146,18 @@ static void test_pass(const hz_gscore *sc)
     rc = hz_gdev_pass(d, &P, an, nan, &R, err, sizeof err);
     int64_t ok = 0, left = 0;
     if (R) hz_gdres_counts(R, &ok, &left);
-    check(rc == 0 && ok > nan, "emu extended %lld of %lld halves (%lld left to the CPU)", (long long)ok, (long long)(2 * nan), (long long)left);
+    check(rc == 0 && ok > 20 && ok + left == 2 * nan, "emu extended %lld of %lld halves (%lld left to the CPU: its arena is small)",
+          (long long)ok, (long long)(2 * nan), (long long)left);
+    int64_t redo_all = 0;
     for (int nt = 1; nt <= 5; nt += nt == 2 ? 3 : 1) {   /* 1, 2, 5 */
         hz_gset S2 = { 0 }; int64_t redo = 0;
         rc = hz_gapped_pass_pre(&P, &w, an, nan, &S2, nt, &redo, hz_gdres_take, R);
         check(rc == 0 && same_sets(&S1, &S2), "device results on %d threads: the same alignments, order and neighbours (%lld redone)",
               nt, (long long)redo);
-        if (nt == 1) check(redo > 0, "results an accepted alignment could change were redone (%lld)", (long long)redo);
+        redo_all += redo;
         hz_gset_free(&S2);
     }
+    check(redo_all > 0, "speculative results (device or CPU) an accepted alignment could change were redone (%lld)", (long long)redo_all);
     hz_gdres_free(R); hz_gdev_close(d);
     hz_gset_free(&S1); hz_gwork_free(&w); free(an); free(t); free(q);
 }
