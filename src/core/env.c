@@ -22,10 +22,14 @@ static hz_envvar ENV[] = {
     { "HSPZ_FAULT", "gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)", NULL },
     /* benchmarks: phase times on stderr (src/run/pipeline.c trace, pipeline_work.c) */
     { "HSPZ_TRACE", "0, 1", NULL },
+    /* hspz gapped --device (src/run/gapped_cmd.c, cuda/gapped/ydrop.cu): halves per device
+     * launch (tests), and per-pass device counts on stderr (benchmarks) */
+    { "HSPZ_GAPPED_BATCH", "an integer 1..1073741824", NULL },
+    { "HSPZ_GAPPED_STATS", "0, 1", NULL },
 };
 #define NENV ((int)(sizeof ENV / sizeof ENV[0]))
 /* variables of the test harness and benchmarks (tests/lib/common.bash); hspz never reads them */
-static const char *const HARNESS[] = { "HSPZ_SHARED", "HSPZ_SLOW", "HSPZ_TIMEOUT", "HSPZ_TEST_LOG",
+static const char *const HARNESS[] = { "HSPZ_SHARED", "HSPZ_SLOW", "HSPZ_TIMEOUT", "HSPZ_TEST_LOG", "HSPZ_GAPPED_EXTRA",
                                        /* .ci/galaxy.sh's settings, exported to the hspz it tests */
                                        "HSPZ_BIN_DIR", "HSPZ_DOCKER_IMAGE", "HSPZ_DOCKER_SOCKET", NULL };
 

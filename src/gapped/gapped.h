@@ -163,6 +163,19 @@ int hz_gapped_accept(hz_gset *S, hz_galn *G);
  * of speculative results that were recomputed.  0, -1 on out of memory. */
 int hz_gapped_pass_par(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
                        hz_gset *S, int nthreads, int64_t *nredo);
+/* A speculative result made elsewhere (a device, gapped_dev.h) for anchor k of the pass: as
+ * hz_gapped_extend would return it (0, 1 with *G) against an EMPTY set, with the explored region
+ * in w->rg / w->nrow as a run with w->rec set records it; -1 when there is none. */
+typedef int (*hz_gpre_fn)(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn *G);
+/* hz_gapped_pass_par taking pre's results where it has one (checked at commit against every
+ * accepted alignment, redone on the CPU when one could have changed it; spec §12).  With pre
+ * the speculative scheme runs for nthreads = 1 too.  Same S and bytes. */
+int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
+                       hz_gset *S, int nthreads, int64_t *nredo, hz_gpre_fn pre, void *prectx);
+/* The tail of hz_gapped_extend (§5.3-§5.5): append the right half's run list rops[0..nr)
+ * (traceback order) to G's (the left half's, capacity *ocap), trim, pieces, the empty /
+ * threshold test.  G's s, t and score set.  1 = keep, 0 = drop (buffers freed), -1 = OOM. */
+int hz_gapped_finish(const hz_gpass *P, hz_galn *G, int32_t *ocap, const uint32_t *rops, int32_t nr);
 
 /* Names and lengths the formatter needs for the records of a pass. */
 typedef struct {

@@ -244,9 +244,18 @@ int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a
     G->s1 = a1 + 1 - e1; G->s2 = a2 + 1 - e2;
     int32_t sr = hz_gapped_half(P, w, S, 0, a1, a2, low1, high1, low2, high2, left, right,
                                 S->kept ? S->kept + cf : NULL, S->n - cf, rops, &nr, rcap, &e1, &e2);
-    if (sr == HZ_G_WORST || join_ops(&G->ops, &G->nops, &ocap, *rops, nr)) goto oom;
+    if (sr == HZ_G_WORST) goto oom;
     G->t1 = a1 + e1; G->t2 = a2 + e2;
     G->score = sl + sr;
+    return hz_gapped_finish(P, G, &ocap, *rops, nr);
+oom:
+    free(G->ops); G->ops = NULL;
+    return -1;
+}
+
+int hz_gapped_finish(const hz_gpass *P, hz_galn *G, int32_t *ocap, const uint32_t *rops, int32_t nr)
+{
+    if (join_ops(&G->ops, &G->nops, ocap, rops, nr)) goto oom;
     trim(P, G);
     if (make_pieces(G)) goto oom;
     if ((G->t1 < G->s1 && G->t2 < G->s2) || G->score < P->thresh) {   /* empty; §5.5 */

@@ -37,6 +37,7 @@ typedef struct {
     hz_gset *S; psnap *cur;
     pslot *slot; int64_t K, next_claim, next_commit;
     int stop; int64_t nredo;
+    hz_gpre_fn pre; void *prectx;         /* results made elsewhere, against an empty set */
     pthread_mutex_t mu; pthread_cond_t cv_work, cv_done;
 } ppar;
 
@@ -105,9 +106,13 @@ static void *worker(void *arg)
         for (int tries = 0;; tries++) {
             psnap *sn = p->cur; sn->refs++;
             pthread_mutex_unlock(&p->mu);
-            hz_gset V = { p->S->a, sn->n, sn->n, sn->kept, sn->byend, sn->n };
-            sl->nsnap = sn->n;
-            sl->rc = hz_gapped_extend(&p->Pq, &w, &V, p->an[k].a1, p->an[k].a2, &sl->G, &rops, &rcap);
+            int pre = !tries && p->pre ? p->pre(p->prectx, k, p->P, &w, &sl->G) : -1;
+            if (pre >= 0) { sl->nsnap = 0; sl->rc = pre; w.trunc = 0; }   /* snapshot: no alignments */
+            else {
+                hz_gset V = { p->S->a, sn->n, sn->n, sn->kept, sn->byend, sn->n };
+                sl->nsnap = sn->n;
+                sl->rc = hz_gapped_extend(&p->Pq, &w, &V, p->an[k].a1, p->an[k].a2, &sl->G, &rops, &rcap);
+            }
             sl->trunc = w.trunc;
             if ((sl->rc == 0 || sl->rc == 1) && keep_region(sl, &w)) {
                 if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
@@ -199,9 +204,17 @@ static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t 
 int hz_gapped_pass_par(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
                        hz_gset *S, int nthreads, int64_t *nredo)
 {
+    return hz_gapped_pass_pre(P, w, an, nan, S, nthreads, nredo, NULL, NULL);
+}
+
+int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
+                       hz_gset *S, int nthreads, int64_t *nredo, hz_gpre_fn pre, void *prectx)
+{
     if (nredo) *nredo = 0;
-    if (nthreads <= 1 || nan < 2) return hz_gapped_pass(P, w, an, nan, S);
+    if ((nthreads <= 1 && !pre) || nan < 2) return hz_gapped_pass(P, w, an, nan, S);
+    if (nthreads < 1) nthreads = 1;
     ppar p; memset(&p, 0, sizeof p);
+    p.pre = pre; p.prectx = prectx;
     p.P = P; p.Pq = *P; p.Pq.diag = NULL; p.Pq.reported_trunc = NULL;
     p.an = an; p.nan = nan; p.S = S; p.K = 4 * (int64_t)nthreads;
     if (hz_gset_reserve(S, nan + P->ntrivial + 1) || hz_gapped_trivials(P, S) || publish(&p)) { snap_unref(p.cur); return -1; }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gapped.h"
+#include "gapped_dev.h"
 #include "manifest.h"
 #include "outsafe.h"
 #include "seqio.h"
@@ -33,6 +34,9 @@ static const char GAPPED_USAGE[] =
 "  --output=FILE              output file (default: standard output)\n"
 "  --threads=N                (hspz's own) compute the passes (query records x strands) on N\n"
 "                             threads; the same bytes for every N\n"
+"  --device=cpu|cuda|auto     (hspz's own) where the anchors' speculative extensions run\n"
+"                             (default cpu; cuda: a CUDA GPU; auto: the GPU when there is one);\n"
+"                             the same bytes on every device\n"
 "  --ydrop=N, Y=N             y-drop (default gap_open + 300 * gap_extend = 9400)\n"
 "  --gappedthresh=N, L=N      keep alignments scoring at least N (default 3000)\n"
 "  --strand=plus|minus|both   query strand(s) (default both)\n"
@@ -45,7 +49,7 @@ static const char GAPPED_USAGE[] =
 "[start,end]; FILE/NAME selects one record (make_lastz_chains' 'REF.2bit/CHROM[s,e][multiple]').\n"
 "\n"
 "\n"
-"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--force]\n"
+"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--device D] [--force]\n"
 "  runs every line of OUTDIR/lastz-commands.txt (hspz run's output folder), reading TARGET and\n"
 "  QUERY (the files given to hspz run) where the lines name work/ref.2bit and work/query.2bit,\n"
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
@@ -74,6 +78,7 @@ typedef struct {
     int have_ydrop, have_gapped;
     int32_t inner;                /* --inner / H= (0: off) */
     int threads;                  /* --threads=N: passes computed on N threads */
+    const char *device;           /* --device=cpu|cuda|auto|emu (gapped_dev.h); NULL = cpu */
     int notrivial;                /* --notrivial (§5.10) */
     int outdir, force;            /* --outdir mode (outputs inside DIR, new unless --force) */
     int twobit;                   /* --outdir mode: bytes as hspz's 2bit files hold them (twobit_byte) */
@@ -180,6 +185,12 @@ static int parse_args(gopts *o, int argc, char **argv)
             int32_t t;
             if (parse_int(v, &t) || t < 1 || t > 1024) return die("hspz gapped: bad --threads '%s'", a);
             o->threads = t;
+            continue;
+        }
+        if (!strncmp(a, "--device=", 9)) {                 /* hspz's own option, like --threads */
+            if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto") && strcmp(v, "emu"))
+                return die("hspz gapped: bad --device '%s' (cpu, cuda or auto)", a);
+            o->device = v;
             continue;
         }
         o->args[o->nargs++] = a;
@@ -365,12 +376,14 @@ typedef struct {
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
     int done, ithreads;                      /* ithreads: threads inside the pass (gapped_par.c) */
+    hz_gdev *dev; char derr[256];            /* speculative extensions on a device (gapped_dev.h) */
 } pjob;
 
 typedef struct {
     gopts *o; hz_gscore *sc; const hz_gside *T; hz_gsegrd *r; FILE *out;
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads; pthread_t *tid; int nt;
+    hz_gdev *dev;
     pthread_mutex_t mu; pthread_cond_t cv;
     pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop, active;
 } grun;
@@ -380,8 +393,16 @@ static void compute_job(pjob *j, hz_gwork *w)
     hz_ganchor *an = NULL;
     int64_t nan = hz_gapped_anchors(&j->P, j->segs, j->nseg, 1, &an);
     j->rc = 0;
-    if (nan < 0 || hz_gapped_pass_par(&j->P, w, an, nan, &j->S, j->ithreads, NULL)) j->rc = -1;
-    else if (j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */
+    hz_gdres *R = NULL; int64_t nredo = 0;
+    if (nan >= 2 && j->dev && hz_gdev_pass(j->dev, &j->P, an, nan, &R, j->derr, sizeof j->derr)) j->rc = -1;
+    else if (nan < 0 || hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
+    if (R && getenv("HSPZ_GAPPED_STATS") && !strcmp(getenv("HSPZ_GAPPED_STATS"), "1")) {           /* how much the device did (bench/) */
+        int64_t ok, left; hz_gdres_counts(R, &ok, &left);
+        fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s, %lld left to the CPU, %lld redone\n",
+                (long long)nan, (long long)ok, hz_gdev_name(j->dev), (long long)left, (long long)nredo);
+    }
+    hz_gdres_free(R);
+    if (!j->rc && j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */
         int32_t m = 0;
         for (int32_t k = 0; k < j->S.n; k++) if (!j->S.a[j->S.kept[k]].trivial) j->S.kept[m++] = j->S.kept[k];
         j->S.nout = m;
@@ -431,7 +452,8 @@ static int commit_one(grun *g)
         if (!g->noted) { g->noted = 1; fputs("truncation can be reduced by using --allocate:traceback to increase traceback memory\n", stderr); }
         i = e + 1;
     }
-    if (j->rc) rc = die("hspz gapped: out of memory");
+    if (j->rc && j->derr[0]) rc = die("hspz gapped: --device: %s", j->derr);
+    else if (j->rc) rc = die("hspz gapped: out of memory");
     else {
         hz_gnames nm = { (const char *const *)g->T->name, g->T->tru, g->T->start, j->qnames, j->qtrue, j->qstart, j->st == 2 };
         int wr = g->maf ? hz_gapped_write_maf(g->out, &j->P, j->L, j->nl, &nm)
@@ -482,6 +504,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);
     }
     j->notrivial = g->o->notrivial;
+    j->dev = g->dev;
     if (g->nposted == g->qcap) {
         int64_t c = g->qcap ? 2 * g->qcap : 64;
         pjob **t = realloc(g->q, (size_t)c * sizeof *t);
@@ -578,6 +601,10 @@ static int run_gapped(gopts *o)
         for (int k = 0; g.tid && k < g.threads; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
         if (!g.nt) g.threads = 1;
     }
+    if (o->device && strcmp(o->device, "cpu")) {      /* gapped_dev.h; auto: the GPU when usable */
+        int dr = hz_gdev_open(!strcmp(o->device, "auto") ? "cuda" : o->device, &g.dev, err, sizeof err);
+        if (dr < 0 || (dr > 0 && strcmp(o->device, "auto"))) return die("hspz gapped: --device=%s: %s", o->device, err);
+    }
     if (o->output && !(g.out = open_output(o))) return 1;
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
     if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
@@ -628,7 +655,7 @@ static int run_gapped(gopts *o)
         rc = 1;
     }
     if (g.out != stdout && fclose(g.out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
-    fclose(r.f); free(r.buf); hz_gwork_free(&g.w);
+    fclose(r.f); free(r.buf); hz_gwork_free(&g.w); hz_gdev_close(g.dev);
     pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
     free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
@@ -678,7 +705,8 @@ static int inside_dir(const char *path)
     return 1;
 }
 
-static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_seqset *qs, int lineno, int force, int threads)
+static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_seqset *qs, int lineno, int force, int threads,
+                    const char *device)
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 63, &errfile);
@@ -708,6 +736,7 @@ static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_s
     o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
     int rc = parse_args(&o, n, av);
     o.threads = threads; o.twobit = 1;
+    if (device) o.device = device;
     if (!rc && o.scores && o.scores[0] != '/' && cwd[0] && access(o.scores, F_OK) && (scores = malloc(strlen(cwd) + strlen(o.scores) + 2))) {
         sprintf(scores, "%s/%s", cwd, o.scores);
         o.scores = scores;
@@ -773,16 +802,21 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **pref
 
 static int hz_gapped_outdir(int argc, char **argv)
 {
-    const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1, force = 0, threads_given = 0;
+    const char *dir = NULL, *ref = NULL, *qry = NULL, *device = NULL; int threads = 1, force = 0, threads_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strncmp(a, "--outdir=", 9)) dir = a + 9;
         else if (!strcmp(a, "--outdir") && v) { dir = v; i++; }
         else if (!strcmp(a, "--force")) force = 1;
+        else if (!strncmp(a, "--device=", 9) || (!strcmp(a, "--device") && v)) {
+            device = a[8] == '=' ? a + 9 : v; if (a[8] != '=') i++;
+            if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto") && strcmp(device, "emu"))
+                return die("hspz gapped: bad --device '%s' (cpu, cuda or auto)", device);
+        }
         else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
         else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
         else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; threads_given = 1; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
-        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--force])", a);
+        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--force])", a);
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
@@ -800,7 +834,7 @@ static int hz_gapped_outdir(int argc, char **argv)
     int rc = run_inputs(dir, &ts, &qs, pre);
     clock_gettime(CLOCK_MONOTONIC, &c1);
     hz_gapped_files fl = { 0, NULL, 0 };
-    if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, force, &fl, NULL, 0);
+    if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, device, force, &fl, NULL, 0);
     clock_gettime(CLOCK_MONOTONIC, &c2);
     if (!rc) {   /* the record of what this command wrote (docs/manifest.md "gapped-manifest.json") */
         double tl = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
@@ -831,7 +865,7 @@ static void err_first_line(const char *dir, const char *line, char *msg, size_t 
     free(cp);
 }
 
-int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, int force,
+int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device, int force,
                          hz_gapped_files *files, char *err, size_t errlen)
 {
     char path[4096];
@@ -896,7 +930,7 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
                  * folder and exits; the workers must not write on) */
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent) _exit(1);
-                _exit(run_line(dir, lines[next], ts, qs, next + 1, force, per) ? 1 : 0);
+                _exit(run_line(dir, lines[next], ts, qs, next + 1, force, per, device) ? 1 : 0);
             }
             pid[next++] = p; running++;
             continue;

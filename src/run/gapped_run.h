@@ -22,11 +22,12 @@ void hz_gapped_files_free(hz_gapped_files *f);
  * and 2> files written in DIR, new files (O_EXCL) unless force; the sequences ts / qs are the
  * run's records with their -T/-Q name prefixes already on the names, read as hspz's 2bit files
  * hold them (letters other than ACGTacgt as N / n; the bytes are not changed); up to `threads`
- * lines at once on worker processes, threads / lines-at-once threads each.  *files (if not
+ * lines at once on worker processes, threads / lines-at-once threads each; device: where the
+ * extensions run (gapped_dev.h: "cpu", "cuda", "auto"; NULL = cpu), never changes a byte.  *files (if not
  * NULL) gets the commands and their files.  err NULL: messages on stderr as `hspz gapped` prints them, every
  * line is tried; err given: the first failed line's message (with the first line of its 2> file)
  * into err, no further line is started.  Returns 0, or 1. */
-int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, int force,
+int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device, int force,
                          hz_gapped_files *files, char *err, size_t errlen);
 
 /* DIR/gapped-manifest.json of `hspz gapped --outdir` (docs/manifest.md "gapped-manifest.json"):

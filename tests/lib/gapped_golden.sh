@@ -4,7 +4,8 @@
 # files (the golden's 2bit files are not stored); names, segments and the lastz command line
 # are the golden's own.
 #   gapped_golden.sh PAIR VARIANT STRAND WORKDIR [THREADS]  (VARIANT maf|axt, STRAND plus|minus;
-#   THREADS: --threads=N for hspz, the same bytes expected for every N)
+#   THREADS: --threads=N for hspz, the same bytes expected for every N; HSPZ_GAPPED_EXTRA: more
+#   hspz options, e.g. --device=cuda)
 # Exit 0 and "MATCH ..." when equal; 1 and a diff summary otherwise.
 set -uo pipefail
 p=$1 v=$2 s=$3 W=$4 nt=${5:-}
@@ -26,7 +27,7 @@ exp=$(ls "$G/$p/$v/tmp1.block0.r0.$s."{maf-,axt}* 2>/dev/null | grep -v segments
 case $exp in *.gz) gunzip -c "$exp" > "$W/expected" ;; *) cp "$exp" "$W/expected" ;; esac
 args=$(sed "s#^lastz work/ref.2bit#$ref#; s# work/query.2bit# $qry#; s# 2>.*##" <<<"$cmd")
 cd "$W" || exit 1
-eval "\"$HSPZ\" gapped $args ${nt:+--threads=$nt}" 2> stderr.txt; rc=$?
+eval "\"$HSPZ\" gapped $args ${nt:+--threads=$nt} ${HSPZ_GAPPED_EXTRA:-}" 2> stderr.txt; rc=$?
 out=$(ls "tmp1.block0.r0.$s."{maf-,axt} 2>/dev/null | head -1)
 if [ "$rc" = 0 ] && [ ! -s stderr.txt ] && cmp -s "$out" expected; then
     echo "MATCH $p $v $s ($(grep -c '^a \|^[0-9]' expected) alignments)"; exit 0

@@ -1,0 +1,67 @@
+/* gapped_dev — the gapped stage's speculative extensions on a device (issue 35, first step).
+ *
+ * Every anchor of a pass is extended, both halves, against an EMPTY accepted set by the shared
+ * code of gapped_ydrop0.h: on a CUDA GPU (cuda/gapped/ydrop.cu, one thread per half, a fixed
+ * arena each) or, for tests, the same code on the host ("emu").  The results are handed to the
+ * speculative scheme of gapped_par.c (hz_gapped_pass_pre) as if a worker had extended the
+ * anchor against a snapshot of no alignments: the commit step redoes on the CPU every result
+ * that an accepted alignment could have changed (spec §12), and every half that did not fit its
+ * arena (long alignments) or hit the traceback limit (§4.7).  So the bytes are the CPU path's.
+ *
+ * Memory: per pass, the results (run lists and explored regions) of its anchors; on the device
+ * a fixed batch of arenas (HZ_GD_* below, times the batch size). */
+#ifndef HZ_GAPPED_DEV_H
+#define HZ_GAPPED_DEV_H
+#include <stddef.h>
+#include <stdint.h>
+#include "gapped.h"
+#include "gapped_ydrop0.h"
+
+/* arena of one half (elements); an extension needing more is computed on the CPU */
+#define HZ_GD_CCAP   16384                  /* columns */
+#define HZ_GD_TBCAP  (1 << 22)              /* traceback cells (bytes) */
+#define HZ_GD_ROWCAP 16384                  /* rows */
+#define HZ_GD_OPCAP  4096                   /* runs of the half's edit script */
+#define HZ_GD_RGCAP  (2 * (HZ_GD_ROWCAP / HZ_G_RGB + 1))
+
+/* one half to extend: anchor (a1, a2), rev = 1 toward smaller positions, M rows, N columns */
+typedef struct { int64_t a1, a2, M, N; int32_t rev; } hz_gdjob;
+
+typedef struct hz_gdev hz_gdev;
+typedef struct hz_gdres hz_gdres;
+
+/* Open the device: kind "cuda" (the first visible CUDA GPU) or "emu" (gapped_ydrop0.h on the
+ * host, the same batches; for tests).  Returns 0 with *d, 1 when the kind is not available here
+ * (reason in err: no GPU, built without CUDA), -1 on another error (err). */
+int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen);
+void hz_gdev_close(hz_gdev *d);
+/* "cuda:0 NVIDIA H200" or "emu" */
+const char *hz_gdev_name(const hz_gdev *d);
+
+/* Extend both halves of anchors an[0..nan) of pass P (spec §4, empty set) on the device.  Safe
+ * to call from several threads (the device runs one pass at a time).  *out gets the results
+ * (hz_gdres_free).  Returns 0, or -1 with err. */
+int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t nan, hz_gdres **out,
+                 char *err, size_t errlen);
+/* hz_gpre_fn for hz_gapped_pass_pre (ctx = an hz_gdres): anchor k's result as hz_gapped_extend
+ * would give it for an empty set (0 or 1 and *G), with the explored region in w; -1 when the
+ * device did not finish it (the caller extends it on the CPU). */
+int hz_gdres_take(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn *G);
+/* counts of a pass's results: halves done on the device, halves left to the CPU (arena full or
+ * traceback limit) */
+void hz_gdres_counts(const hz_gdres *r, int64_t *ok, int64_t *left);
+void hz_gdres_free(hz_gdres *r);
+
+#if HSPZ_HAVE_CUDA
+/* cuda/gapped/ydrop.cu: the CUDA side.  open: 0, 1 no usable GPU (err), -1 error. */
+int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, size_t errlen);
+void hz_gdcuda_close(void *h);
+/* the batch size (halves) the device's memory allows */
+int64_t hz_gdcuda_batch(void *h);
+/* extend jobs[0..nb) of pass P (nb <= batch); res[nb], ops[nb * HZ_GD_OPCAP],
+ * rg[nb * HZ_GD_RGCAP] on the host.  0, -1 with err. */
+int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_y0res *res,
+                  uint32_t *ops, int32_t *rg, char *err, size_t errlen);
+#endif
+
+#endif

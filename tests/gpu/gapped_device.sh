@@ -1,0 +1,79 @@
+#!/bin/bash
+# The gapped stage's device path (issue 35; src/gapped/gapped_dev.h), run ON the device machine
+# from the repository root:
+#   1. smoke: one small golden with --device=$DEV, also in batches of 6 halves (HSPZ_GAPPED_BATCH);
+#   2. E. coli K-12 x 536: hspz run, then `hspz gapped --outdir` with --device cpu and cuda
+#      (--threads $NT): every output and .err byte-identical, wall / CPU seconds; then once more
+#      with HSPZ_GAPPED_STATS=1 (how many halves the GPU did, how many were redone);
+#   3. compute-sanitizer memcheck of a tiny golden, when the tool is there (the kernel uses no
+#      shared memory: no racecheck);
+#   4. the golden and --threads cases of tests/bats/gapped.bats, slow tier included (every golden
+#      of ../shared/golden/lastz-gapped, both strands, maf- and axt+ H=2000), with every
+#      `hspz gapped` given --device=$DEV: GPU bytes == lastz's == the CPU path's (in the time left).
+# Inputs come from .dev/ (carried): bin/hspz (a CUDA build), bin/lastz, bin/gnutime, lib.tar.xz,
+# shared/ (golden/lastz-gapped and the pairs' data), ec/, bats/ (bats-core).
+# Usage: tests/gpu/gapped_device.sh OUTDIR [NT]   (GD_DEV=emu: the same steps with the emu device, a
+# check of this script where there is no GPU; EC=0 skips step 2; BATS_LIMIT: seconds for step 4)
+set -u
+OUT=${1:?outdir}; NT=${2:-16}; DEV=${GD_DEV:-cuda}
+R=$PWD
+mkdir -p /tmp/lib && tar xJf .dev/lib.tar.xz -C /tmp/lib
+export LD_LIBRARY_PATH=/tmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PATH=$R/.dev/bin:$R/.dev/bats/bin:$PATH
+B=$R/.dev/bin/hspz
+log() { echo "$@" | tee -a "$OUT/gapped_device.log"; }
+log "== $(date -u +%FT%TZ) commit $(cat COMMIT 2>/dev/null || git log -1 --format=%h 2>/dev/null) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
+log "cores $(nproc); $($B version 2>&1 | head -1)"
+W=$(mktemp -d)
+
+# every `hspz gapped` that aligns (--segments / --outdir) on the GPU
+cat > "$W/hspz-cuda" <<EOF
+#!/bin/bash
+if [ "\${1:-}" = gapped ]; then case " \$* " in *" --segments="*|*" --outdir"*) exec $B "\$@" --device=$DEV ;; esac; fi
+exec $B "\$@"
+EOF
+chmod +x "$W/hspz-cuda"
+
+export HSPZ_SHARED=$R/.dev/shared
+# 1. smoke
+for batch in "" 6; do
+    HSPZ=$B HSPZ_GAPPED_BATCH=$batch HSPZ_GAPPED_EXTRA=--device=$DEV tests/lib/gapped_golden.sh \
+        small_hpylori_g27_vs_els37 maf minus "$W/smoke$batch" 2>&1 | tee -a "$OUT/gapped_device.log"
+done
+HSPZ=$B HSPZ_GAPPED_STATS=1 HSPZ_GAPPED_EXTRA=--device=$DEV tests/lib/gapped_golden.sh \
+    small_hpylori_g27_vs_els37 maf minus "$W/smokestats" >/dev/null 2>&1
+log "stats: $(cat "$W/smokestats/stderr.txt")"
+
+# 2. E. coli
+if [ "${EC:-1}" != 0 ]; then
+E=$R/.dev/ec; ref=$E/ecoli_K12_MG1655.fa.gz; qry=$E/ecoli_536_NC_008253.fa.gz
+$B run -r "$ref" -q "$qry" -o "$W/ec" --quiet || log "hspz run failed"
+for arm in cpu $DEV; do
+    rm -rf "$W/ec.$arm"; cp -r "$W/ec" "$W/ec.$arm"
+    gnutime -f '%e %U %S' -o "$W/t" $B gapped --outdir "$W/ec.$arm" -r "$ref" -q "$qry" --threads "$NT" --device "$arm"
+    log "ecoli gapped --device $arm --threads $NT: rc=$? wall/user/sys $(cat "$W/t")"
+done
+same=1
+for f in "$W/ec.cpu"/*.maf- "$W/ec.cpu"/*.err; do cmp -s "$f" "$W/ec.$DEV/$(basename "$f")" || { same=0; log "DIFF $(basename "$f")"; }; done
+log "ecoli outputs cpu == $DEV: $same ($(cat "$W/ec.cpu"/*.maf- | grep -c '^a ') alignments; sha256 $(cat "$W/ec.$DEV"/*.maf- | sha256sum | cut -c1-16))"
+rm -rf "$W/ec.st"; cp -r "$W/ec" "$W/ec.st"
+HSPZ_GAPPED_STATS=1 gnutime -f '%e %U %S' -o "$W/t" $B gapped --outdir "$W/ec.st" -r "$ref" -q "$qry" --threads "$NT" --device $DEV
+log "ecoli stats run: $(cat "$W/t"); $(cat "$W/ec.st"/*.err | tr '\n' ' ')"
+fi
+# 3. memcheck on the alpha-globin golden (small batches: several launches)
+if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck; do
+        printf '#!/bin/sh\nexec compute-sanitizer --tool %s --error-exitcode 99 --log-file %s %s "$@"\n' \
+            $tool "$W/san-$tool.txt" "$B" > "$W/hspz-$tool"; chmod +x "$W/hspz-$tool"
+        HSPZ=$W/hspz-$tool HSPZ_GAPPED_BATCH=64 HSPZ_GAPPED_EXTRA=--device=$DEV \
+            timeout 120 tests/lib/gapped_golden.sh tiny_aglobin_human_vs_cow maf plus "$W/san$tool" > "$W/san$tool.log" 2>&1
+        log "compute-sanitizer $tool: rc=$? $(grep -h 'ERROR SUMMARY' "$W/san-$tool.txt" | head -1); $(head -2 "$W/san$tool.log" | tr '\n' ' ')"
+    done
+else log "compute-sanitizer: not on this machine"; fi
+
+# 4. gapped.bats on the GPU
+t0=$(date +%s)
+HSPZ=$W/hspz-cuda HSPZ_SLOW=1 timeout ${BATS_LIMIT:-$(( 570 - SECONDS > 60 ? 570 - SECONDS : 60 ))} bats --filter 'golden|--threads' tests/bats/gapped.bats > "$OUT/gapped_bats_cuda.tap" 2>&1
+log "gapped.bats --device=$DEV: rc=$? $(grep -c '^ok' "$OUT/gapped_bats_cuda.tap") ok, $(grep -c '^not ok' "$OUT/gapped_bats_cuda.tap") not ok, $(grep -c '# skip' "$OUT/gapped_bats_cuda.tap") skipped, $(( $(date +%s) - t0 )) s"
+grep '^not ok' "$OUT/gapped_bats_cuda.tap" | head -20 | tee -a "$OUT/gapped_device.log"
+
+rm -rf "$W"

@@ -1,0 +1,182 @@
+/* Unit tests for the device path of the gapped stage (src/gapped/gapped_dev.h, gapped_ydrop0.h;
+ * spec §4 and §12) on the CPU, so they run where there is no GPU:
+ *   1. hz_ydrop0 (the code the CUDA kernel runs) gives what hz_gapped_half gives against an
+ *      empty set: score, end cell, run list and explored region, on random sequences with
+ *      planted homologies, both directions, many anchors; and stops with FULL in a small arena;
+ *   2. a pass through hz_gapped_pass_pre with the "emu" device's results (the same batches the
+ *      GPU gets) gives exactly hz_gapped_pass's alignments, neighbours and order, for 1, 2 and 5
+ *      threads, on a tandem repeat where many speculative results must be redone;
+ *   3. --device=cuda without CUDA / a GPU is refused by hz_gdev_open with a reason (1).
+ * Prints TAP lines; exits non-zero on any failure. */
+#include <stdlib.h>
+#include <string.h>
+#include "gapped.h"
+#include "gapped_dev.h"
+#define HZ_TEST_SEED 0x9e3779b97f4a7c15ull
+#include "tap.h"
+
+static const char LET[] = "ACGT";
+
+/* target and query with homologous stretches (mutation rate pm %, indels pi %) */
+static void make_pair(uint8_t *t, uint8_t *q, int64_t len, int pm, int pi)
+{
+    t[0] = 0; q[0] = 0;
+    int64_t j = 1;
+    for (int64_t i = 1; i <= len; i++) {
+        t[i] = (uint8_t)LET[rnd() & 3];
+        if (rnd() % 97 == 0) t[i] = (uint8_t)"acgtN"[rnd() % 5];   /* soft-masking, N */
+    }
+    for (int64_t i = 1; i <= len && j <= len; i++) {
+        uint64_t r = rnd() % 100;
+        if ((int)r < pi) { if (rnd() & 1) continue; q[j++] = (uint8_t)LET[rnd() & 3]; if (j > len) break; }
+        q[j++] = (int)(rnd() % 100) < pm ? (uint8_t)LET[rnd() & 3] : t[i];
+    }
+    while (j <= len) q[j++] = (uint8_t)LET[rnd() & 3];
+    t[len + 1] = 0; q[len + 1] = 0;
+}
+
+static int same_region(const hz_gwork *w, int rev, const int32_t *rg, int32_t nrow)
+{
+    if (w->nrow[rev] != nrow) return 0;
+    for (int64_t b = 0; nrow && b < 2 * (nrow / HZ_G_RGB + 1); b++)
+        if (w->rg[rev][b] != rg[b]) return 0;
+    return 1;
+}
+
+static void test_halves(const hz_gscore *sc)
+{
+    enum { LEN = 6000 };
+    uint8_t *t = malloc(LEN + 2), *q = malloc(LEN + 2);
+    hz_y0arena a = { 0 };
+    a.ccap = HZ_GD_CCAP; a.tbcap = HZ_GD_TBCAP; a.rowcap = HZ_GD_ROWCAP; a.opcap = HZ_GD_OPCAP; a.rgcap = HZ_GD_RGCAP;
+    a.C = malloc(HZ_GD_CCAP * 4); a.D = malloc(HZ_GD_CCAP * 4); a.tb = malloc(HZ_GD_TBCAP);
+    a.tbrow = malloc(HZ_GD_ROWCAP * 4); a.ops = malloc(HZ_GD_OPCAP * 4); a.rg = malloc(HZ_GD_RGCAP * 4);
+    hz_gwork w = { 0 }; w.rec = 1;
+    hz_gset S = { 0 };
+    hz_gref none = { -1, -1 };
+    uint32_t *ops = NULL; int32_t cap = 0;
+    int nok = 0, nbad = 0, nfull = 0, ndiff = 0, nlong = 0;
+    for (int rep = 0; rep < 6; rep++) {
+        make_pair(t, q, LEN, 2 + rep % 4 * 4, rep % 3);
+        int64_t sep[2] = { 0, LEN + 1 };
+        hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, rep == 5 ? 20000 : 1 << 24, NULL, NULL, NULL, 0 };
+        for (int k = 0; k < 30; k++) {
+            int64_t a1 = 1 + (int64_t)(rnd() % LEN), a2 = (int64_t)(rnd() % LEN);
+            if (k % 3 == 0) a2 = a1 - 1 < LEN ? a1 - 1 : LEN - 1;          /* on the homology */
+            for (int rev = 0; rev < 2; rev++) {
+                int32_t nops = 0; int64_t er, ec;
+                w.trunc = 0;
+                int32_t s = hz_gapped_half(&P, &w, &S, rev, a1, a2, 1, LEN + 1, 0, LEN, none, none, NULL, 0,
+                                           &ops, &nops, &cap, &er, &ec);
+                hz_y0in in = { rev ? t + a1 + 1 : t + a1, rev ? q + 1 + a2 + 1 : q + 1 + a2, rev ? -1 : 1,
+                               rev ? a1 : LEN - a1, rev ? a2 + 1 : LEN - a2 - 1, &sc->sub[0][0],
+                               sc->gap_open, sc->gap_extend, sc->ydrop, P.tb_cap };
+                hz_y0res r;
+                hz_ydrop0(&in, &a, &r);
+                if (r.status == HZ_Y0_FULL) { nfull++; continue; }
+                if (r.status == HZ_Y0_TRUNC) { if (w.trunc) nok++; else nbad++; continue; }
+                if (w.trunc) { nbad++; continue; }
+                if (r.score == s && r.er == er && r.ec == ec && r.nops == nops &&
+                    !memcmp(a.ops, ops, (size_t)nops * 4) && same_region(&w, rev, a.rg, r.nrow)) {
+                    nok++; if (nops > 1) ndiff++; if (er > 500) nlong++;
+                } else nbad++;
+            }
+        }
+    }
+    check(nbad == 0 && nok > 250, "hz_ydrop0 = hz_gapped_half on an empty set: %d halves equal (%d with gaps, %d over 500 rows), %d different, %d arena-full",
+          nok, ndiff, nlong, nbad, nfull);
+    check(ndiff > 20 && nlong > 10, "the comparison covered gapped and long halves (%d, %d)", ndiff, nlong);
+    /* a small arena: the half stops with FULL instead of writing past it */
+    make_pair(t, q, LEN, 1, 0);
+    hz_y0arena s2 = a; s2.tbcap = 4096; s2.rowcap = 64;
+    hz_y0in in = { t + 100, q + 1 + 99, 1, LEN - 100, LEN - 100, &sc->sub[0][0], sc->gap_open, sc->gap_extend, sc->ydrop, 1 << 24 };
+    hz_y0res r;
+    hz_ydrop0(&in, &s2, &r);
+    check(r.status == HZ_Y0_FULL, "a 5900-row homology in a 64-row arena stops with FULL (%d)", r.status);
+    hz_ydrop0(&in, &a, &r);
+    check(r.status == HZ_Y0_OK && r.er > 5000, "and is done in the default arena (%d rows)", (int)r.er);
+    free(ops); hz_gwork_free(&w);
+    free(a.C); free(a.D); free(a.tb); free(a.tbrow); free(a.ops); free(a.rg); free(t); free(q);
+}
+
+static int same_sets(const hz_gset *A, const hz_gset *B)
+{
+    if (A->n != B->n || A->nout != B->nout) return 0;
+    for (int32_t k = 0; k < A->n; k++) {
+        const hz_galn *a = &A->a[A->kept[k]], *b = &B->a[B->kept[k]];
+        if (A->kept[k] != B->kept[k] || A->byend[k] != B->byend[k]) return 0;
+        if (a->s1 != b->s1 || a->s2 != b->s2 || a->t1 != b->t1 || a->t2 != b->t2 || a->score != b->score) return 0;
+        if (a->nops != b->nops || memcmp(a->ops, b->ops, (size_t)a->nops * sizeof *a->ops)) return 0;
+        if (memcmp(&a->bl, &b->bl, sizeof a->bl) || memcmp(&a->br, &b->br, sizeof a->br) ||
+            memcmp(&a->tl, &b->tl, sizeof a->tl) || memcmp(&a->tr, &b->tr, sizeof a->tr)) return 0;
+    }
+    return 1;
+}
+
+/* tandem repeat (12 mutated copies of a 300-bp unit) against a mutated copy: every extension
+ * runs into the others, so many device results must be redone at commit */
+static void test_pass(const hz_gscore *sc)
+{
+    enum { U = 300, NC = 12, LEN = U * NC + 200 };
+    uint8_t *t = calloc(LEN + 2, 1), *q = calloc(LEN + 2, 1);
+    char unit[U];
+    for (int i = 0; i < U; i++) unit[i] = LET[rnd() & 3];
+    for (int i = 0; i < LEN; i++) {
+        char b = i >= 100 && i < 100 + U * NC ? unit[(i - 100) % U] : LET[rnd() & 3];
+        t[1 + i] = rnd() % 100 < 6 ? (uint8_t)LET[rnd() & 3] : (uint8_t)b;
+        q[1 + i] = rnd() % 100 < 6 ? (uint8_t)LET[rnd() & 3] : (uint8_t)b;
+    }
+    int64_t sep[2] = { 0, LEN + 1 };
+    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0 };
+    hz_ganchor *an = malloc(NC * NC * sizeof *an);
+    int64_t nan = 0;
+    for (int i = 0; i < NC; i++)
+        for (int j = 0; j < NC; j++)
+            an[nan++] = (hz_ganchor){ 1 + 100 + i * U + U / 2, 100 + j * U + U / 2 + (i * 7 + j) % 11, 100000 - 100 * abs(i - j) - i };
+    for (int64_t a = 1; a < nan; a++)
+        for (int64_t b = a; b > 0 && an[b].score > an[b - 1].score; b--) { hz_ganchor z = an[b]; an[b] = an[b - 1]; an[b - 1] = z; }
+    hz_gwork w = { 0 };
+    hz_gset S1 = { 0 };
+    int rc = hz_gapped_pass(&P, &w, an, nan, &S1);
+    check(rc == 0 && S1.n > 5, "tandem repeat, CPU: %d alignments", S1.n);
+    hz_gdev *d = NULL; char err[256];
+    rc = hz_gdev_open("emu", &d, err, sizeof err);
+    check(rc == 0 && d && !strcmp(hz_gdev_name(d), "emu"), "the emu device opens");
+    hz_gdres *R = NULL;
+    rc = hz_gdev_pass(d, &P, an, nan, &R, err, sizeof err);
+    int64_t ok = 0, left = 0;
+    if (R) hz_gdres_counts(R, &ok, &left);
+    check(rc == 0 && ok > 20 && ok + left == 2 * nan, "emu extended %lld of %lld halves (%lld left to the CPU: its arena is small)",
+          (long long)ok, (long long)(2 * nan), (long long)left);
+    int64_t redo_all = 0;
+    for (int nt = 1; nt <= 5; nt += nt == 2 ? 3 : 1) {   /* 1, 2, 5 */
+        hz_gset S2 = { 0 }; int64_t redo = 0;
+        rc = hz_gapped_pass_pre(&P, &w, an, nan, &S2, nt, &redo, hz_gdres_take, R);
+        check(rc == 0 && same_sets(&S1, &S2), "device results on %d threads: the same alignments, order and neighbours (%lld redone)",
+              nt, (long long)redo);
+        redo_all += redo;
+        hz_gset_free(&S2);
+    }
+    check(redo_all > 0, "speculative results (device or CPU) an accepted alignment could change were redone (%lld)", (long long)redo_all);
+    hz_gdres_free(R); hz_gdev_close(d);
+    hz_gset_free(&S1); hz_gwork_free(&w); free(an); free(t); free(q);
+}
+
+int main(void)
+{
+    hz_gscore *sc = malloc(sizeof *sc);
+    hz_gscore_default(sc);
+    sc->ydrop = 9430;
+    test_halves(sc);
+    test_pass(sc);
+    hz_gdev *d = NULL; char err[256] = "";
+    int rc = hz_gdev_open("nonesuch", &d, err, sizeof err);
+    check(rc == -1 && !d && strstr(err, "nonesuch"), "an unknown device kind is an error (%s)", err);
+#if !HSPZ_HAVE_CUDA
+    rc = hz_gdev_open("cuda", &d, err, sizeof err);
+    check(rc == 1 && !d && strstr(err, "without CUDA"), "cuda without CUDA: not available, with the reason (%s)", err);
+#endif
+    free(sc);
+    printf("1..%d\n", n_tests);
+    return n_fail != 0;
+}
