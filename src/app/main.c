@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "gapped.h"
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -137,13 +138,7 @@ static long long parse_int(const char *opt, const char *v, long long lo, long lo
     return x;
 }
 
-enum {
-    O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
-    O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
-    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS,
-    O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST, O_REPORT,
-    O_INNER, O_NOHOSTNAME
-};
+enum { M_FORCE = 1000, M_QUIET };   /* hspz merge's long-only options */
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
  * returns its malloc'd path, or NULL with err. */
@@ -204,33 +199,18 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     return 0;
 }
 
-/* A single-valued option given twice: usage error (optonce.h).  -D, -Z and -G share their
- * long option's value. */
-static void once(hz_optonce *s, int c, const char *val, const struct option *lo, int argc, char **argv)
+/* A single-valued option given twice: usage error (optonce.h); key: getopt's value of the
+ * option, shortc: its letter or 0. */
+static void once(hz_optonce *s, int key, int shortc, const char *val, const struct option *lo)
 {
-    static const char U[] = "cpu (-u/--cpu-only)";
-    /* -u/--cpu-only is a spelling of --device cpu: "--device cuda -u" is given twice; "-u -u"
-     * is the flag repeated */
-    if (c == 'u') {
-        if (s->seen[O_DEVICE] && s->first[O_DEVICE] == U) return;
-        val = U;
-    }
-    /* -D/-Z take an optional value that may be the next word (as the parser below does) */
-    if ((c == 'D' || c == O_DIAGPART || c == 'Z' || c == O_TARBALL) && !val)
-        val = optind < argc && argv[optind][0] != '-' ? argv[optind]
-            : c == 'D' || c == O_DIAGPART ? "(automatic)" : "(OUTDIR.tar.gz)";
-    int canon = c == 'D' ? O_DIAGPART : c == 'G' ? O_GPUS : c == 'u' ? O_DEVICE : c;   /* -Z has no long name (hillerlab's archive, not --tarball) */
-    int shortc = canon == O_DIAGPART ? 'D' : canon == O_GPUS ? 'G' :
-                 canon < 128 && canon != ':' && canon != '?' ? canon : 0;
     char err[700];
-    if (hz_optonce_check(s, canon, shortc, val, lo, err, sizeof err)) usage_error("%s%s", err, "");
+    if (hz_optonce_check(s, key, shortc, val, lo, err, sizeof err)) usage_error("%s%s", err, "");
 }
 
 /* getopt's "unknown option": name the word it stopped at (a short option is optopt; a
  * long one the last word that starts with '-'). */
-static void unknown_option(int argc, char **argv, const struct option *lo)
+static void unknown_option(int argc, char **argv)
 {
-    (void)lo;
     char shortopt[3] = { '-', (char)optopt, 0 };
     if (optopt > 0 && optopt < 256) usage_error("unknown option '%s'%s", shortopt, "");
     const char *w = optind - 1 < argc ? argv[optind - 1] : "";
@@ -304,7 +284,7 @@ static int cmd_merge(int argc, char **argv)
     o.argc = argc; o.argv = argv;
     static const struct option lo[] = {
         {"target", 1, 0, 'r'}, {"reference", 1, 0, 'r'}, {"query", 1, 0, 'q'}, {"output", 1, 0, 'o'},
-        {"force", 0, 0, O_FORCE}, {"quiet", 0, 0, O_QUIET}, {"threads", 1, 0, 't'}, {"help", 0, 0, 'h'},
+        {"force", 0, 0, M_FORCE}, {"quiet", 0, 0, M_QUIET}, {"threads", 1, 0, 't'}, {"help", 0, 0, 'h'},
         {0, 0, 0, 0}
     };
     unsigned char set[HZ_CFG_MAX] = {0};
@@ -313,14 +293,14 @@ static int cmd_merge(int argc, char **argv)
     static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:t:h", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        once(&given, c, optarg, lo, argc, argv);
+        once(&given, c, c < 128 && c != ':' && c != '?' ? c : 0, optarg, lo);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
         case 'o': o.outdir = optarg; break;
         case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
-        case O_FORCE: o.force = 1; break;
-        case O_QUIET: o.quiet = 1; break;
+        case M_FORCE: o.force = 1; break;
+        case M_QUIET: o.quiet = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
         case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
         default: usage_error("unknown option '%s' (hspz merge takes -o, -r, -q, --force, --quiet, --threads)%s", argv[optind - 1], ""); break;
@@ -456,265 +436,436 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
     return hz_index_cmd(o, o->outdir);
 }
 
-/* mode 0: hspz run; 1: hspz config (print the resolved configuration); 2: hspz plan */
-static int cmd_run(int argc, char **argv, int mode)
-{
+/* ---- hspz run / config / plan / index: the options, one row each ----------------------- */
+
+/* What the options set: the run's settings and the command's own values. */
+typedef struct {
     hz_opts o;
-    hz_opts_default(&o);
-    o.argc = argc; o.argv = argv;
-    static const struct option lo[] = {
-        {"target", 1, 0, 'r'}, {"reference", 1, 0, 'r'}, {"query", 1, 0, 'q'},
-        {"output", 1, 0, 'o'}, {"force", 0, 0, O_FORCE},
-        {"target-prefix", 1, 0, 'T'}, {"target_prefix", 1, 0, 'T'},
-        {"query-prefix", 1, 0, 'Q'}, {"query_prefix", 1, 0, 'Q'},
-        {"seq-block-size", 1, 0, 'B'}, {"seq_block_size", 1, 0, 'B'},
-        {"lastz-interval-size", 1, 0, 'I'}, {"lastz_interval_size", 1, 0, 'I'},
-        {"wga-chunk-size", 1, 0, 'C'}, {"wga_chunk_size", 1, 0, 'C'},
-        {"max-hits", 1, 0, 'm'}, {"max_hits", 1, 0, 'm'},
-        {"seed", 1, 0, 's'}, {"step", 1, 0, 'e'}, {"notransition", 0, 0, 'n'},
-        {"strand", 1, 0, 'S'}, {"xdrop", 1, 0, 'x'}, {"hspthresh", 1, 0, 'H'},
-        {"noentropy", 0, 0, 'E'}, {"ambiguous", 1, 0, 'a'}, {"scoring", 1, 0, 'c'},
-        {"format", 1, 0, O_FORMAT}, {"ydrop", 1, 0, O_YDROP}, {"gappedthresh", 1, 0, O_GAPPED},
-        {"notrivial", 0, 0, O_NOTRIVIAL}, {"nogapped", 0, 0, O_NOGAPPED}, {"inner", 1, 0, O_INNER},
-        {"no-hostname", 0, 0, O_NOHOSTNAME},
-        {"data-folder", 1, 0, O_DATAFOLDER}, {"data_folder", 1, 0, O_DATAFOLDER},
-        {"print-commands", 0, 0, O_PRINTCMDS},
-        {"threads", 1, 0, 't'}, {"num_threads", 1, 0, 't'}, {"device", 1, 0, O_DEVICE},
-        {"gpus", 1, 0, O_GPUS}, {"num_gpu", 1, 0, O_GPUS},
-        {"quiet", 0, 0, O_QUIET}, {"progress", 0, 0, O_PROGRESS}, {"no-progress", 0, 0, O_NOPROGRESS},
-        {"debug", 0, 0, O_DEBUG}, {"help", 0, 0, 'h'},
-        {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 2, 0, O_DIAGPART},
-        {"single-file", 0, 0, O_SINGLEFILE}, {"report", 0, 0, O_REPORT},
-        {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
-        /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
-        {"time", 0, 0, 'y'}, {"dump-plan", 1, 0, O_DUMPPLAN}, {"cpu-only", 0, 0, 'u'},
-        {"plan", 1, 0, O_PLAN}, {"unit", 1, 0, O_UNIT}, {"max-unit-hits", 1, 0, O_MAXUNITHITS},
-        {"dump-manifest", 1, 0, O_DUMPMANIFEST}, {"from-manifest", 1, 0, O_FROMMANIFEST},
-        {"index", 1, 0, O_INDEX}, {"query-list", 1, 0, O_QUERYLIST}, {"query_list", 1, 0, O_QUERYLIST},
-        {0, 0, 0, 0}
-    };
-    opterr = 0;
-    optind = 1;
-    int c, li;
-    const char *cfgpath = NULL, *planpath = NULL, *unitspec = NULL, *indexpath = NULL, *qlistpath = NULL;
-    uint64_t max_unit_hits = 0;
-    int dry_run = 0;
-    unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
-    static hz_optonce given;
-    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD::ZG:uy", lo, &li))) != -1) {
-        hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        once(&given, c, optarg, lo, argc, argv);
-        switch (c) {
-        case 'r': o.target = optarg; break;
-        case 'q': o.query = optarg; break;
-        case 'o': o.outdir = optarg; break;
-        case O_FORCE: o.force = 1; break;
-        case 'T': o.target_prefix = optarg; break;
-        case 'Q': o.query_prefix = optarg; break;
-        case 'B': o.seq_block_size = (uint64_t)parse_int("--seq-block-size", optarg, 1, 4000000000LL); break;
-        case 'I': o.interval_size = (uint64_t)parse_int("--lastz-interval-size", optarg, 1, 4000000000LL); break;
-        case 'C': o.chunk_size = (uint64_t)parse_int("--wga-chunk-size", optarg, 1, 4000000000LL); break;
-        case 'm': o.max_hits = (uint64_t)parse_int("--max-hits", optarg, 0, LLONG_MAX); break;
-        case 's': o.seed = optarg; break;
-        case 'e': o.step = (uint32_t)parse_int("--step", optarg, 1, 1000000); break;
-        case 'n': o.transition = 0; break;
-        case 'S':
-            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both"))
-                usage_error("--strand: '%s' is not plus, minus or both%s", optarg, "");
-            o.strand = optarg; break;
-        case 'x': o.xdrop = (int32_t)parse_int("--xdrop", optarg, 1, 100000000); break;
-        case 'H': o.hspthresh = (int32_t)parse_int("--hspthresh", optarg, 1, 1000000000); break;
-        case 'E': o.entropy = 0; break;
-        case 'a': o.ambiguous = optarg; break;
-        case 'c': o.scoring = optarg; break;
-        case O_FORMAT:
-            if (!optarg[0]) usage_error("--format: empty value%s%s", "", "");
-            o.format = optarg; break;
-        case O_YDROP: o.ydrop = (int32_t)parse_int("--ydrop", optarg, 0, 2000000000); break;
-        case O_GAPPED: o.gappedthresh = (int32_t)parse_int("--gappedthresh", optarg, 0, 2000000000); break;
-        case O_NOTRIVIAL: o.notrivial = 1; break;
-        case O_INNER: o.inner = (int32_t)parse_int("--inner", optarg, 0, 2000000000); break;
-        case O_NOHOSTNAME: o.no_hostname = 1; break;
-        case O_NOGAPPED: o.nogapped = 1; break;
-        case O_DATAFOLDER: o.data_folder = optarg; break;
-        case O_PRINTCMDS: o.print_commands = 1; break;
-        case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
-        case O_DEVICE:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-                usage_error("--device: '%s' is not auto, cpu or cuda%s", optarg, "");
-            o.device = optarg; break;
-        case O_GPUS: o.gpus = (int)parse_int("--gpus", optarg, 0, 64); break;
-        case O_QUIET: o.quiet = 1; break;
-        case O_PROGRESS: o.progress = 1; break;
-        case O_NOPROGRESS: o.progress = 0; break;
-        case O_DEBUG: break;
-        case O_TARBALL: case 'Z':
-            /* PATH attached (--tarball=PATH) or as the next word: hspz takes no operands,
-             * so a next word that is not an option is the path.  -Z is hillerlab/hspZ's
-             * archive of the bare segments files instead of OUTDIR; --tarball Galaxy's
-             * package beside OUTDIR: one file, so not both (package.h) */
-            if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
-            if (o.tarball && o.segments_archive && c == 'Z')   /* no long name: optonce.c does not see it */
-                usage_error("-Z given twice ('%s', then '%s'): give it once", o.tarball, optarg ? optarg : "");
-            if (o.tarball && o.segments_archive != (c == 'Z'))
-                usage_error("-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together%s%s", "", "");
-            if (optarg && !optarg[0]) usage_error("%s: empty path%s", c == 'Z' ? "-Z" : "--tarball", "");
-            o.tarball = optarg ? optarg : ""; o.segments_archive = c == 'Z'; break;
-        case 'G': o.gpus = (int)parse_int("-G/--gpus", optarg, 0, 64); break;
-        case 'u': o.device = "cpu"; break;
-        case 'y': o.time_report = 1; break;
-        case O_DUMPPLAN:
-            if (!optarg[0]) usage_error("--dump-plan: empty path%s%s", "", "");
-            o.dump_plan = optarg; break;
-        case 'D':
-        case O_DIAGPART:
-            /* optional value (hillerlab/hspZ's bare -D): attached, or the next word unless it
-             * starts with '-'; none or "auto" = automatic (HZ_DIAG_AUTO) */
-            if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
-            o.diagonal_partition = !optarg || !strcmp(optarg, "auto") ? HZ_DIAG_AUTO
-                : (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX);
-            break;
-        case O_SINGLEFILE: o.single_file = 1; break;
-        case O_REPORT: o.report = 1; break;
-        case O_CONFIG:
-            if (!optarg[0]) usage_error("--config: empty path%s%s", "", "");
-            cfgpath = optarg; break;
-        case O_PLAN:
-            if (!optarg[0]) usage_error("--plan: empty path%s%s", "", "");
-            planpath = optarg; break;
-        case O_UNIT: unitspec = optarg; break;
-        case O_MAXUNITHITS: max_unit_hits = (uint64_t)parse_int("--max-unit-hits", optarg, 0, LLONG_MAX); break;
-        case O_DRYRUN: dry_run = 1; break;
-        case O_INDEX: indexpath = optarg; break;
-        case O_DUMPMANIFEST:
-            if (!optarg[0]) usage_error("--dump-manifest: empty path%s%s", "", "");
-            o.dump_manifest = optarg; break;
-        case O_FROMMANIFEST:
-            if (!optarg[0]) usage_error("--from-manifest: empty path%s%s", "", "");
-            planpath = optarg; unitspec = "all"; o.replay = 1; break;
-        case O_QUERYLIST: qlistpath = optarg; break;
-        case 'h': fputs(USAGE, stdout); return 0;
-        case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
-        default: unknown_option(argc, argv, lo); break;
+    const char *cfgpath, *planpath, *unitspec, *indexpath, *qlistpath;
+    uint64_t max_unit_hits;
+    int dry_run;
+} run_args;
+
+/* how an option's value is taken */
+enum { A_NONE, A_STR, A_PATH, A_WORD, A_U64, A_U32, A_I32, A_INT, A_ON, A_OFF, A_CHOICE, A_FN };
+
+typedef struct run_opt run_opt;
+struct run_opt {
+    const char *name[3];        /* long spellings; the first names the option in messages */
+    char shortc;                /* one-letter spelling, or 0 */
+    signed char has_arg;        /* getopt's: 0 none, 1 required, 2 optional (attached) */
+    unsigned char kind;         /* A_*: how the value is taken */
+    size_t field;               /* offsetof(run_args, ...): what it sets */
+    const char *label;          /* in messages: "--step: 'x' is not an integer", "--config: empty path" */
+    long long lo, hi;           /* A_U64 .. A_INT: the allowed range */
+    const char *const *choices; /* A_CHOICE: the allowed words, NULL-terminated */
+    int (*fn)(run_args *a, const run_opt *r, int argc, char **argv);   /* A_FN: -1 go on, else the exit status */
+    const char *absent;         /* a value that may be the next word: what optonce shows when none is given */
+    const char *as_of, *as_value;  /* a spelling of another option's value (optonce: -u is --device cpu) */
+    const char *slabel;         /* the label when given by its one-letter spelling */
+};
+
+#define STR(f) .kind = A_STR, .field = offsetof(run_args, f)
+#define PATH(f, l) .kind = A_PATH, .field = offsetof(run_args, f), .label = l
+#define WORD(f, l) .kind = A_WORD, .field = offsetof(run_args, f), .label = l
+#define NUM(k, f, l, a, b) .kind = k, .field = offsetof(run_args, f), .label = l, .lo = a, .hi = b
+#define ON(f) .kind = A_ON, .field = offsetof(run_args, f)
+#define OFF(f) .kind = A_OFF, .field = offsetof(run_args, f)
+#define CHOICE(f, l, c) .kind = A_CHOICE, .field = offsetof(run_args, f), .label = l, .choices = c
+#define FN(h) .kind = A_FN, .fn = h
+
+static int opt_help(run_args *a, const run_opt *r, int argc, char **argv);
+static int opt_tarball(run_args *a, const run_opt *r, int argc, char **argv);
+static int opt_diagpart(run_args *a, const run_opt *r, int argc, char **argv);
+static int opt_cpu_only(run_args *a, const run_opt *r, int argc, char **argv);
+static int opt_from_manifest(run_args *a, const run_opt *r, int argc, char **argv);
+
+static const char *const STRANDS[] = { "plus", "minus", "both", NULL };
+static const char *const DEVICES[] = { "auto", "cpu", "cuda", NULL };
+
+/* Every option of hspz run, config, plan and index (USAGE above; config.c maps them to the
+ * configuration keys by name).  Adding an option is one row. */
+static const run_opt RUN_OPTS[] = {
+    { {"target", "reference"}, 'r', 1, STR(o.target) },
+    { {"query"}, 'q', 1, STR(o.query) },
+    { {"output"}, 'o', 1, STR(o.outdir) },
+    { {"force"}, 0, 0, ON(o.force) },
+    { {"target-prefix", "target_prefix"}, 'T', 1, STR(o.target_prefix) },
+    { {"query-prefix", "query_prefix"}, 'Q', 1, STR(o.query_prefix) },
+    { {"seq-block-size", "seq_block_size"}, 'B', 1, NUM(A_U64, o.seq_block_size, "--seq-block-size", 1, 4000000000LL) },
+    { {"lastz-interval-size", "lastz_interval_size"}, 'I', 1, NUM(A_U64, o.interval_size, "--lastz-interval-size", 1, 4000000000LL) },
+    { {"wga-chunk-size", "wga_chunk_size"}, 'C', 1, NUM(A_U64, o.chunk_size, "--wga-chunk-size", 1, 4000000000LL) },
+    { {"max-hits", "max_hits"}, 'm', 1, NUM(A_U64, o.max_hits, "--max-hits", 0, LLONG_MAX) },
+    { {"seed"}, 's', 1, STR(o.seed) },
+    { {"step"}, 'e', 1, NUM(A_U32, o.step, "--step", 1, 1000000) },
+    { {"notransition"}, 'n', 0, OFF(o.transition) },
+    { {"strand"}, 'S', 1, CHOICE(o.strand, "--strand", STRANDS) },
+    { {"xdrop"}, 'x', 1, NUM(A_I32, o.xdrop, "--xdrop", 1, 100000000) },
+    { {"hspthresh"}, 'H', 1, NUM(A_I32, o.hspthresh, "--hspthresh", 1, 1000000000) },
+    { {"noentropy"}, 'E', 0, OFF(o.entropy) },
+    { {"ambiguous"}, 'a', 1, STR(o.ambiguous) },
+    { {"scoring"}, 'c', 1, STR(o.scoring) },
+    { {"format"}, 0, 1, WORD(o.format, "--format") },
+    { {"ydrop"}, 0, 1, NUM(A_I32, o.ydrop, "--ydrop", 0, 2000000000) },
+    { {"gappedthresh"}, 0, 1, NUM(A_I32, o.gappedthresh, "--gappedthresh", 0, 2000000000) },
+    { {"notrivial"}, 0, 0, ON(o.notrivial) },
+    { {"nogapped"}, 0, 0, ON(o.nogapped) },
+    { {"inner"}, 0, 1, NUM(A_I32, o.inner, "--inner", 0, 2000000000) },
+    { {"no-hostname"}, 0, 0, ON(o.no_hostname) },
+    { {"data-folder", "data_folder"}, 0, 1, STR(o.data_folder) },
+    { {"print-commands"}, 0, 0, ON(o.print_commands) },
+    { {"threads", "num_threads"}, 't', 1, NUM(A_INT, o.threads, "--threads", 0, 4096) },
+    { {"device"}, 0, 1, CHOICE(o.device, "--device", DEVICES) },
+    { {"gpus", "num_gpu"}, 'G', 1, NUM(A_INT, o.gpus, "--gpus", 0, 64), .slabel = "-G/--gpus" },
+    { {"quiet"}, 0, 0, ON(o.quiet) },
+    { {"progress"}, 0, 0, ON(o.progress) },
+    { {"no-progress"}, 0, 0, OFF(o.progress) },
+    { {"debug"}, 0, 0, .kind = A_NONE },
+    { {"help"}, 'h', 0, FN(opt_help) },
+    { {"tarball"}, 0, 2, FN(opt_tarball), .absent = "(OUTDIR.tar.gz)" },
+    { {"diagonal-partition"}, 'D', 2, FN(opt_diagpart), .absent = "(automatic)" },
+    { {"single-file"}, 0, 0, ON(o.single_file) },
+    { {"report"}, 0, 0, ON(o.report) },
+    { {"config"}, 0, 1, PATH(cfgpath, "--config") },
+    { {"dry-run"}, 0, 0, ON(dry_run) },
+    /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
+    { {"time"}, 'y', 0, ON(o.time_report) },
+    { {"dump-plan"}, 0, 1, PATH(o.dump_plan, "--dump-plan") },
+    { {"cpu-only"}, 'u', 0, FN(opt_cpu_only), .as_of = "device", .as_value = "cpu (-u/--cpu-only)" },
+    { {"plan"}, 0, 1, PATH(planpath, "--plan") },
+    { {"unit"}, 0, 1, STR(unitspec) },
+    { {"max-unit-hits"}, 0, 1, NUM(A_U64, max_unit_hits, "--max-unit-hits", 0, LLONG_MAX) },
+    { {"dump-manifest"}, 0, 1, PATH(o.dump_manifest, "--dump-manifest") },
+    { {"from-manifest"}, 0, 1, FN(opt_from_manifest), .label = "--from-manifest" },
+    { {"index"}, 0, 1, STR(indexpath) },
+    { {"query-list", "query_list"}, 0, 1, STR(qlistpath) },
+    /* hillerlab/hspZ's -Z: the segments archive instead of OUTDIR; no long name (not --tarball) */
+    { {NULL}, 'Z', 0, FN(opt_tarball), .absent = "(OUTDIR.tar.gz)" },
+};
+#define RUN_NOPT (sizeof RUN_OPTS / sizeof RUN_OPTS[0])
+
+/* getopt's value of a row (and its optonce key): its letter, else 1000 + its index */
+static int opt_val(const run_opt *r) { return r->shortc ? r->shortc : 1000 + (int)(r - RUN_OPTS); }
+
+static int opt_help(run_args *a, const run_opt *r, int argc, char **argv)
+{
+    (void)a; (void)r; (void)argc; (void)argv;
+    fputs(USAGE, stdout);
+    return 0;
+}
+
+/* --tarball [PATH] and -Z [PATH]: attached (--tarball=PATH) or the next word: hspz takes no
+ * operands, so a next word that is not an option is the path.  -Z is hillerlab/hspZ's archive
+ * of the bare segments files instead of OUTDIR; --tarball Galaxy's package beside OUTDIR: one
+ * file, so not both (package.h) */
+static int opt_tarball(run_args *a, const run_opt *r, int argc, char **argv)
+{
+    hz_opts *o = &a->o;
+    int z = r->shortc == 'Z';
+    if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
+    if (o->tarball && o->segments_archive && z)   /* no long name: optonce.c does not see it */
+        usage_error("-Z given twice ('%s', then '%s'): give it once", o->tarball, optarg ? optarg : "");
+    if (o->tarball && o->segments_archive != z)
+        usage_error("-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together%s%s", "", "");
+    if (optarg && !optarg[0]) usage_error("%s: empty path%s", z ? "-Z" : "--tarball", "");
+    o->tarball = optarg ? optarg : ""; o->segments_archive = z;
+    return -1;
+}
+
+/* -D [N|auto]: optional value (hillerlab/hspZ's bare -D): attached, or the next word unless it
+ * starts with '-'; none or "auto" = automatic (HZ_DIAG_AUTO) */
+static int opt_diagpart(run_args *a, const run_opt *r, int argc, char **argv)
+{
+    (void)r;
+    if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
+    a->o.diagonal_partition = !optarg || !strcmp(optarg, "auto") ? HZ_DIAG_AUTO
+        : (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX);
+    return -1;
+}
+
+static int opt_cpu_only(run_args *a, const run_opt *r, int argc, char **argv)
+{
+    (void)r; (void)argc; (void)argv;
+    a->o.device = "cpu";
+    return -1;
+}
+
+static int opt_from_manifest(run_args *a, const run_opt *r, int argc, char **argv)
+{
+    (void)argc; (void)argv;
+    if (!optarg[0]) usage_error("%s: empty path%s", r->label, "");
+    a->planpath = optarg; a->unitspec = "all"; a->o.replay = 1;
+    return -1;
+}
+
+/* the row of a long name, or of a letter */
+static const run_opt *opt_named(const char *name)
+{
+    for (size_t i = 0; i < RUN_NOPT; i++)
+        if (RUN_OPTS[i].name[0] && !strcmp(RUN_OPTS[i].name[0], name)) return &RUN_OPTS[i];
+    return NULL;
+}
+
+static const run_opt *opt_short(int c)
+{
+    for (size_t i = 0; c > 0 && i < RUN_NOPT; i++)
+        if (RUN_OPTS[i].shortc == c) return &RUN_OPTS[i];
+    return NULL;
+}
+
+/* A single-valued option given twice: usage error (optonce.h).  A spelling of another
+ * option's value (-u = --device cpu) counts as that option ("--device cuda -u" is given
+ * twice; "-u -u" the flag repeated); an optional value that is absent shows as r->absent. */
+static void opt_once(hz_optonce *s, const run_opt *r, const char *val, const struct option *lo, int argc, char **argv)
+{
+    const run_opt *k = r;
+    if (r->as_of) {
+        k = opt_named(r->as_of);
+        int key = opt_val(k);
+        if (s->seen[key] && s->first[key] == r->as_value) return;
+        val = r->as_value;
+    }
+    if (r->absent && !val) val = optind < argc && argv[optind][0] != '-' ? argv[optind] : r->absent;
+    once(s, opt_val(k), k->shortc, val, lo);
+}
+
+/* Take one option's value into a (by_short: given by its letter).  -1, or the exit status. */
+static int opt_take(run_args *a, const run_opt *r, int by_short, int argc, char **argv)
+{
+    void *p = (char *)a + r->field;
+    const char *label = by_short && r->slabel ? r->slabel : r->label;
+    switch (r->kind) {
+    case A_STR: *(const char **)p = optarg; break;
+    case A_PATH: case A_WORD:
+        if (!optarg[0]) usage_error(r->kind == A_PATH ? "%s: empty path%s" : "%s: empty value%s", label, "");
+        *(const char **)p = optarg; break;
+    case A_U64: *(uint64_t *)p = (uint64_t)parse_int(label, optarg, r->lo, r->hi); break;
+    case A_U32: *(uint32_t *)p = (uint32_t)parse_int(label, optarg, r->lo, r->hi); break;
+    case A_I32: *(int32_t *)p = (int32_t)parse_int(label, optarg, r->lo, r->hi); break;
+    case A_INT: *(int *)p = (int)parse_int(label, optarg, r->lo, r->hi); break;
+    case A_ON: *(int *)p = 1; break;
+    case A_OFF: *(int *)p = 0; break;
+    case A_CHOICE: {
+        int k = 0;
+        while (r->choices[k] && strcmp(optarg, r->choices[k])) k++;
+        if (!r->choices[k]) {   /* "'x' is not plus, minus or both" */
+            char m[512];
+            int n = snprintf(m, sizeof m, "'%s' is not ", optarg);
+            for (int j = 0; r->choices[j] && n > 0 && (size_t)n < sizeof m; j++)
+                n += snprintf(m + n, sizeof m - (size_t)n, "%s%s", j == 0 ? "" : r->choices[j + 1] ? ", " : " or ",
+                              r->choices[j]);
+            usage_error("%s: %s", label, m);
+        }
+        *(const char **)p = optarg; break;
+    }
+    case A_FN: return r->fn(a, r, argc, argv);
+    default: break;   /* A_NONE: accepted, nothing to set (--debug) */
+    }
+    return -1;
+}
+
+/* getopt_long over RUN_OPTS: every option into a, the flags given into set (config.h).
+ * Returns -1 to go on, or the exit status (--help: 0); usage errors exit 2. */
+static int run_parse(int argc, char **argv, run_args *a, unsigned char *set)
+{
+    static struct option lo[3 * RUN_NOPT + 1];
+    static int lo_row[3 * RUN_NOPT + 1];
+    static char shorts[3 * RUN_NOPT + 2];
+    if (!shorts[0]) {   /* getopt's tables, from the rows */
+        size_t nl = 0, ns = 0;
+        shorts[ns++] = ':';
+        for (size_t i = 0; i < RUN_NOPT; i++) {
+            const run_opt *r = &RUN_OPTS[i];
+            for (int k = 0; k < 3 && r->name[k]; k++) {
+                lo[nl] = (struct option){ r->name[k], r->has_arg, 0, opt_val(r) };
+                lo_row[nl++] = (int)i;
+            }
+            if (!r->shortc) continue;
+            shorts[ns++] = r->shortc;
+            for (int k = 0; k < r->has_arg; k++) shorts[ns++] = ':';
         }
     }
+    opterr = 0;
+    optind = 1;
+    static hz_optonce given;
+    int c, li;
+    while ((c = (li = -1, getopt_long(argc, argv, shorts, lo, &li))) != -1) {
+        hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
+        if (c == ':') usage_error("option %s needs a value%s", argv[optind - 1], "");
+        const run_opt *r = li >= 0 ? &RUN_OPTS[lo_row[li]] : opt_short(c);
+        if (!r) unknown_option(argc, argv);
+        opt_once(&given, r, optarg, lo, argc, argv);
+        int rc = opt_take(a, r, li < 0, argc, argv);
+        if (rc >= 0) return rc;
+    }
     if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
-    if (max_unit_hits && mode != 2) usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
-    if ((planpath || unitspec) && mode != 0) usage_error("--plan and --unit are options of hspz run%s%s", "", "");
-    if (!planpath != !unitspec) usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
-    if (planpath && (cfgpath || dry_run || o.dump_plan || o.dump_manifest))
+    return -1;
+}
+
+/* The options that do not go together, before the settings are resolved. */
+static void run_combos(const run_args *a, int mode)
+{
+    if (a->max_unit_hits && mode != 2) usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
+    if ((a->planpath || a->unitspec) && mode != 0) usage_error("--plan and --unit are options of hspz run%s%s", "", "");
+    if (!a->planpath != !a->unitspec) usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
+    if (a->planpath && (a->cfgpath || a->dry_run || a->o.dump_plan || a->o.dump_manifest))
         usage_error("%s: the plan holds the settings; --config, --dry-run, --dump-plan and --dump-manifest do not go with it%s",
-                    o.replay ? "--from-manifest" : "--plan", "");
+                    a->o.replay ? "--from-manifest" : "--plan", "");
+}
+
+/* ... and those that depend on the resolved settings (the plan's or the config file's). */
+static void run_combos_resolved(const run_args *a, int mode)
+{
+    const hz_opts *o = &a->o;
+    if ((a->indexpath || a->qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
+    if (o->segments_archive && mode == 2)   /* a plan's units and hspz merge write folders */
+        usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
+    if (a->qlistpath && a->planpath) usage_error("--query-list does not go with %s%s", o->replay ? "--from-manifest" : "--plan", "");
+    if (a->qlistpath && (o->query || a->dry_run || o->dump_plan || (o->tarball && o->tarball[0]) || o->segments_archive))
+        usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
+    if (a->indexpath && (a->planpath || a->dry_run))
+        usage_error("--index does not go with %s%s", a->planpath ? (o->replay ? "--from-manifest" : "--plan") : "--dry-run", "");
+}
+
+/* --index and --query-list into a->o.  0, or the exit status after one error line. */
+static int run_index_queries(run_args *a, hz_config *cfg)
+{
+    static hz_index ix;
+    if (a->indexpath) {
+        char ierr[2048];
+        if (hz_index_open(a->indexpath, &ix, ierr, sizeof ierr)) { fprintf(stderr, "hspz: %s\n", ierr); return 1; }
+        if (index_settings(cfg, &ix)) return 1;
+        a->o = cfg->o;
+        a->o.index = &ix; a->o.index_path = a->indexpath;
+        a->o.index_check_target = a->o.target != NULL;
+        if (!a->o.target) a->o.target = ix.seqs.path;
+    }
+    if (a->qlistpath) {
+        static char **ql;
+        size_t nq = 0;
+        if (!(ql = query_list_read(a->qlistpath, &nq))) return 1;
+        a->o.query_list = ql; a->o.n_query_list = nq; a->o.query_list_path = a->qlistpath;
+        a->o.query = ql[0];
+    }
+    return 0;
+}
+
+/* hspz plan: the plan file is never an input (the --config file too), an existing regular
+ * file only with --force. */
+static int plan_cmd(run_args *a, hz_config *cfg)
+{
+    hz_opts *o = &a->o;
+    hz_shape psh;
+    char perr[512];
+    if (hz_shape_parse(o->seed, o->transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
+    if (o->dump_plan || a->dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
+    const char *ins[4] = { o->target, o->query, o->scoring, a->cfgpath };
+    for (int i = 0; i < 4; i++)
+        if (hz_same_file(ins[i], o->outdir)) {   /* by identity, links resolved */
+            fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o->outdir, ins[i]); return 2;
+        }
+    int rc = hz_out_check(o->outdir, NULL, 0, o->force, "plan file", perr, sizeof perr);
+    if (rc) { fprintf(stderr, "hspz: %s\n", perr); return rc; }
+    cfg->o = *o;
+    return hz_plan_cmd(cfg, o->outdir, a->max_unit_hits);
+}
+
+/* A unit run: only the selected units, no packaging (hspz merge does it).  0, or the exit
+ * status after one error line. */
+static int unit_setup(run_args *a, hz_unitplan *P)
+{
+    hz_opts *o = &a->o;
+    static hz_unitsel usel;
+    static unsigned char *sel;
+    char uerr[1024];
+    sel = calloc(P->n ? P->n : 1, 1);
+    if (!sel) { fprintf(stderr, "hspz: out of memory\n"); return 1; }
+    if (o->replay) memset(sel, 1, P->n);   /* --from-manifest: every unit, a complete OUTDIR */
+    else if (hz_unit_ids_parse(a->unitspec, P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
+    /* OUTDIR before the inputs are hashed against the plan (whole genomes; hz_run checks again) */
+    if (hz_check_outdir(o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
+    if (hz_unitplan_check_inputs(P, o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
+    usel = (hz_unitsel){ P, sel };
+    o->units = &usel;
+    if (!o->replay) { o->tarball = NULL; o->diagonal_partition = 0; o->single_file = 0; o->print_commands = 0;
+                      o->report = 0; }   /* the merged folder gets the report (merge.c) */
+    return 0;
+}
+
+/* The files a run writes beside OUTDIR (tarball, --dump-plan, --dump-manifest): allowed, not
+ * one another, not an input.  0, or the exit status after one error line. */
+static int run_outputs_check(hz_opts *o)
+{
+    char err[512];
+    int prc = hz_package_precheck(o, err, sizeof err);
+    if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
+    if (o->dump_plan) {   /* the same rules as the tarball, and not the tarball itself */
+        char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
+        int same = tp && !strcmp(tp, o->dump_plan);
+        free(tp);
+        if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o->dump_plan); return 2; }
+        if ((prc = hz_output_file_check(o, o->dump_plan, "--dump-plan file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
+    }
+    if (o->dump_manifest) {
+        char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
+        int same = tp && !strcmp(tp, o->dump_manifest);
+        free(tp);
+        if (same || (o->dump_plan && !strcmp(o->dump_plan, o->dump_manifest)) || o->query_list)
+            usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file or the tarball%s%s", "", "");
+        if ((prc = hz_output_file_check(o, o->dump_manifest, "--dump-manifest file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
+    }
+    /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */
+    if (hz_outdir_holds_input(o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    return 0;
+}
+
+/* mode 0: hspz run; 1: hspz config (print the resolved configuration); 2: hspz plan; 3: hspz index */
+static int cmd_run(int argc, char **argv, int mode)
+{
+    static run_args A;
+    hz_opts *o = &A.o;
+    hz_opts_default(o);
+    o->argc = argc; o->argv = argv;
+    unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
+    int rc = run_parse(argc, argv, &A, set);
+    if (rc >= 0) return rc;
+    run_combos(&A, mode);
     /* defaults < --config FILE < flags (config.h); with --plan the plan's settings < flags */
     static hz_config cfg;
     static hz_unitplan P;
-    static hz_unitsel usel;
-    if (planpath) {
-        int rc = plan_settings(planpath, &P, &cfg, &o, set);
-        if (rc) return rc;
-        o = cfg.o;
+    if (A.planpath) {
+        if ((rc = plan_settings(A.planpath, &P, &cfg, o, set))) return rc;
     } else {
         char cerr[2048];
-        if (hz_path_check("--config", cfgpath, cerr, sizeof cerr)) usage_error("%s%s", cerr, "");
-        if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
-        o = cfg.o;
+        if (hz_path_check("--config", A.cfgpath, cerr, sizeof cerr)) usage_error("%s%s", cerr, "");
+        if (hz_cfg_resolve(&cfg, A.cfgpath, o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
     }
-    env_note(o.quiet);
-    if (mode == 3) return index_cmd(&o, set, cfgpath);
-    if ((indexpath || qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
-    if (o.segments_archive && mode == 2)   /* a plan's units and hspz merge write folders */
-        usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
-    if (qlistpath && planpath) usage_error("--query-list does not go with %s%s", o.replay ? "--from-manifest" : "--plan", "");
-    if (qlistpath && (o.query || dry_run || o.dump_plan || (o.tarball && o.tarball[0]) || o.segments_archive))
-        usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
-    if (indexpath && (planpath || dry_run))
-        usage_error("--index does not go with %s%s", planpath ? (o.replay ? "--from-manifest" : "--plan") : "--dry-run", "");
-    static hz_index ix;
-    if (mode != 1) values_check(&o, indexpath, qlistpath);   /* hspz config prints any value it can read */
-    if (indexpath) {
-        char ierr[2048];
-        if (hz_index_open(indexpath, &ix, ierr, sizeof ierr)) { fprintf(stderr, "hspz: %s\n", ierr); return 1; }
-        if (index_settings(&cfg, &ix)) return 1;
-        o = cfg.o;
-        o.index = &ix; o.index_path = indexpath;
-        o.index_check_target = o.target != NULL;
-        if (!o.target) o.target = ix.seqs.path;
-    }
-    if (qlistpath) {
-        static char **ql;
-        size_t nq = 0;
-        if (!(ql = query_list_read(qlistpath, &nq))) return 1;
-        o.query_list = ql; o.n_query_list = nq; o.query_list_path = qlistpath;
-        o.query = ql[0];
-    }
+    *o = cfg.o;
+    env_note(o->quiet);
+    if (mode == 3) return index_cmd(o, set, A.cfgpath);
+    run_combos_resolved(&A, mode);
+    if (mode != 1) values_check(o, A.indexpath, A.qlistpath);   /* hspz config prints any value it can read */
+    if ((rc = run_index_queries(&A, &cfg))) return rc;
     if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
-    if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
-    if (!o.query) usage_error("missing -q/--query QUERY%s%s", "", "");
-    if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
-    if (mode == 2) {
-        hz_shape psh;
-        char perr[512];
-        if (hz_shape_parse(o.seed, o.transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
-        if (o.dump_plan || dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
-        {   /* the plan file: never an input (the --config file too), an existing regular file only with --force */
-            const char *ins[4] = { o.target, o.query, o.scoring, cfgpath };
-            for (int i = 0; i < 4; i++)
-                if (hz_same_file(ins[i], o.outdir)) {   /* by identity, links resolved */
-                    fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o.outdir, ins[i]); return 2;
-                }
-            int rc = hz_out_check(o.outdir, NULL, 0, o.force, "plan file", perr, sizeof perr);
-            if (rc) { fprintf(stderr, "hspz: %s\n", perr); return rc; }
-        }
-        cfg.o = o;
-        return hz_plan_cmd(&cfg, o.outdir, max_unit_hits);
-    }
-    if (planpath) {   /* a unit run: only the selected units, no packaging (hspz merge does it) */
-        char uerr[1024];
-        static unsigned char *sel;
-        sel = calloc(P.n ? P.n : 1, 1);
-        if (!sel) { fprintf(stderr, "hspz: out of memory\n"); return 1; }
-        if (o.replay) memset(sel, 1, P.n);   /* --from-manifest: every unit, a complete OUTDIR */
-        else if (hz_unit_ids_parse(unitspec, &P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
-        /* OUTDIR before the inputs are hashed against the plan (whole genomes; hz_run checks again) */
-        if (hz_check_outdir(&o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
-        if (hz_unitplan_check_inputs(&P, &o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
-        usel = (hz_unitsel){ &P, sel };
-        o.units = &usel;
-        if (!o.replay) { o.tarball = NULL; o.diagonal_partition = 0; o.single_file = 0; o.print_commands = 0;
-                         o.report = 0; }   /* the merged folder gets the report (merge.c) */
-    }
+    if (!o->target) usage_error("missing -r/--target TARGET%s%s", "", "");
+    if (!o->query) usage_error("missing -q/--query QUERY%s%s", "", "");
+    if (!o->outdir || !o->outdir[0]) usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
+    if (mode == 2) return plan_cmd(&A, &cfg);
+    if (A.planpath && (rc = unit_setup(&A, &P))) return rc;
     hz_shape sh;
     char err[512];
-    if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
-    if (o.progress == 1 && o.quiet) o.progress = 0;
-    o.outdir = outdir_normalize(o.outdir);
-    hz_recover_outdir(&o);   /* a killed run's tarball and folders first (publish.h) */
-    int prc = hz_package_precheck(&o, err, sizeof err);
-    if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
-    if (o.dump_plan) {   /* the same rules as the tarball, and not the tarball itself */
-        char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;
-        int same = tp && !strcmp(tp, o.dump_plan);
-        free(tp);
-        if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o.dump_plan); return 2; }
-        if ((prc = hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
-    }
-    if (o.dump_manifest) {
-        char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;
-        int same = tp && !strcmp(tp, o.dump_manifest);
-        free(tp);
-        if (same || (o.dump_plan && !strcmp(o.dump_plan, o.dump_manifest)) || o.query_list)
-            usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file or the tarball%s%s", "", "");
-        if ((prc = hz_output_file_check(&o, o.dump_manifest, "--dump-manifest file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
-    }
-    /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */
-    if (hz_outdir_holds_input(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
-    if (dry_run) {   /* no watcher: the signals act normally again */
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    if (o->progress == 1 && o->quiet) o->progress = 0;
+    o->outdir = outdir_normalize(o->outdir);
+    hz_recover_outdir(o);   /* a killed run's tarball and folders first (publish.h) */
+    if ((rc = run_outputs_check(o))) return rc;
+    if (A.dry_run) {   /* no watcher: the signals act normally again */
         hz_sigwatch_block(0);
-        if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
-        cfg.o = o;
+        if (hz_check_outdir(o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
+        cfg.o = *o;
         return hz_dry_run(&cfg);
     }
-    return hz_run(&o);
+    return hz_run(o);
 }
 
 int main(int argc, char **argv)
