@@ -12,6 +12,7 @@
 #include "report.h"
 #include "scoring.h"
 #include "optonce.h"
+#include "runopts.h"
 #include "shquote.h"
 #include <stdint.h>
 #include "gapped.h"
@@ -114,30 +115,6 @@ static const char *USAGE =
 "                                   rows, with hspz's blocks in place of its bins)\n"
 "      --progress / --no-progress   force the progress display on or off\n";
 
-static void usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "hspz: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, " (see 'hspz help')\n");
-    exit(2);
-}
-
-static long long parse_int(const char *opt, const char *v, long long lo, long long hi)
-{
-    char *end;
-    errno = 0;
-    if (!(v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))) usage_error("%s: '%s' is not an integer", opt, v);
-    long long x = strtoll(v, &end, 10);
-    if (end == v || *end) usage_error("%s: '%s' is not an integer", opt, v);
-    if (errno == ERANGE || x < lo || x > hi) {
-        char range[96];
-        snprintf(range, sizeof range, "%lld..%lld", lo, hi);
-        fprintf(stderr, "hspz: %s: %s is outside %s (see 'hspz help')\n", opt, v, range);
-        exit(2);
-    }
-    return x;
-}
-
 enum { M_FORCE = 1000, M_QUIET };   /* hspz merge's long-only options */
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
@@ -199,37 +176,19 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     return 0;
 }
 
-/* A single-valued option given twice: usage error (optonce.h); key: getopt's value of the
- * option, shortc: its letter or 0. */
-static void once(hz_optonce *s, int key, int shortc, const char *val, const struct option *lo)
-{
-    char err[700];
-    if (hz_optonce_check(s, key, shortc, val, lo, err, sizeof err)) usage_error("%s%s", err, "");
-}
-
-/* getopt's "unknown option": name the word it stopped at (a short option is optopt; a
- * long one the last word that starts with '-'). */
-static void unknown_option(int argc, char **argv)
-{
-    char shortopt[3] = { '-', (char)optopt, 0 };
-    if (optopt > 0 && optopt < 256) usage_error("unknown option '%s'%s", shortopt, "");
-    const char *w = optind - 1 < argc ? argv[optind - 1] : "";
-    usage_error("unknown option '%s'%s", w, "");
-}
-
 /* OUTDIR without trailing '/' (OUTDIR.tmp-<pid> is made next to it); '/', '.' and '..'
  * are refused (usage error). */
 static const char *outdir_normalize(const char *outdir)
 {
     static char outbuf[4096];
     size_t n = strlen(outdir);
-    if (n >= sizeof outbuf) usage_error("-o/--output: path too long%s%s", "", "");
+    if (n >= sizeof outbuf) hz_usage_error("-o/--output: path too long%s%s", "", "");
     memcpy(outbuf, outdir, n + 1);
     while (n > 1 && outbuf[n - 1] == '/') outbuf[--n] = 0;
     const char *base = strrchr(outbuf, '/');
     base = base ? base + 1 : outbuf;
     if (!strcmp(outbuf, "/") || !strcmp(outbuf, "-") || !strcmp(base, ".") || !strcmp(base, ".."))
-        usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", outdir, "");
+        hz_usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", outdir, "");
     return outbuf;
 }
 
@@ -243,7 +202,7 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
     const char *const names[] = { "-r/--target", "-q/--query", "-c/--scoring", "--index", "--query-list" };
     const char *const vals[] = { o->target, o->query, o->scoring, indexpath, qlistpath };
     for (int i = 0; i < 5; i++)
-        if (vals[i] && !vals[i][0]) usage_error("%s: empty path%s", names[i], "");
+        if (vals[i] && !vals[i][0]) hz_usage_error("%s: empty path%s", names[i], "");
     if (hz_prefix_check("-T/--target-prefix", o->target_prefix, perr, sizeof perr) ||
         hz_prefix_check("-Q/--query-prefix", o->query_prefix, perr, sizeof perr) ||
         hz_cmdvalue_check("--format", o->format, perr, sizeof perr) ||
@@ -257,13 +216,13 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
         hz_path_check("--index", indexpath, perr, sizeof perr) ||
         hz_path_check("--query-list", qlistpath, perr, sizeof perr) ||
         hz_ambiguous_check(o->ambiguous, perr, sizeof perr))   /* LASTZ's rules (scoring.h) */
-        usage_error("%s%s", perr, "");
+        hz_usage_error("%s%s", perr, "");
     /* (after the control-byte checks: the paths are printed) one FIFO (or other stream) as -r and -q: the target would read it all and the query find
      * it empty; say so before anything is read (issue 31) */
     struct stat ts, qs;
     if (o->target && o->query && !o->index && stat(o->target, &ts) == 0 && stat(o->query, &qs) == 0 &&
         ts.st_dev == qs.st_dev && ts.st_ino == qs.st_ino && !S_ISREG(ts.st_mode))
-        usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
+        hz_usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
                     "(give a file, or two streams)", o->target, o->query);
 }
 
@@ -293,24 +252,24 @@ static int cmd_merge(int argc, char **argv)
     static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:t:h", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        once(&given, c, c < 128 && c != ':' && c != '?' ? c : 0, optarg, lo);
+        hz_once(&given, c, c < 128 && c != ':' && c != '?' ? c : 0, optarg, lo);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
         case 'o': o.outdir = optarg; break;
-        case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
+        case 't': o.threads = (int)hz_parse_int("--threads", optarg, 0, 4096); break;
         case M_FORCE: o.force = 1; break;
         case M_QUIET: o.quiet = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
-        case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
-        default: usage_error("unknown option '%s' (hspz merge takes -o, -r, -q, --force, --quiet, --threads)%s", argv[optind - 1], ""); break;
+        case ':': hz_usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
+        default: hz_usage_error("unknown option '%s' (hspz merge takes -o, -r, -q, --force, --quiet, --threads)%s", argv[optind - 1], ""); break;
         }
     }
-    if (optind >= argc) usage_error("merge: missing PLAN (hspz merge PLAN.json UNITDIR... -o OUTDIR)%s%s", "", "");
+    if (optind >= argc) hz_usage_error("merge: missing PLAN (hspz merge PLAN.json UNITDIR... -o OUTDIR)%s%s", "", "");
     const char *planpath = argv[optind++];
-    if (!planpath[0]) usage_error("merge: empty PLAN path%s%s", "", "");
-    for (int i = optind; i < argc; i++) if (!argv[i][0]) usage_error("merge: empty UNITDIR path%s%s", "", "");
-    if (!o.outdir || !o.outdir[0]) usage_error("merge: missing -o/--output OUTDIR%s%s", "", "");
+    if (!planpath[0]) hz_usage_error("merge: empty PLAN path%s%s", "", "");
+    for (int i = optind; i < argc; i++) if (!argv[i][0]) hz_usage_error("merge: empty UNITDIR path%s%s", "", "");
+    if (!o.outdir || !o.outdir[0]) hz_usage_error("merge: missing -o/--output OUTDIR%s%s", "", "");
     static hz_config cfg;
     static hz_unitplan P;
     int rc = plan_settings(planpath, &P, &cfg, &o, set);
@@ -395,7 +354,7 @@ static int index_settings(hz_config *cfg, const hz_index *ix)
     if (cfg->src[is] == HZ_SRC_DEFAULT) { o->seed = ix->seed; cfg->src[is] = HZ_SRC_INDEX; }
     if (cfg->src[ie] == HZ_SRC_DEFAULT) { o->step = ix->step; cfg->src[ie] = HZ_SRC_INDEX; }
     if (cfg->src[ib] == HZ_SRC_DEFAULT) { o->seq_block_size = ix->seq_block_size; cfg->src[ib] = HZ_SRC_INDEX; }
-    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) hz_usage_error("--seed: %s%s", err, "");
     const char *what = NULL;
     if (strcmp(sh.pattern, ix->pattern)) { what = "--seed"; snprintf(want, sizeof want, "%s", ix->seed); }
     else if (o->step != ix->step) { what = "--step"; snprintf(want, sizeof want, "%u", ix->step); }
@@ -411,21 +370,21 @@ static int index_settings(hz_config *cfg, const hz_index *ix)
 /* hspz index: only the target, the output and the seeding and machine options. */
 static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
 {
-    if (cfgpath) usage_error("--config is not an option of hspz index (give -r, -o, --seed, --step, --seq-block-size)%s%s", "", "");
+    if (cfgpath) hz_usage_error("--config is not an option of hspz index (give -r, -o, --seed, --step, --seq-block-size)%s%s", "", "");
     static const char *const OK[] = { "target", "output", "force", "seed", "step", "seq_block_size", "threads", "device",
                                       "gpus", "quiet", "progress", NULL };
     for (int i = 0; i < hz_param_count(); i++) {
         int ok = 0;
         for (int k = 0; OK[k]; k++) ok |= !strcmp(OK[k], hz_param_at(i)->key);
         if (set[i] && !ok)
-            usage_error("%s is not an option of hspz index (it takes -r, -o, --force, --seed, --step, --seq-block-size and the machine options)%s",
+            hz_usage_error("%s is not an option of hspz index (it takes -r, -o, --force, --seed, --step, --seq-block-size and the machine options)%s",
                         hz_param_at(i)->flag, "");
     }
-    if (!o->target || !o->target[0]) usage_error("index: %s -r/--target TARGET%s", o->target ? "empty" : "missing", "");
-    if (!o->outdir || !o->outdir[0]) usage_error("index: missing -o/--output INDEX (e.g. target.hzi)%s%s", "", "");
+    if (!o->target || !o->target[0]) hz_usage_error("index: %s -r/--target TARGET%s", o->target ? "empty" : "missing", "");
+    if (!o->outdir || !o->outdir[0]) hz_usage_error("index: missing -o/--output INDEX (e.g. target.hzi)%s%s", "", "");
     hz_shape sh;
     char err[512];
-    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) hz_usage_error("--seed: %s%s", err, "");
     {   /* by identity: never the target, never through a link, device or FIFO (outsafe.h) */
         if (hz_same_file(o->target, o->outdir)) {
             fprintf(stderr, "hspz: %s: the index would overwrite the target %s\n", o->outdir, o->target); return 2;
@@ -436,299 +395,34 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
     return hz_index_cmd(o, o->outdir);
 }
 
-/* ---- hspz run / config / plan / index: the options, one row each ----------------------- */
-
-/* What the options set: the run's settings and the command's own values. */
-typedef struct {
-    hz_opts o;
-    const char *cfgpath, *planpath, *unitspec, *indexpath, *qlistpath;
-    uint64_t max_unit_hits;
-    int dry_run;
-} run_args;
-
-/* how an option's value is taken */
-enum { A_NONE, A_STR, A_PATH, A_WORD, A_U64, A_U32, A_I32, A_INT, A_ON, A_OFF, A_CHOICE, A_FN };
-
-typedef struct run_opt run_opt;
-struct run_opt {
-    const char *name[3];        /* long spellings; the first names the option in messages */
-    char shortc;                /* one-letter spelling, or 0 */
-    signed char has_arg;        /* getopt's: 0 none, 1 required, 2 optional (attached) */
-    unsigned char kind;         /* A_*: how the value is taken */
-    size_t field;               /* offsetof(run_args, ...): what it sets */
-    const char *label;          /* in messages: "--step: 'x' is not an integer", "--config: empty path" */
-    long long lo, hi;           /* A_U64 .. A_INT: the allowed range */
-    const char *const *choices; /* A_CHOICE: the allowed words, NULL-terminated */
-    int (*fn)(run_args *a, const run_opt *r, int argc, char **argv);   /* A_FN: -1 go on, else the exit status */
-    const char *absent;         /* a value that may be the next word: what optonce shows when none is given */
-    const char *as_of, *as_value;  /* a spelling of another option's value (optonce: -u is --device cpu) */
-    const char *slabel;         /* the label when given by its one-letter spelling */
-};
-
-#define STR(f) .kind = A_STR, .field = offsetof(run_args, f)
-#define PATH(f, l) .kind = A_PATH, .field = offsetof(run_args, f), .label = l
-#define WORD(f, l) .kind = A_WORD, .field = offsetof(run_args, f), .label = l
-#define NUM(k, f, l, a, b) .kind = k, .field = offsetof(run_args, f), .label = l, .lo = a, .hi = b
-#define ON(f) .kind = A_ON, .field = offsetof(run_args, f)
-#define OFF(f) .kind = A_OFF, .field = offsetof(run_args, f)
-#define CHOICE(f, l, c) .kind = A_CHOICE, .field = offsetof(run_args, f), .label = l, .choices = c
-#define FN(h) .kind = A_FN, .fn = h
-
-static int opt_help(run_args *a, const run_opt *r, int argc, char **argv);
-static int opt_tarball(run_args *a, const run_opt *r, int argc, char **argv);
-static int opt_diagpart(run_args *a, const run_opt *r, int argc, char **argv);
-static int opt_cpu_only(run_args *a, const run_opt *r, int argc, char **argv);
-static int opt_from_manifest(run_args *a, const run_opt *r, int argc, char **argv);
-
-static const char *const STRANDS[] = { "plus", "minus", "both", NULL };
-static const char *const DEVICES[] = { "auto", "cpu", "cuda", NULL };
-
-/* Every option of hspz run, config, plan and index (USAGE above; config.c maps them to the
- * configuration keys by name).  Adding an option is one row. */
-static const run_opt RUN_OPTS[] = {
-    { {"target", "reference"}, 'r', 1, STR(o.target) },
-    { {"query"}, 'q', 1, STR(o.query) },
-    { {"output"}, 'o', 1, STR(o.outdir) },
-    { {"force"}, 0, 0, ON(o.force) },
-    { {"target-prefix", "target_prefix"}, 'T', 1, STR(o.target_prefix) },
-    { {"query-prefix", "query_prefix"}, 'Q', 1, STR(o.query_prefix) },
-    { {"seq-block-size", "seq_block_size"}, 'B', 1, NUM(A_U64, o.seq_block_size, "--seq-block-size", 1, 4000000000LL) },
-    { {"lastz-interval-size", "lastz_interval_size"}, 'I', 1, NUM(A_U64, o.interval_size, "--lastz-interval-size", 1, 4000000000LL) },
-    { {"wga-chunk-size", "wga_chunk_size"}, 'C', 1, NUM(A_U64, o.chunk_size, "--wga-chunk-size", 1, 4000000000LL) },
-    { {"max-hits", "max_hits"}, 'm', 1, NUM(A_U64, o.max_hits, "--max-hits", 0, LLONG_MAX) },
-    { {"seed"}, 's', 1, STR(o.seed) },
-    { {"step"}, 'e', 1, NUM(A_U32, o.step, "--step", 1, 1000000) },
-    { {"notransition"}, 'n', 0, OFF(o.transition) },
-    { {"strand"}, 'S', 1, CHOICE(o.strand, "--strand", STRANDS) },
-    { {"xdrop"}, 'x', 1, NUM(A_I32, o.xdrop, "--xdrop", 1, 100000000) },
-    { {"hspthresh"}, 'H', 1, NUM(A_I32, o.hspthresh, "--hspthresh", 1, 1000000000) },
-    { {"noentropy"}, 'E', 0, OFF(o.entropy) },
-    { {"ambiguous"}, 'a', 1, STR(o.ambiguous) },
-    { {"scoring"}, 'c', 1, STR(o.scoring) },
-    { {"format"}, 0, 1, WORD(o.format, "--format") },
-    { {"ydrop"}, 0, 1, NUM(A_I32, o.ydrop, "--ydrop", 0, 2000000000) },
-    { {"gappedthresh"}, 0, 1, NUM(A_I32, o.gappedthresh, "--gappedthresh", 0, 2000000000) },
-    { {"notrivial"}, 0, 0, ON(o.notrivial) },
-    { {"nogapped"}, 0, 0, ON(o.nogapped) },
-    { {"inner"}, 0, 1, NUM(A_I32, o.inner, "--inner", 0, 2000000000) },
-    { {"no-hostname"}, 0, 0, ON(o.no_hostname) },
-    { {"data-folder", "data_folder"}, 0, 1, STR(o.data_folder) },
-    { {"print-commands"}, 0, 0, ON(o.print_commands) },
-    { {"threads", "num_threads"}, 't', 1, NUM(A_INT, o.threads, "--threads", 0, 4096) },
-    { {"device"}, 0, 1, CHOICE(o.device, "--device", DEVICES) },
-    { {"gpus", "num_gpu"}, 'G', 1, NUM(A_INT, o.gpus, "--gpus", 0, 64), .slabel = "-G/--gpus" },
-    { {"quiet"}, 0, 0, ON(o.quiet) },
-    { {"progress"}, 0, 0, ON(o.progress) },
-    { {"no-progress"}, 0, 0, OFF(o.progress) },
-    { {"debug"}, 0, 0, .kind = A_NONE },
-    { {"help"}, 'h', 0, FN(opt_help) },
-    { {"tarball"}, 0, 2, FN(opt_tarball), .absent = "(OUTDIR.tar.gz)" },
-    { {"diagonal-partition"}, 'D', 2, FN(opt_diagpart), .absent = "(automatic)" },
-    { {"single-file"}, 0, 0, ON(o.single_file) },
-    { {"report"}, 0, 0, ON(o.report) },
-    { {"config"}, 0, 1, PATH(cfgpath, "--config") },
-    { {"dry-run"}, 0, 0, ON(dry_run) },
-    /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
-    { {"time"}, 'y', 0, ON(o.time_report) },
-    { {"dump-plan"}, 0, 1, PATH(o.dump_plan, "--dump-plan") },
-    { {"cpu-only"}, 'u', 0, FN(opt_cpu_only), .as_of = "device", .as_value = "cpu (-u/--cpu-only)" },
-    { {"plan"}, 0, 1, PATH(planpath, "--plan") },
-    { {"unit"}, 0, 1, STR(unitspec) },
-    { {"max-unit-hits"}, 0, 1, NUM(A_U64, max_unit_hits, "--max-unit-hits", 0, LLONG_MAX) },
-    { {"dump-manifest"}, 0, 1, PATH(o.dump_manifest, "--dump-manifest") },
-    { {"from-manifest"}, 0, 1, FN(opt_from_manifest), .label = "--from-manifest" },
-    { {"index"}, 0, 1, STR(indexpath) },
-    { {"query-list", "query_list"}, 0, 1, STR(qlistpath) },
-    /* hillerlab/hspZ's -Z: the segments archive instead of OUTDIR; no long name (not --tarball) */
-    { {NULL}, 'Z', 0, FN(opt_tarball), .absent = "(OUTDIR.tar.gz)" },
-};
-#define RUN_NOPT (sizeof RUN_OPTS / sizeof RUN_OPTS[0])
-
-/* getopt's value of a row (and its optonce key): its letter, else 1000 + its index */
-static int opt_val(const run_opt *r) { return r->shortc ? r->shortc : 1000 + (int)(r - RUN_OPTS); }
-
-static int opt_help(run_args *a, const run_opt *r, int argc, char **argv)
-{
-    (void)a; (void)r; (void)argc; (void)argv;
-    fputs(USAGE, stdout);
-    return 0;
-}
-
-/* --tarball [PATH] and -Z [PATH]: attached (--tarball=PATH) or the next word: hspz takes no
- * operands, so a next word that is not an option is the path.  -Z is hillerlab/hspZ's archive
- * of the bare segments files instead of OUTDIR; --tarball Galaxy's package beside OUTDIR: one
- * file, so not both (package.h) */
-static int opt_tarball(run_args *a, const run_opt *r, int argc, char **argv)
-{
-    hz_opts *o = &a->o;
-    int z = r->shortc == 'Z';
-    if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
-    if (o->tarball && o->segments_archive && z)   /* no long name: optonce.c does not see it */
-        usage_error("-Z given twice ('%s', then '%s'): give it once", o->tarball, optarg ? optarg : "");
-    if (o->tarball && o->segments_archive != z)
-        usage_error("-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together%s%s", "", "");
-    if (optarg && !optarg[0]) usage_error("%s: empty path%s", z ? "-Z" : "--tarball", "");
-    o->tarball = optarg ? optarg : ""; o->segments_archive = z;
-    return -1;
-}
-
-/* -D [N|auto]: optional value (hillerlab/hspZ's bare -D): attached, or the next word unless it
- * starts with '-'; none or "auto" = automatic (HZ_DIAG_AUTO) */
-static int opt_diagpart(run_args *a, const run_opt *r, int argc, char **argv)
-{
-    (void)r;
-    if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
-    a->o.diagonal_partition = !optarg || !strcmp(optarg, "auto") ? HZ_DIAG_AUTO
-        : (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX);
-    return -1;
-}
-
-static int opt_cpu_only(run_args *a, const run_opt *r, int argc, char **argv)
-{
-    (void)r; (void)argc; (void)argv;
-    a->o.device = "cpu";
-    return -1;
-}
-
-static int opt_from_manifest(run_args *a, const run_opt *r, int argc, char **argv)
-{
-    (void)argc; (void)argv;
-    if (!optarg[0]) usage_error("%s: empty path%s", r->label, "");
-    a->planpath = optarg; a->unitspec = "all"; a->o.replay = 1;
-    return -1;
-}
-
-/* the row of a long name, or of a letter */
-static const run_opt *opt_named(const char *name)
-{
-    for (size_t i = 0; i < RUN_NOPT; i++)
-        if (RUN_OPTS[i].name[0] && !strcmp(RUN_OPTS[i].name[0], name)) return &RUN_OPTS[i];
-    return NULL;
-}
-
-static const run_opt *opt_short(int c)
-{
-    for (size_t i = 0; c > 0 && i < RUN_NOPT; i++)
-        if (RUN_OPTS[i].shortc == c) return &RUN_OPTS[i];
-    return NULL;
-}
-
-/* A single-valued option given twice: usage error (optonce.h).  A spelling of another
- * option's value (-u = --device cpu) counts as that option ("--device cuda -u" is given
- * twice; "-u -u" the flag repeated); an optional value that is absent shows as r->absent. */
-static void opt_once(hz_optonce *s, const run_opt *r, const char *val, const struct option *lo, int argc, char **argv)
-{
-    const run_opt *k = r;
-    if (r->as_of) {
-        k = opt_named(r->as_of);
-        int key = opt_val(k);
-        if (s->seen[key] && s->first[key] == r->as_value) return;
-        val = r->as_value;
-    }
-    if (r->absent && !val) val = optind < argc && argv[optind][0] != '-' ? argv[optind] : r->absent;
-    once(s, opt_val(k), k->shortc, val, lo);
-}
-
-/* Take one option's value into a (by_short: given by its letter).  -1, or the exit status. */
-static int opt_take(run_args *a, const run_opt *r, int by_short, int argc, char **argv)
-{
-    void *p = (char *)a + r->field;
-    const char *label = by_short && r->slabel ? r->slabel : r->label;
-    switch (r->kind) {
-    case A_STR: *(const char **)p = optarg; break;
-    case A_PATH: case A_WORD:
-        if (!optarg[0]) usage_error(r->kind == A_PATH ? "%s: empty path%s" : "%s: empty value%s", label, "");
-        *(const char **)p = optarg; break;
-    case A_U64: *(uint64_t *)p = (uint64_t)parse_int(label, optarg, r->lo, r->hi); break;
-    case A_U32: *(uint32_t *)p = (uint32_t)parse_int(label, optarg, r->lo, r->hi); break;
-    case A_I32: *(int32_t *)p = (int32_t)parse_int(label, optarg, r->lo, r->hi); break;
-    case A_INT: *(int *)p = (int)parse_int(label, optarg, r->lo, r->hi); break;
-    case A_ON: *(int *)p = 1; break;
-    case A_OFF: *(int *)p = 0; break;
-    case A_CHOICE: {
-        int k = 0;
-        while (r->choices[k] && strcmp(optarg, r->choices[k])) k++;
-        if (!r->choices[k]) {   /* "'x' is not plus, minus or both" */
-            char m[512];
-            int n = snprintf(m, sizeof m, "'%s' is not ", optarg);
-            for (int j = 0; r->choices[j] && n > 0 && (size_t)n < sizeof m; j++)
-                n += snprintf(m + n, sizeof m - (size_t)n, "%s%s", j == 0 ? "" : r->choices[j + 1] ? ", " : " or ",
-                              r->choices[j]);
-            usage_error("%s: %s", label, m);
-        }
-        *(const char **)p = optarg; break;
-    }
-    case A_FN: return r->fn(a, r, argc, argv);
-    default: break;   /* A_NONE: accepted, nothing to set (--debug) */
-    }
-    return -1;
-}
-
-/* getopt_long over RUN_OPTS: every option into a, the flags given into set (config.h).
- * Returns -1 to go on, or the exit status (--help: 0); usage errors exit 2. */
-static int run_parse(int argc, char **argv, run_args *a, unsigned char *set)
-{
-    static struct option lo[3 * RUN_NOPT + 1];
-    static int lo_row[3 * RUN_NOPT + 1];
-    static char shorts[3 * RUN_NOPT + 2];
-    if (!shorts[0]) {   /* getopt's tables, from the rows */
-        size_t nl = 0, ns = 0;
-        shorts[ns++] = ':';
-        for (size_t i = 0; i < RUN_NOPT; i++) {
-            const run_opt *r = &RUN_OPTS[i];
-            for (int k = 0; k < 3 && r->name[k]; k++) {
-                lo[nl] = (struct option){ r->name[k], r->has_arg, 0, opt_val(r) };
-                lo_row[nl++] = (int)i;
-            }
-            if (!r->shortc) continue;
-            shorts[ns++] = r->shortc;
-            for (int k = 0; k < r->has_arg; k++) shorts[ns++] = ':';
-        }
-    }
-    opterr = 0;
-    optind = 1;
-    static hz_optonce given;
-    int c, li;
-    while ((c = (li = -1, getopt_long(argc, argv, shorts, lo, &li))) != -1) {
-        hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        if (c == ':') usage_error("option %s needs a value%s", argv[optind - 1], "");
-        const run_opt *r = li >= 0 ? &RUN_OPTS[lo_row[li]] : opt_short(c);
-        if (!r) unknown_option(argc, argv);
-        opt_once(&given, r, optarg, lo, argc, argv);
-        int rc = opt_take(a, r, li < 0, argc, argv);
-        if (rc >= 0) return rc;
-    }
-    if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
-    return -1;
-}
 
 /* The options that do not go together, before the settings are resolved. */
-static void run_combos(const run_args *a, int mode)
+static void run_combos(const hz_run_args *a, int mode)
 {
-    if (a->max_unit_hits && mode != 2) usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
-    if ((a->planpath || a->unitspec) && mode != 0) usage_error("--plan and --unit are options of hspz run%s%s", "", "");
-    if (!a->planpath != !a->unitspec) usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
+    if (a->max_unit_hits && mode != 2) hz_usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
+    if ((a->planpath || a->unitspec) && mode != 0) hz_usage_error("--plan and --unit are options of hspz run%s%s", "", "");
+    if (!a->planpath != !a->unitspec) hz_usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
     if (a->planpath && (a->cfgpath || a->dry_run || a->o.dump_plan || a->o.dump_manifest))
-        usage_error("%s: the plan holds the settings; --config, --dry-run, --dump-plan and --dump-manifest do not go with it%s",
+        hz_usage_error("%s: the plan holds the settings; --config, --dry-run, --dump-plan and --dump-manifest do not go with it%s",
                     a->o.replay ? "--from-manifest" : "--plan", "");
 }
 
 /* ... and those that depend on the resolved settings (the plan's or the config file's). */
-static void run_combos_resolved(const run_args *a, int mode)
+static void run_combos_resolved(const hz_run_args *a, int mode)
 {
     const hz_opts *o = &a->o;
-    if ((a->indexpath || a->qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
+    if ((a->indexpath || a->qlistpath) && mode != 0 && mode != 1) hz_usage_error("--index and --query-list are options of hspz run%s%s", "", "");
     if (o->segments_archive && mode == 2)   /* a plan's units and hspz merge write folders */
-        usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
-    if (a->qlistpath && a->planpath) usage_error("--query-list does not go with %s%s", o->replay ? "--from-manifest" : "--plan", "");
+        hz_usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
+    if (a->qlistpath && a->planpath) hz_usage_error("--query-list does not go with %s%s", o->replay ? "--from-manifest" : "--plan", "");
     if (a->qlistpath && (o->query || a->dry_run || o->dump_plan || (o->tarball && o->tarball[0]) || o->segments_archive))
-        usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
+        hz_usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
     if (a->indexpath && (a->planpath || a->dry_run))
-        usage_error("--index does not go with %s%s", a->planpath ? (o->replay ? "--from-manifest" : "--plan") : "--dry-run", "");
+        hz_usage_error("--index does not go with %s%s", a->planpath ? (o->replay ? "--from-manifest" : "--plan") : "--dry-run", "");
 }
 
 /* --index and --query-list into a->o.  0, or the exit status after one error line. */
-static int run_index_queries(run_args *a, hz_config *cfg)
+static int run_index_queries(hz_run_args *a, hz_config *cfg)
 {
     static hz_index ix;
     if (a->indexpath) {
@@ -752,13 +446,13 @@ static int run_index_queries(run_args *a, hz_config *cfg)
 
 /* hspz plan: the plan file is never an input (the --config file too), an existing regular
  * file only with --force. */
-static int plan_cmd(run_args *a, hz_config *cfg)
+static int plan_cmd(hz_run_args *a, hz_config *cfg)
 {
     hz_opts *o = &a->o;
     hz_shape psh;
     char perr[512];
-    if (hz_shape_parse(o->seed, o->transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
-    if (o->dump_plan || a->dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
+    if (hz_shape_parse(o->seed, o->transition, &psh, perr, sizeof perr)) hz_usage_error("--seed: %s%s", perr, "");
+    if (o->dump_plan || a->dry_run) hz_usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
     const char *ins[4] = { o->target, o->query, o->scoring, a->cfgpath };
     for (int i = 0; i < 4; i++)
         if (hz_same_file(ins[i], o->outdir)) {   /* by identity, links resolved */
@@ -772,7 +466,7 @@ static int plan_cmd(run_args *a, hz_config *cfg)
 
 /* A unit run: only the selected units, no packaging (hspz merge does it).  0, or the exit
  * status after one error line. */
-static int unit_setup(run_args *a, hz_unitplan *P)
+static int unit_setup(hz_run_args *a, hz_unitplan *P)
 {
     hz_opts *o = &a->o;
     static hz_unitsel usel;
@@ -811,7 +505,7 @@ static int run_outputs_check(hz_opts *o)
         int same = tp && !strcmp(tp, o->dump_manifest);
         free(tp);
         if (same || (o->dump_plan && !strcmp(o->dump_plan, o->dump_manifest)) || o->query_list)
-            usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file or the tarball%s%s", "", "");
+            hz_usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file or the tarball%s%s", "", "");
         if ((prc = hz_output_file_check(o, o->dump_manifest, "--dump-manifest file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
     }
     /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */
@@ -822,12 +516,13 @@ static int run_outputs_check(hz_opts *o)
 /* mode 0: hspz run; 1: hspz config (print the resolved configuration); 2: hspz plan; 3: hspz index */
 static int cmd_run(int argc, char **argv, int mode)
 {
-    static run_args A;
+    static hz_run_args A;
     hz_opts *o = &A.o;
     hz_opts_default(o);
     o->argc = argc; o->argv = argv;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
-    int rc = run_parse(argc, argv, &A, set);
+    int rc = hz_run_parse(argc, argv, &A, set);
+    if (A.help) fputs(USAGE, stdout);
     if (rc >= 0) return rc;
     run_combos(&A, mode);
     /* defaults < --config FILE < flags (config.h); with --plan the plan's settings < flags */
@@ -837,7 +532,7 @@ static int cmd_run(int argc, char **argv, int mode)
         if ((rc = plan_settings(A.planpath, &P, &cfg, o, set))) return rc;
     } else {
         char cerr[2048];
-        if (hz_path_check("--config", A.cfgpath, cerr, sizeof cerr)) usage_error("%s%s", cerr, "");
+        if (hz_path_check("--config", A.cfgpath, cerr, sizeof cerr)) hz_usage_error("%s%s", cerr, "");
         if (hz_cfg_resolve(&cfg, A.cfgpath, o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
     }
     *o = cfg.o;
@@ -847,14 +542,14 @@ static int cmd_run(int argc, char **argv, int mode)
     if (mode != 1) values_check(o, A.indexpath, A.qlistpath);   /* hspz config prints any value it can read */
     if ((rc = run_index_queries(&A, &cfg))) return rc;
     if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
-    if (!o->target) usage_error("missing -r/--target TARGET%s%s", "", "");
-    if (!o->query) usage_error("missing -q/--query QUERY%s%s", "", "");
-    if (!o->outdir || !o->outdir[0]) usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
+    if (!o->target) hz_usage_error("missing -r/--target TARGET%s%s", "", "");
+    if (!o->query) hz_usage_error("missing -q/--query QUERY%s%s", "", "");
+    if (!o->outdir || !o->outdir[0]) hz_usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
     if (mode == 2) return plan_cmd(&A, &cfg);
     if (A.planpath && (rc = unit_setup(&A, &P))) return rc;
     hz_shape sh;
     char err[512];
-    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) hz_usage_error("--seed: %s%s", err, "");
     if (o->progress == 1 && o->quiet) o->progress = 0;
     o->outdir = outdir_normalize(o->outdir);
     hz_recover_outdir(o);   /* a killed run's tarball and folders first (publish.h) */
@@ -877,12 +572,12 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     int help = !strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h");
     if ((help || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) && argc > 2)   /* as `hspz version`: no other word */
-        usage_error("%s: unexpected argument '%s'", cmd, argv[2]);
+        hz_usage_error("%s: unexpected argument '%s'", cmd, argv[2]);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { puts(HSPZ_VERSION); return 0; }
     if (!strcmp(cmd, "version")) {
         int verbose = argc > 2 && (!strcmp(argv[2], "--verbose") || !strcmp(argv[2], "-v"));
         if (argc > 2 + verbose)
-            usage_error("version: unexpected argument '%s'%s", argv[2 + verbose], "");
+            hz_usage_error("version: unexpected argument '%s'%s", argv[2 + verbose], "");
         puts(HSPZ_VERSION);
         if (verbose) {
             printf("commit %s\nbuild %s\nc_flags %s\ncuda %s\ngzip %s\n", HSPZ_GIT_COMMIT, HSPZ_BUILD_TYPE,
