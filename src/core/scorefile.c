@@ -58,14 +58,19 @@ int hz_sfread_next(hz_sfread *r, hz_sfline *l)
     if (r->pos < r->n) r->pos++;   /* past the '\n' */
     l->lineno = ++r->lineno;
     const char *hash = memchr(l->s, '#', l->len);
-    if (hash) l->len = (size_t)(hash - l->s);
+    hz_sfline_cut(l, hash ? (size_t)(hash - l->s) : l->len);
+    return 1;
+}
+
+void hz_sfline_cut(hz_sfline *l, size_t len)
+{
+    if (len < l->len) l->len = len;
     l->cr = memchr(l->s, '\r', l->len);
     l->eq = memchr(l->s, '=', l->len);
     l->b = 0;
     while (l->b < l->len && is_ws(l->s[l->b])) l->b++;
     l->e = l->len;
     while (l->e > l->b && is_ws(l->s[l->e - 1])) l->e--;
-    return 1;
 }
 
 void hz_sfread_close(hz_sfread *r)

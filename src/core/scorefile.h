@@ -36,6 +36,9 @@ int hz_sfread_open(hz_sfread *r, const char *path, char *err, size_t errlen);
 /* The next line into *l: 1, or 0 at the end of the file. */
 int hz_sfread_next(hz_sfread *r, hz_sfline *l);
 void hz_sfread_close(hz_sfread *r);
+/* Keep only the first len bytes of l (its other fields follow): a stage that reads lines as
+ * C strings, as lastz does, stops at a NUL byte. */
+void hz_sfline_cut(hz_sfline *l, size_t len);
 
 /* LASTZ's setting names (README "Scoring File" and its one-letter aliases); HZ_SK_SEED covers
  * `seed` and `T` (one setting: giving both is a duplicate).  ball and bottleneck apply to
