@@ -559,6 +559,22 @@ static int amb_number(const char *amb, const char *s, size_t len, long long *out
     return 0;
 }
 
+void hz_ambiguous_split(const char *amb, hz_ambig *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!amb) amb = "";
+    a->part[0] = amb;
+    a->nparts = 1;
+    for (const char *p = amb; *p; p++)
+        if (*p == ',') { if (a->nparts < 3) a->part[a->nparts] = p + 1; a->nparts++; }
+    for (int k = 0; k < a->nparts && k < 3; k++) {
+        const char *c = strchr(a->part[k], ',');
+        a->plen[k] = c ? (size_t)(c - a->part[k]) : strlen(a->part[k]);
+    }
+    a->word = a->plen[0] == 1 && !memcmp(amb, "n", 1) ? HZ_AMB_N
+            : a->plen[0] == 5 && !memcmp(amb, "iupac", 5) ? HZ_AMB_IUPAC : HZ_AMB_OTHER;
+}
+
 int hz_ambiguous_check(const char *amb, char *err, size_t errlen)
 {
     if (!amb) return 0;
@@ -566,24 +582,17 @@ int hz_ambiguous_check(const char *amb, char *err, size_t errlen)
         set_err(err, errlen, "--ambiguous: '': empty value (give n, iupac or n|iupac,REWARD,PENALTY)");
         return -1;
     }
-    const char *part[3] = { amb, NULL, NULL };
-    size_t plen[3] = {0};
-    int np = 1;
-    for (const char *p = amb; *p; p++)
-        if (*p == ',') { if (np < 3) part[np] = p + 1; np++; }
-    for (int k = 0; k < np && k < 3; k++) {
-        const char *c = strchr(part[k], ',');
-        plen[k] = c ? (size_t)(c - part[k]) : strlen(part[k]);
-    }
-    int word = (plen[0] == 1 && !memcmp(amb, "n", 1)) || (plen[0] == 5 && !memcmp(amb, "iupac", 5));
-    if (np > 3 || !word) {
+    hz_ambig a;
+    hz_ambiguous_split(amb, &a);
+    int np = a.nparts;
+    if (np > 3 || a.word == HZ_AMB_OTHER) {
         set_err(err, errlen, "--ambiguous: '%s' is not n, iupac, n[,REWARD],PENALTY or "
                 "iupac[,REWARD],PENALTY", amb);
         return -1;
     }
     long long v[3] = {0};
     for (int k = 1; k < np; k++)
-        if (amb_number(amb, part[k], plen[k], &v[k], err, errlen)) return -1;
+        if (amb_number(amb, a.part[k], a.plen[k], &v[k], err, errlen)) return -1;
     if (np >= 2 && v[np - 1] < 0) {
         set_err(err, errlen, "--ambiguous: '%s': the penalty %lld is negative (lastz: the penalty "
                 "must be non-negative)", amb, v[np - 1]);
@@ -625,21 +634,17 @@ int hz_scoring_build(int32_t sub[HZ_NCODES][HZ_NCODES], const hz_scorefile *sf,
     int32_t reward = DEFAULT_AMBIG, penalty = DEFAULT_AMBIG;
 
     const char *amb = ambiguous ? ambiguous : "";
-    const char *c1 = strchr(amb, ',');
-    size_t flen = c1 ? (size_t)(c1 - amb) : strlen(amb);
-    int field_n = flen == 1 && memcmp(amb, "n", 1) == 0;
-    int field_iupac = flen == 5 && memcmp(amb, "iupac", 5) == 0;
-    int nparts = 1;
-    for (const char *p = amb; *p; p++) if (*p == ',') nparts++;
-    if (nparts == 3) {
-        const char *c2 = strchr(c1 + 1, ',');
+    hz_ambig a;
+    hz_ambiguous_split(amb, &a);
+    int field_n = a.word == HZ_AMB_N, field_iupac = a.word == HZ_AMB_IUPAC;
+    if (a.nparts == 3) {
         char p2[64], p3[64];
-        size_t l2 = (size_t)(c2 - (c1 + 1)), l3 = strlen(c2 + 1);
+        size_t l2 = a.plen[1], l3 = a.plen[2];
         int32_t r = 0, pn = 0;
         int ok = l2 < sizeof p2 && l3 < sizeof p3;
         if (ok) {
-            memcpy(p2, c1 + 1, l2); p2[l2] = '\0';
-            memcpy(p3, c2 + 1, l3); p3[l3] = '\0';
+            memcpy(p2, a.part[1], l2); p2[l2] = '\0';
+            memcpy(p3, a.part[2], l3); p3[l3] = '\0';
             ok = parse_plain_int(p2, &r) == 0 && parse_plain_int(p3, &pn) == 0 && pn != INT32_MIN;
         }
         if (!ok) {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "gapped.h"
 #include "scorefile.h"
+#include "scoring.h"
 
 static const int32_t HOXD70[4][4] = {
     {   91, -114,  -31, -123 },
@@ -45,42 +46,41 @@ void hz_gscore_default(hz_gscore *sc)
     for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) sc->hdr[r][c] = HOXD70[r][c];
 }
 
-/* parse "R,P" after the first word; returns 0 */
-static int reward_penalty(const char *s, int32_t *R, int32_t *P)
+/* one number of --ambiguous=n|iupac,R,P, read as lastz reads it (strtol: the whole part) */
+static int amb_value(const char *p, size_t len, int32_t *v)
 {
-    *R = 0; *P = 0;
-    if (!*s) return 0;
-    if (*s != ',') return -1;
-    char *e;
-    long r = strtol(s + 1, &e, 10);
-    if (e == s + 1 || *e != ',') return -1;
-    long p = strtol(e + 1, &e, 10);
+    char buf[256], *e;
+    if (len >= sizeof buf) return -1;
+    memcpy(buf, p, len); buf[len] = 0;
+    long x = strtol(buf, &e, 10);
+    if (e == buf && len) return -1;
     if (*e) return -1;
-    *R = (int32_t)r; *P = (int32_t)p;
+    *v = (int32_t)x;
     return 0;
 }
 
 int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
 {
     static const char MATRIX[] = "ACGTacgt", IUPAC[] = "NnBDHKMRSVWYbdhkmrsvwy";
-    int32_t R, P;
-    int iupac;
-    if (!strncmp(arg, "iupac", 5)) { iupac = 1; arg += 5; }
-    else if (!strncmp(arg, "n", 1)) { iupac = 0; arg += 1; }
-    else return -1;
-    if (reward_penalty(arg, &R, &P)) return -1;
+    int32_t R = 0, P = 0;
+    hz_ambig a;
+    hz_ambiguous_split(arg, &a);   /* scoring.h: the HSP stage reads it the same way */
+    if (a.word == HZ_AMB_OTHER || (a.nparts != 1 && a.nparts != 3)) return -1;
+    if (a.nparts == 3 && (!a.plen[1] || amb_value(a.part[1], a.plen[1], &R) || amb_value(a.part[2], a.plen[2], &P)))
+        return -1;
+    int iupac = a.word == HZ_AMB_IUPAC;
     if (iupac)
-        for (const char *a = IUPAC; *a; a++) {
+        for (const char *x = IUPAC; *x; x++) {
             for (const char *b = IUPAC; *b; b++)
-                sc->sub[(uint8_t)*a][(uint8_t)*b] = ((*a | 0x20) == (*b | 0x20)) ? R : -P;
+                sc->sub[(uint8_t)*x][(uint8_t)*b] = ((*x | 0x20) == (*b | 0x20)) ? R : -P;
             for (const char *m = MATRIX; *m; m++)
-                sc->sub[(uint8_t)*a][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*a] = -P;
+                sc->sub[(uint8_t)*x][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*x] = -P;
         }
     const char *nn = "Nn";
-    for (const char *a = nn; *a; a++) {
-        for (const char *b = nn; *b; b++) sc->sub[(uint8_t)*a][(uint8_t)*b] = R;
+    for (const char *x = nn; *x; x++) {
+        for (const char *b = nn; *b; b++) sc->sub[(uint8_t)*x][(uint8_t)*b] = R;
         for (const char *m = MATRIX; *m; m++)
-            sc->sub[(uint8_t)*a][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*a] = -P;
+            sc->sub[(uint8_t)*x][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*x] = -P;
     }
     return 0;
 }
