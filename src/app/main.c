@@ -13,11 +13,14 @@
 #include "report.h"
 #include "scoring.h"
 #include "optonce.h"
+#include "runopts.h"
 #include "shquote.h"
 #include <stdint.h>
 #include "gapped.h"
+#include "gapped_cmd.h"
 #include "gapped_run.h"
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -116,37 +119,7 @@ static const char *USAGE =
 "                                   rows, with hspz's blocks in place of its bins)\n"
 "      --progress / --no-progress   force the progress display on or off\n";
 
-static void usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "hspz: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, " (see 'hspz help')\n");
-    exit(2);
-}
-
-static long long parse_int(const char *opt, const char *v, long long lo, long long hi)
-{
-    char *end;
-    errno = 0;
-    if (!(v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))) usage_error("%s: '%s' is not an integer", opt, v);
-    long long x = strtoll(v, &end, 10);
-    if (end == v || *end) usage_error("%s: '%s' is not an integer", opt, v);
-    if (errno == ERANGE || x < lo || x > hi) {
-        char range[96];
-        snprintf(range, sizeof range, "%lld..%lld", lo, hi);
-        fprintf(stderr, "hspz: %s: %s is outside %s (see 'hspz help')\n", opt, v, range);
-        exit(2);
-    }
-    return x;
-}
-
-enum {
-    O_FORCE = 1000, O_FORMAT, O_YDROP, O_GAPPED, O_NOTRIVIAL, O_NOGAPPED, O_DATAFOLDER,
-    O_PRINTCMDS, O_DEVICE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_GPUS, O_DEBUG,
-    O_TARBALL, O_DIAGPART, O_SINGLEFILE, O_CONFIG, O_DRYRUN, O_DUMPPLAN, O_PLAN, O_UNIT, O_MAXUNITHITS,
-    O_INDEX, O_QUERYLIST, O_DUMPMANIFEST, O_FROMMANIFEST, O_REPORT,
-    O_INNER, O_NOHOSTNAME, O_GAPPEDRUN
-};
+enum { M_FORCE = 1000, M_QUIET };   /* hspz merge's long-only options */
 
 /* The settings of a plan as a temporary --config file (the plan holds `hspz config` YAML);
  * returns its malloc'd path, or NULL with err. */
@@ -207,52 +180,19 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     return 0;
 }
 
-/* A single-valued option given twice: usage error (optonce.h).  -D, -Z and -G share their
- * long option's value. */
-static void once(hz_optonce *s, int c, const char *val, const struct option *lo, int argc, char **argv)
-{
-    static const char U[] = "cpu (-u/--cpu-only)";
-    /* -u/--cpu-only is a spelling of --device cpu: "--device cuda -u" is given twice; "-u -u"
-     * is the flag repeated */
-    if (c == 'u') {
-        if (s->seen[O_DEVICE] && s->first[O_DEVICE] == U) return;
-        val = U;
-    }
-    /* -D/-Z take an optional value that may be the next word (as the parser below does) */
-    if ((c == 'D' || c == O_DIAGPART || c == 'Z' || c == O_TARBALL) && !val)
-        val = optind < argc && argv[optind][0] != '-' ? argv[optind]
-            : c == 'D' || c == O_DIAGPART ? "(automatic)" : "(OUTDIR.tar.gz)";
-    int canon = c == 'D' ? O_DIAGPART : c == 'G' ? O_GPUS : c == 'u' ? O_DEVICE : c;   /* -Z has no long name (hillerlab's archive, not --tarball) */
-    int shortc = canon == O_DIAGPART ? 'D' : canon == O_GPUS ? 'G' :
-                 canon < 128 && canon != ':' && canon != '?' ? canon : 0;
-    char err[700];
-    if (hz_optonce_check(s, canon, shortc, val, lo, err, sizeof err)) usage_error("%s%s", err, "");
-}
-
-/* getopt's "unknown option": name the word it stopped at (a short option is optopt; a
- * long one the last word that starts with '-'). */
-static void unknown_option(int argc, char **argv, const struct option *lo)
-{
-    (void)lo;
-    char shortopt[3] = { '-', (char)optopt, 0 };
-    if (optopt > 0 && optopt < 256) usage_error("unknown option '%s'%s", shortopt, "");
-    const char *w = optind - 1 < argc ? argv[optind - 1] : "";
-    usage_error("unknown option '%s'%s", w, "");
-}
-
 /* OUTDIR without trailing '/' (OUTDIR.tmp-<pid> is made next to it); '/', '.' and '..'
  * are refused (usage error). */
 static const char *outdir_normalize(const char *outdir)
 {
     static char outbuf[4096];
     size_t n = strlen(outdir);
-    if (n >= sizeof outbuf) usage_error("-o/--output: path too long%s%s", "", "");
+    if (n >= sizeof outbuf) hz_usage_error("-o/--output: path too long%s%s", "", "");
     memcpy(outbuf, outdir, n + 1);
     while (n > 1 && outbuf[n - 1] == '/') outbuf[--n] = 0;
     const char *base = strrchr(outbuf, '/');
     base = base ? base + 1 : outbuf;
     if (!strcmp(outbuf, "/") || !strcmp(outbuf, "-") || !strcmp(base, ".") || !strcmp(base, ".."))
-        usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", outdir, "");
+        hz_usage_error("-o/--output: '%s' cannot be the output folder: name a new folder%s", outdir, "");
     return outbuf;
 }
 
@@ -266,7 +206,7 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
     const char *const names[] = { "-r/--target", "-q/--query", "-c/--scoring", "--index", "--query-list" };
     const char *const vals[] = { o->target, o->query, o->scoring, indexpath, qlistpath };
     for (int i = 0; i < 5; i++)
-        if (vals[i] && !vals[i][0]) usage_error("%s: empty path%s", names[i], "");
+        if (vals[i] && !vals[i][0]) hz_usage_error("%s: empty path%s", names[i], "");
     if (hz_prefix_check("-T/--target-prefix", o->target_prefix, perr, sizeof perr) ||
         hz_prefix_check("-Q/--query-prefix", o->query_prefix, perr, sizeof perr) ||
         hz_cmdvalue_check("--format", o->format, perr, sizeof perr) ||
@@ -280,13 +220,13 @@ static void values_check(const hz_opts *o, const char *indexpath, const char *ql
         hz_path_check("--index", indexpath, perr, sizeof perr) ||
         hz_path_check("--query-list", qlistpath, perr, sizeof perr) ||
         hz_ambiguous_check(o->ambiguous, perr, sizeof perr))   /* LASTZ's rules (scoring.h) */
-        usage_error("%s%s", perr, "");
+        hz_usage_error("%s%s", perr, "");
     /* (after the control-byte checks: the paths are printed) one FIFO (or other stream) as -r and -q: the target would read it all and the query find
      * it empty; say so before anything is read (issue 31) */
     struct stat ts, qs;
     if (o->target && o->query && !o->index && stat(o->target, &ts) == 0 && stat(o->query, &qs) == 0 &&
         ts.st_dev == qs.st_dev && ts.st_ino == qs.st_ino && !S_ISREG(ts.st_mode))
-        usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
+        hz_usage_error("-r/--target '%s' and -q/--query '%s' are the same stream, which can be read only once "
                     "(give a file, or two streams)", o->target, o->query);
 }
 
@@ -307,7 +247,7 @@ static int cmd_merge(int argc, char **argv)
     o.argc = argc; o.argv = argv;
     static const struct option lo[] = {
         {"target", 1, 0, 'r'}, {"reference", 1, 0, 'r'}, {"query", 1, 0, 'q'}, {"output", 1, 0, 'o'},
-        {"force", 0, 0, O_FORCE}, {"quiet", 0, 0, O_QUIET}, {"threads", 1, 0, 't'}, {"help", 0, 0, 'h'},
+        {"force", 0, 0, M_FORCE}, {"quiet", 0, 0, M_QUIET}, {"threads", 1, 0, 't'}, {"help", 0, 0, 'h'},
         {0, 0, 0, 0}
     };
     unsigned char set[HZ_CFG_MAX] = {0};
@@ -316,24 +256,24 @@ static int cmd_merge(int argc, char **argv)
     static hz_optonce given;
     while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:t:h", lo, &li))) != -1) {
         hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        once(&given, c, optarg, lo, argc, argv);
+        hz_once(&given, c, c < 128 && c != ':' && c != '?' ? c : 0, optarg, lo);
         switch (c) {
         case 'r': o.target = optarg; break;
         case 'q': o.query = optarg; break;
         case 'o': o.outdir = optarg; break;
-        case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
-        case O_FORCE: o.force = 1; break;
-        case O_QUIET: o.quiet = 1; break;
+        case 't': o.threads = (int)hz_parse_int("--threads", optarg, 0, 4096); break;
+        case M_FORCE: o.force = 1; break;
+        case M_QUIET: o.quiet = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
-        case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
-        default: usage_error("unknown option '%s' (hspz merge takes -o, -r, -q, --force, --quiet, --threads)%s", argv[optind - 1], ""); break;
+        case ':': hz_usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
+        default: hz_usage_error("unknown option '%s' (hspz merge takes -o, -r, -q, --force, --quiet, --threads)%s", argv[optind - 1], ""); break;
         }
     }
-    if (optind >= argc) usage_error("merge: missing PLAN (hspz merge PLAN.json UNITDIR... -o OUTDIR)%s%s", "", "");
+    if (optind >= argc) hz_usage_error("merge: missing PLAN (hspz merge PLAN.json UNITDIR... -o OUTDIR)%s%s", "", "");
     const char *planpath = argv[optind++];
-    if (!planpath[0]) usage_error("merge: empty PLAN path%s%s", "", "");
-    for (int i = optind; i < argc; i++) if (!argv[i][0]) usage_error("merge: empty UNITDIR path%s%s", "", "");
-    if (!o.outdir || !o.outdir[0]) usage_error("merge: missing -o/--output OUTDIR%s%s", "", "");
+    if (!planpath[0]) hz_usage_error("merge: empty PLAN path%s%s", "", "");
+    for (int i = optind; i < argc; i++) if (!argv[i][0]) hz_usage_error("merge: empty UNITDIR path%s%s", "", "");
+    if (!o.outdir || !o.outdir[0]) hz_usage_error("merge: missing -o/--output OUTDIR%s%s", "", "");
     static hz_config cfg;
     static hz_unitplan P;
     int rc = plan_settings(planpath, &P, &cfg, &o, set);
@@ -418,7 +358,7 @@ static int index_settings(hz_config *cfg, const hz_index *ix)
     if (cfg->src[is] == HZ_SRC_DEFAULT) { o->seed = ix->seed; cfg->src[is] = HZ_SRC_INDEX; }
     if (cfg->src[ie] == HZ_SRC_DEFAULT) { o->step = ix->step; cfg->src[ie] = HZ_SRC_INDEX; }
     if (cfg->src[ib] == HZ_SRC_DEFAULT) { o->seq_block_size = ix->seq_block_size; cfg->src[ib] = HZ_SRC_INDEX; }
-    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) hz_usage_error("--seed: %s%s", err, "");
     const char *what = NULL;
     if (strcmp(sh.pattern, ix->pattern)) { what = "--seed"; snprintf(want, sizeof want, "%s", ix->seed); }
     else if (o->step != ix->step) { what = "--step"; snprintf(want, sizeof want, "%u", ix->step); }
@@ -434,21 +374,21 @@ static int index_settings(hz_config *cfg, const hz_index *ix)
 /* hspz index: only the target, the output and the seeding and machine options. */
 static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
 {
-    if (cfgpath) usage_error("--config is not an option of hspz index (give -r, -o, --seed, --step, --seq-block-size)%s%s", "", "");
+    if (cfgpath) hz_usage_error("--config is not an option of hspz index (give -r, -o, --seed, --step, --seq-block-size)%s%s", "", "");
     static const char *const OK[] = { "target", "output", "force", "seed", "step", "seq_block_size", "threads", "device",
                                       "gpus", "quiet", "progress", NULL };
     for (int i = 0; i < hz_param_count(); i++) {
         int ok = 0;
         for (int k = 0; OK[k]; k++) ok |= !strcmp(OK[k], hz_param_at(i)->key);
         if (set[i] && !ok)
-            usage_error("%s is not an option of hspz index (it takes -r, -o, --force, --seed, --step, --seq-block-size and the machine options)%s",
+            hz_usage_error("%s is not an option of hspz index (it takes -r, -o, --force, --seed, --step, --seq-block-size and the machine options)%s",
                         hz_param_at(i)->flag, "");
     }
-    if (!o->target || !o->target[0]) usage_error("index: %s -r/--target TARGET%s", o->target ? "empty" : "missing", "");
-    if (!o->outdir || !o->outdir[0]) usage_error("index: missing -o/--output INDEX (e.g. target.hzi)%s%s", "", "");
+    if (!o->target || !o->target[0]) hz_usage_error("index: %s -r/--target TARGET%s", o->target ? "empty" : "missing", "");
+    if (!o->outdir || !o->outdir[0]) hz_usage_error("index: missing -o/--output INDEX (e.g. target.hzi)%s%s", "", "");
     hz_shape sh;
     char err[512];
-    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) hz_usage_error("--seed: %s%s", err, "");
     {   /* by identity: never the target, never through a link, device or FIFO (outsafe.h) */
         if (hz_same_file(o->target, o->outdir)) {
             fprintf(stderr, "hspz: %s: the index would overwrite the target %s\n", o->outdir, o->target); return 2;
@@ -459,267 +399,173 @@ static int index_cmd(hz_opts *o, const unsigned char *set, const char *cfgpath)
     return hz_index_cmd(o, o->outdir);
 }
 
-/* mode 0: hspz run; 1: hspz config (print the resolved configuration); 2: hspz plan */
+
+/* The options that do not go together, before the settings are resolved. */
+static void run_combos(const hz_run_args *a, int mode)
+{
+    if (a->max_unit_hits && mode != 2) hz_usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
+    if ((a->planpath || a->unitspec) && mode != 0) hz_usage_error("--plan and --unit are options of hspz run%s%s", "", "");
+    if (!a->planpath != !a->unitspec) hz_usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
+    if (a->planpath && (a->cfgpath || a->dry_run || a->o.dump_plan || a->o.dump_manifest))
+        hz_usage_error("%s: the plan holds the settings; --config, --dry-run, --dump-plan and --dump-manifest do not go with it%s",
+                    a->o.replay ? "--from-manifest" : "--plan", "");
+}
+
+/* ... and those that depend on the resolved settings (the plan's or the config file's). */
+static void run_combos_resolved(const hz_run_args *a, int mode)
+{
+    const hz_opts *o = &a->o;
+    if ((a->indexpath || a->qlistpath) && mode != 0 && mode != 1) hz_usage_error("--index and --query-list are options of hspz run%s%s", "", "");
+    if (o->segments_archive && mode == 2)   /* a plan's units and hspz merge write folders */
+        hz_usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
+    if (a->qlistpath && a->planpath) hz_usage_error("--query-list does not go with %s%s", o->replay ? "--from-manifest" : "--plan", "");
+    if (a->qlistpath && (o->query || a->dry_run || o->dump_plan || (o->tarball && o->tarball[0]) || o->segments_archive))
+        hz_usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
+    if (a->indexpath && (a->planpath || a->dry_run))
+        hz_usage_error("--index does not go with %s%s", a->planpath ? (o->replay ? "--from-manifest" : "--plan") : "--dry-run", "");
+}
+
+/* --index and --query-list into a->o.  0, or the exit status after one error line. */
+static int run_index_queries(hz_run_args *a, hz_config *cfg)
+{
+    static hz_index ix;
+    if (a->indexpath) {
+        char ierr[2048];
+        if (hz_index_open(a->indexpath, &ix, ierr, sizeof ierr)) { fprintf(stderr, "hspz: %s\n", ierr); return 1; }
+        if (index_settings(cfg, &ix)) return 1;
+        a->o = cfg->o;
+        a->o.index = &ix; a->o.index_path = a->indexpath;
+        a->o.index_check_target = a->o.target != NULL;
+        if (!a->o.target) a->o.target = ix.seqs.path;
+    }
+    if (a->qlistpath) {
+        static char **ql;
+        size_t nq = 0;
+        if (!(ql = query_list_read(a->qlistpath, &nq))) return 1;
+        a->o.query_list = ql; a->o.n_query_list = nq; a->o.query_list_path = a->qlistpath;
+        a->o.query = ql[0];
+    }
+    return 0;
+}
+
+/* hspz plan: the plan file is never an input (the --config file too), an existing regular
+ * file only with --force. */
+static int plan_cmd(hz_run_args *a, hz_config *cfg)
+{
+    hz_opts *o = &a->o;
+    hz_shape psh;
+    char perr[512];
+    if (hz_shape_parse(o->seed, o->transition, &psh, perr, sizeof perr)) hz_usage_error("--seed: %s%s", perr, "");
+    if (o->dump_plan || a->dry_run) hz_usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
+    const char *ins[4] = { o->target, o->query, o->scoring, a->cfgpath };
+    for (int i = 0; i < 4; i++)
+        if (hz_same_file(ins[i], o->outdir)) {   /* by identity, links resolved */
+            fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o->outdir, ins[i]); return 2;
+        }
+    int rc = hz_out_check(o->outdir, NULL, 0, o->force, "plan file", perr, sizeof perr);
+    if (rc) { fprintf(stderr, "hspz: %s\n", perr); return rc; }
+    cfg->o = *o;
+    return hz_plan_cmd(cfg, o->outdir, a->max_unit_hits);
+}
+
+/* A unit run: only the selected units, no packaging (hspz merge does it).  0, or the exit
+ * status after one error line. */
+static int unit_setup(hz_run_args *a, hz_unitplan *P)
+{
+    hz_opts *o = &a->o;
+    static hz_unitsel usel;
+    static unsigned char *sel;
+    char uerr[1024];
+    sel = calloc(P->n ? P->n : 1, 1);
+    if (!sel) { fprintf(stderr, "hspz: out of memory\n"); return 1; }
+    if (o->replay) memset(sel, 1, P->n);   /* --from-manifest: every unit, a complete OUTDIR */
+    else if (hz_unit_ids_parse(a->unitspec, P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
+    /* OUTDIR before the inputs are hashed against the plan (whole genomes; hz_run checks again) */
+    if (hz_check_outdir(o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
+    if (hz_unitplan_check_inputs(P, o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
+    usel = (hz_unitsel){ P, sel };
+    o->units = &usel;
+    if (!o->replay) { o->tarball = NULL; o->diagonal_partition = 0; o->single_file = 0; o->print_commands = 0;
+                      o->report = 0; }   /* the merged folder gets the report (merge.c) */
+    return 0;
+}
+
+/* The files a run writes beside OUTDIR (tarball, --dump-plan, --dump-manifest): allowed, not
+ * one another, not an input.  0, or the exit status after one error line. */
+static int run_outputs_check(hz_opts *o)
+{
+    char err[512];
+    int prc = hz_package_precheck(o, err, sizeof err);
+    if (!prc) prc = hz_gapped_precheck(o, err, sizeof err);   /* gapped_run.h */
+    if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
+    if (o->dump_plan) {   /* the same rules as the tarball, and not the tarball itself */
+        char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
+        int same = tp && !strcmp(tp, o->dump_plan);
+        free(tp);
+        if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o->dump_plan); return 2; }
+        if ((prc = hz_output_file_check(o, o->dump_plan, "--dump-plan file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
+    }
+    if (o->dump_manifest) {
+        char *tp = o->tarball ? hz_package_tarball_path(o) : NULL;
+        int same = tp && !strcmp(tp, o->dump_manifest);
+        free(tp);
+        if (same || (o->dump_plan && !strcmp(o->dump_plan, o->dump_manifest)) || o->query_list)
+            hz_usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file or the tarball%s%s", "", "");
+        if ((prc = hz_output_file_check(o, o->dump_manifest, "--dump-manifest file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
+    }
+    /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */
+    if (hz_outdir_holds_input(o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
+    return 0;
+}
+
+/* mode 0: hspz run; 1: hspz config (print the resolved configuration); 2: hspz plan; 3: hspz index */
 static int cmd_run(int argc, char **argv, int mode)
 {
-    hz_opts o;
-    hz_opts_default(&o);
-    o.argc = argc; o.argv = argv;
-    static const struct option lo[] = {
-        {"target", 1, 0, 'r'}, {"reference", 1, 0, 'r'}, {"query", 1, 0, 'q'},
-        {"output", 1, 0, 'o'}, {"force", 0, 0, O_FORCE},
-        {"target-prefix", 1, 0, 'T'}, {"target_prefix", 1, 0, 'T'},
-        {"query-prefix", 1, 0, 'Q'}, {"query_prefix", 1, 0, 'Q'},
-        {"seq-block-size", 1, 0, 'B'}, {"seq_block_size", 1, 0, 'B'},
-        {"lastz-interval-size", 1, 0, 'I'}, {"lastz_interval_size", 1, 0, 'I'},
-        {"wga-chunk-size", 1, 0, 'C'}, {"wga_chunk_size", 1, 0, 'C'},
-        {"max-hits", 1, 0, 'm'}, {"max_hits", 1, 0, 'm'},
-        {"seed", 1, 0, 's'}, {"step", 1, 0, 'e'}, {"notransition", 0, 0, 'n'},
-        {"strand", 1, 0, 'S'}, {"xdrop", 1, 0, 'x'}, {"hspthresh", 1, 0, 'H'},
-        {"noentropy", 0, 0, 'E'}, {"ambiguous", 1, 0, 'a'}, {"scoring", 1, 0, 'c'},
-        {"format", 1, 0, O_FORMAT}, {"ydrop", 1, 0, O_YDROP}, {"gappedthresh", 1, 0, O_GAPPED},
-        {"notrivial", 0, 0, O_NOTRIVIAL}, {"nogapped", 0, 0, O_NOGAPPED}, {"inner", 1, 0, O_INNER}, {"gapped", 0, 0, O_GAPPEDRUN},
-        {"no-hostname", 0, 0, O_NOHOSTNAME},
-        {"data-folder", 1, 0, O_DATAFOLDER}, {"data_folder", 1, 0, O_DATAFOLDER},
-        {"print-commands", 0, 0, O_PRINTCMDS},
-        {"threads", 1, 0, 't'}, {"num_threads", 1, 0, 't'}, {"device", 1, 0, O_DEVICE},
-        {"gpus", 1, 0, O_GPUS}, {"num_gpu", 1, 0, O_GPUS},
-        {"quiet", 0, 0, O_QUIET}, {"progress", 0, 0, O_PROGRESS}, {"no-progress", 0, 0, O_NOPROGRESS},
-        {"debug", 0, 0, O_DEBUG}, {"help", 0, 0, 'h'},
-        {"tarball", 2, 0, O_TARBALL}, {"diagonal-partition", 2, 0, O_DIAGPART},
-        {"single-file", 0, 0, O_SINGLEFILE}, {"report", 0, 0, O_REPORT},
-        {"config", 1, 0, O_CONFIG}, {"dry-run", 0, 0, O_DRYRUN},
-        /* hillerlab/hspZ's run spellings (README "Drop-in for hillerlab/hspZ") */
-        {"time", 0, 0, 'y'}, {"dump-plan", 1, 0, O_DUMPPLAN}, {"cpu-only", 0, 0, 'u'},
-        {"plan", 1, 0, O_PLAN}, {"unit", 1, 0, O_UNIT}, {"max-unit-hits", 1, 0, O_MAXUNITHITS},
-        {"dump-manifest", 1, 0, O_DUMPMANIFEST}, {"from-manifest", 1, 0, O_FROMMANIFEST},
-        {"index", 1, 0, O_INDEX}, {"query-list", 1, 0, O_QUERYLIST}, {"query_list", 1, 0, O_QUERYLIST},
-        {0, 0, 0, 0}
-    };
-    opterr = 0;
-    optind = 1;
-    int c, li;
-    const char *cfgpath = NULL, *planpath = NULL, *unitspec = NULL, *indexpath = NULL, *qlistpath = NULL;
-    uint64_t max_unit_hits = 0;
-    int dry_run = 0;
+    static hz_run_args A;
+    hz_opts *o = &A.o;
+    hz_opts_default(o);
+    o->argc = argc; o->argv = argv;
     unsigned char set[HZ_CFG_MAX] = {0};   /* parameters given as flags (config.h) */
-    static hz_optonce given;
-    while ((c = (li = -1, getopt_long(argc, argv, ":r:q:o:T:Q:B:I:C:m:s:e:nS:x:H:Ea:c:t:hD::ZG:uy", lo, &li))) != -1) {
-        hz_cfg_mark(set, c, li >= 0 ? lo[li].name : NULL);
-        once(&given, c, optarg, lo, argc, argv);
-        switch (c) {
-        case 'r': o.target = optarg; break;
-        case 'q': o.query = optarg; break;
-        case 'o': o.outdir = optarg; break;
-        case O_FORCE: o.force = 1; break;
-        case 'T': o.target_prefix = optarg; break;
-        case 'Q': o.query_prefix = optarg; break;
-        case 'B': o.seq_block_size = (uint64_t)parse_int("--seq-block-size", optarg, 1, 4000000000LL); break;
-        case 'I': o.interval_size = (uint64_t)parse_int("--lastz-interval-size", optarg, 1, 4000000000LL); break;
-        case 'C': o.chunk_size = (uint64_t)parse_int("--wga-chunk-size", optarg, 1, 4000000000LL); break;
-        case 'm': o.max_hits = (uint64_t)parse_int("--max-hits", optarg, 0, LLONG_MAX); break;
-        case 's': o.seed = optarg; break;
-        case 'e': o.step = (uint32_t)parse_int("--step", optarg, 1, 1000000); break;
-        case 'n': o.transition = 0; break;
-        case 'S':
-            if (strcmp(optarg, "plus") && strcmp(optarg, "minus") && strcmp(optarg, "both"))
-                usage_error("--strand: '%s' is not plus, minus or both%s", optarg, "");
-            o.strand = optarg; break;
-        case 'x': o.xdrop = (int32_t)parse_int("--xdrop", optarg, 1, 100000000); break;
-        case 'H': o.hspthresh = (int32_t)parse_int("--hspthresh", optarg, 1, 1000000000); break;
-        case 'E': o.entropy = 0; break;
-        case 'a': o.ambiguous = optarg; break;
-        case 'c': o.scoring = optarg; break;
-        case O_FORMAT:
-            if (!optarg[0]) usage_error("--format: empty value%s%s", "", "");
-            o.format = optarg; break;
-        case O_YDROP: o.ydrop = (int32_t)parse_int("--ydrop", optarg, 0, 2000000000); break;
-        case O_GAPPED: o.gappedthresh = (int32_t)parse_int("--gappedthresh", optarg, 0, 2000000000); break;
-        case O_NOTRIVIAL: o.notrivial = 1; break;
-        case O_INNER: o.inner = (int32_t)parse_int("--inner", optarg, 0, 2000000000); break;
-        case O_NOHOSTNAME: o.no_hostname = 1; break;
-        case O_NOGAPPED: o.nogapped = 1; break;
-        case O_GAPPEDRUN: o.gapped = 1; break;
-        case O_DATAFOLDER: o.data_folder = optarg; break;
-        case O_PRINTCMDS: o.print_commands = 1; break;
-        case 't': o.threads = (int)parse_int("--threads", optarg, 0, 4096); break;
-        case O_DEVICE:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-                usage_error("--device: '%s' is not auto, cpu or cuda%s", optarg, "");
-            o.device = optarg; break;
-        case O_GPUS: o.gpus = (int)parse_int("--gpus", optarg, 0, 64); break;
-        case O_QUIET: o.quiet = 1; break;
-        case O_PROGRESS: o.progress = 1; break;
-        case O_NOPROGRESS: o.progress = 0; break;
-        case O_DEBUG: break;
-        case O_TARBALL: case 'Z':
-            /* PATH attached (--tarball=PATH) or as the next word: hspz takes no operands,
-             * so a next word that is not an option is the path.  -Z is hillerlab/hspZ's
-             * archive of the bare segments files instead of OUTDIR; --tarball Galaxy's
-             * package beside OUTDIR: one file, so not both (package.h) */
-            if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
-            if (o.tarball && o.segments_archive && c == 'Z')   /* no long name: optonce.c does not see it */
-                usage_error("-Z given twice ('%s', then '%s'): give it once", o.tarball, optarg ? optarg : "");
-            if (o.tarball && o.segments_archive != (c == 'Z'))
-                usage_error("-Z (the segments archive instead of OUTDIR) and --tarball (Galaxy's package) do not go together%s%s", "", "");
-            if (optarg && !optarg[0]) usage_error("%s: empty path%s", c == 'Z' ? "-Z" : "--tarball", "");
-            o.tarball = optarg ? optarg : ""; o.segments_archive = c == 'Z'; break;
-        case 'G': o.gpus = (int)parse_int("-G/--gpus", optarg, 0, 64); break;
-        case 'u': o.device = "cpu"; break;
-        case 'y': o.time_report = 1; break;
-        case O_DUMPPLAN:
-            if (!optarg[0]) usage_error("--dump-plan: empty path%s%s", "", "");
-            o.dump_plan = optarg; break;
-        case 'D':
-        case O_DIAGPART:
-            /* optional value (hillerlab/hspZ's bare -D): attached, or the next word unless it
-             * starts with '-'; none or "auto" = automatic (HZ_DIAG_AUTO) */
-            if (!optarg && optind < argc && argv[optind][0] != '-') optarg = argv[optind++];
-            o.diagonal_partition = !optarg || !strcmp(optarg, "auto") ? HZ_DIAG_AUTO
-                : (uint64_t)parse_int("--diagonal-partition", optarg, 0, LLONG_MAX);
-            break;
-        case O_SINGLEFILE: o.single_file = 1; break;
-        case O_REPORT: o.report = 1; break;
-        case O_CONFIG:
-            if (!optarg[0]) usage_error("--config: empty path%s%s", "", "");
-            cfgpath = optarg; break;
-        case O_PLAN:
-            if (!optarg[0]) usage_error("--plan: empty path%s%s", "", "");
-            planpath = optarg; break;
-        case O_UNIT: unitspec = optarg; break;
-        case O_MAXUNITHITS: max_unit_hits = (uint64_t)parse_int("--max-unit-hits", optarg, 0, LLONG_MAX); break;
-        case O_DRYRUN: dry_run = 1; break;
-        case O_INDEX: indexpath = optarg; break;
-        case O_DUMPMANIFEST:
-            if (!optarg[0]) usage_error("--dump-manifest: empty path%s%s", "", "");
-            o.dump_manifest = optarg; break;
-        case O_FROMMANIFEST:
-            if (!optarg[0]) usage_error("--from-manifest: empty path%s%s", "", "");
-            planpath = optarg; unitspec = "all"; o.replay = 1; break;
-        case O_QUERYLIST: qlistpath = optarg; break;
-        case 'h': fputs(USAGE, stdout); return 0;
-        case ':': usage_error("option %s needs a value%s", argv[optind - 1], ""); break;
-        default: unknown_option(argc, argv, lo); break;
-        }
-    }
-    if (optind < argc) usage_error("unexpected argument '%s'%s", argv[optind], "");
-    if (max_unit_hits && mode != 2) usage_error("--max-unit-hits is an option of hspz plan%s%s", "", "");
-    if ((planpath || unitspec) && mode != 0) usage_error("--plan and --unit are options of hspz run%s%s", "", "");
-    if (!planpath != !unitspec) usage_error("--plan and --unit go together (hspz run --plan PLAN --unit ID[,ID...])%s%s", "", "");
-    if (planpath && (cfgpath || dry_run || o.dump_plan || o.dump_manifest))
-        usage_error("%s: the plan holds the settings; --config, --dry-run, --dump-plan and --dump-manifest do not go with it%s",
-                    o.replay ? "--from-manifest" : "--plan", "");
+    int rc = hz_run_parse(argc, argv, &A, set);
+    if (A.help) fputs(USAGE, stdout);
+    if (rc >= 0) return rc;
+    run_combos(&A, mode);
     /* defaults < --config FILE < flags (config.h); with --plan the plan's settings < flags */
     static hz_config cfg;
     static hz_unitplan P;
-    static hz_unitsel usel;
-    if (planpath) {
-        int rc = plan_settings(planpath, &P, &cfg, &o, set);
-        if (rc) return rc;
-        o = cfg.o;
+    if (A.planpath) {
+        if ((rc = plan_settings(A.planpath, &P, &cfg, o, set))) return rc;
     } else {
         char cerr[2048];
-        if (hz_path_check("--config", cfgpath, cerr, sizeof cerr)) usage_error("%s%s", cerr, "");
-        if (hz_cfg_resolve(&cfg, cfgpath, &o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
-        o = cfg.o;
+        if (hz_path_check("--config", A.cfgpath, cerr, sizeof cerr)) hz_usage_error("%s%s", cerr, "");
+        if (hz_cfg_resolve(&cfg, A.cfgpath, o, set, cerr, sizeof cerr)) { fprintf(stderr, "hspz: %s\n", cerr); return 2; }
     }
-    env_note(o.quiet);
-    if (mode == 3) return index_cmd(&o, set, cfgpath);
-    if ((indexpath || qlistpath) && mode != 0 && mode != 1) usage_error("--index and --query-list are options of hspz run%s%s", "", "");
-    if (o.segments_archive && mode == 2)   /* a plan's units and hspz merge write folders */
-        usage_error("-Z is an option of hspz run; a plan takes --tarball (hspz merge writes a folder)%s%s", "", "");
-    if (qlistpath && planpath) usage_error("--query-list does not go with %s%s", o.replay ? "--from-manifest" : "--plan", "");
-    if (qlistpath && (o.query || dry_run || o.dump_plan || (o.tarball && o.tarball[0]) || o.segments_archive))
-        usage_error("--query-list does not go with -q, --plan, --dry-run, --dump-plan, -Z or a --tarball PATH (each query's tarball is OUTDIR/<n>.tar.gz)%s%s", "", "");
-    if (indexpath && (planpath || dry_run))
-        usage_error("--index does not go with %s%s", planpath ? (o.replay ? "--from-manifest" : "--plan") : "--dry-run", "");
-    static hz_index ix;
-    if (mode != 1) values_check(&o, indexpath, qlistpath);   /* hspz config prints any value it can read */
-    if (indexpath) {
-        char ierr[2048];
-        if (hz_index_open(indexpath, &ix, ierr, sizeof ierr)) { fprintf(stderr, "hspz: %s\n", ierr); return 1; }
-        if (index_settings(&cfg, &ix)) return 1;
-        o = cfg.o;
-        o.index = &ix; o.index_path = indexpath;
-        o.index_check_target = o.target != NULL;
-        if (!o.target) o.target = ix.seqs.path;
-    }
-    if (qlistpath) {
-        static char **ql;
-        size_t nq = 0;
-        if (!(ql = query_list_read(qlistpath, &nq))) return 1;
-        o.query_list = ql; o.n_query_list = nq; o.query_list_path = qlistpath;
-        o.query = ql[0];
-    }
+    *o = cfg.o;
+    env_note(o->quiet);
+    if (mode == 3) return index_cmd(o, set, A.cfgpath);
+    run_combos_resolved(&A, mode);
+    if (mode != 1) values_check(o, A.indexpath, A.qlistpath);   /* hspz config prints any value it can read */
+    if ((rc = run_index_queries(&A, &cfg))) return rc;
     if (mode == 1) { hz_cfg_print(&cfg, stdout); return 0; }
-    if (!o.target) usage_error("missing -r/--target TARGET%s%s", "", "");
-    if (!o.query) usage_error("missing -q/--query QUERY%s%s", "", "");
-    if (!o.outdir || !o.outdir[0]) usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
-    if (mode == 2) {
-        hz_shape psh;
-        char perr[512];
-        if (hz_shape_parse(o.seed, o.transition, &psh, perr, sizeof perr)) usage_error("--seed: %s%s", perr, "");
-        if (o.dump_plan || dry_run) usage_error("--dump-plan and --dry-run are options of hspz run, not of hspz plan%s%s", "", "");
-        {   /* the plan file: never an input (the --config file too), an existing regular file only with --force */
-            const char *ins[4] = { o.target, o.query, o.scoring, cfgpath };
-            for (int i = 0; i < 4; i++)
-                if (hz_same_file(ins[i], o.outdir)) {   /* by identity, links resolved */
-                    fprintf(stderr, "hspz: %s: the plan would overwrite the input %s\n", o.outdir, ins[i]); return 2;
-                }
-            int rc = hz_out_check(o.outdir, NULL, 0, o.force, "plan file", perr, sizeof perr);
-            if (rc) { fprintf(stderr, "hspz: %s\n", perr); return rc; }
-        }
-        cfg.o = o;
-        return hz_plan_cmd(&cfg, o.outdir, max_unit_hits);
-    }
-    if (planpath) {   /* a unit run: only the selected units, no packaging (hspz merge does it) */
-        char uerr[1024];
-        static unsigned char *sel;
-        sel = calloc(P.n ? P.n : 1, 1);
-        if (!sel) { fprintf(stderr, "hspz: out of memory\n"); return 1; }
-        if (o.replay) memset(sel, 1, P.n);   /* --from-manifest: every unit, a complete OUTDIR */
-        else if (hz_unit_ids_parse(unitspec, &P, sel, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 2; }
-        /* OUTDIR before the inputs are hashed against the plan (whole genomes; hz_run checks again) */
-        if (hz_check_outdir(&o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
-        if (hz_unitplan_check_inputs(&P, &o, uerr, sizeof uerr)) { fprintf(stderr, "hspz: %s\n", uerr); return 1; }
-        usel = (hz_unitsel){ &P, sel };
-        o.units = &usel;
-        if (!o.replay) { o.tarball = NULL; o.diagonal_partition = 0; o.single_file = 0; o.print_commands = 0;
-                         o.report = 0; }   /* the merged folder gets the report (merge.c) */
-    }
+    if (!o->target) hz_usage_error("missing -r/--target TARGET%s%s", "", "");
+    if (!o->query) hz_usage_error("missing -q/--query QUERY%s%s", "", "");
+    if (!o->outdir || !o->outdir[0]) hz_usage_error("missing -o/--output %s%s", mode == 2 ? "PLAN.json" : "OUTDIR", "");
+    if (mode == 2) return plan_cmd(&A, &cfg);
+    if (A.planpath && (rc = unit_setup(&A, &P))) return rc;
     hz_shape sh;
     char err[512];
-    if (hz_shape_parse(o.seed, o.transition, &sh, err, sizeof err)) usage_error("--seed: %s%s", err, "");
-    if (o.progress == 1 && o.quiet) o.progress = 0;
-    o.outdir = outdir_normalize(o.outdir);
-    hz_recover_outdir(&o);   /* a killed run's tarball and folders first (publish.h) */
-    int prc = hz_package_precheck(&o, err, sizeof err);
-    if (!prc) prc = hz_gapped_precheck(&o, err, sizeof err);   /* gapped_run.h */
-    if (prc) { fprintf(stderr, "hspz: %s\n", err); return prc; }
-    if (o.dump_plan) {   /* the same rules as the tarball, and not the tarball itself */
-        char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;
-        int same = tp && !strcmp(tp, o.dump_plan);
-        free(tp);
-        if (same) { fprintf(stderr, "hspz: %s: --dump-plan and the tarball cannot be the same file\n", o.dump_plan); return 2; }
-        if ((prc = hz_output_file_check(&o, o.dump_plan, "--dump-plan file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
-    }
-    if (o.dump_manifest) {
-        char *tp = o.tarball ? hz_package_tarball_path(&o) : NULL;
-        int same = tp && !strcmp(tp, o.dump_manifest);
-        free(tp);
-        if (same || (o.dump_plan && !strcmp(o.dump_plan, o.dump_manifest)) || o.query_list)
-            usage_error("--dump-manifest: not with --query-list, and not the --dump-plan file or the tarball%s%s", "", "");
-        if ((prc = hz_output_file_check(&o, o.dump_manifest, "--dump-manifest file", err, sizeof err))) { fprintf(stderr, "hspz: %s\n", err); return prc; }
-    }
-    /* --force on an OUTDIR that holds an input: the command contradicts itself (exit 2) */
-    if (hz_outdir_holds_input(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 2; }
-    if (dry_run) {   /* no watcher: the signals act normally again */
+    if (hz_shape_parse(o->seed, o->transition, &sh, err, sizeof err)) hz_usage_error("--seed: %s%s", err, "");
+    if (o->progress == 1 && o->quiet) o->progress = 0;
+    o->outdir = outdir_normalize(o->outdir);
+    hz_recover_outdir(o);   /* a killed run's tarball and folders first (publish.h) */
+    if ((rc = run_outputs_check(o))) return rc;
+    if (A.dry_run) {   /* no watcher: the signals act normally again */
         hz_sigwatch_block(0);
-        if (hz_check_outdir(&o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
-        cfg.o = o;
+        if (hz_check_outdir(o, err, sizeof err)) { fprintf(stderr, "hspz: %s\n", err); return 1; }
+        cfg.o = *o;
         return hz_dry_run(&cfg);
     }
-    return hz_run(&o);
+    return hz_run(o);
 }
 
 int main(int argc, char **argv)
@@ -731,12 +577,12 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     int help = !strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h");
     if ((help || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) && argc > 2)   /* as `hspz version`: no other word */
-        usage_error("%s: unexpected argument '%s'", cmd, argv[2]);
+        hz_usage_error("%s: unexpected argument '%s'", cmd, argv[2]);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { puts(HSPZ_VERSION); return 0; }
     if (!strcmp(cmd, "version")) {
         int verbose = argc > 2 && (!strcmp(argv[2], "--verbose") || !strcmp(argv[2], "-v"));
         if (argc > 2 + verbose)
-            usage_error("version: unexpected argument '%s'%s", argv[2 + verbose], "");
+            hz_usage_error("version: unexpected argument '%s'%s", argv[2 + verbose], "");
         puts(HSPZ_VERSION);
         if (verbose) {
             printf("commit %s\nbuild %s\nc_flags %s\ncuda %s\ngzip %s\n", HSPZ_GIT_COMMIT, HSPZ_BUILD_TYPE,
@@ -751,7 +597,11 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "merge")) { hz_sigwatch_block(1); return cmd_merge(argc - 1, argv + 1); }
     if (!strcmp(cmd, "index")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 3); }
     if (!strcmp(cmd, "report")) return hz_report_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "gapped")) return hz_gapped_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gapped")) {   /* lastz's command line, or --outdir (gapped_cmd.h) */
+        if (argc > 2 && (!strcmp(argv[2], "--outdir") || !strncmp(argv[2], "--outdir=", 9)))
+            return hz_gapped_outdir(argc - 1, argv + 1);
+        return hz_gapped_cmd(argc - 1, argv + 1);
+    }
     fprintf(stderr, "hspz: unknown command '%s' (see 'hspz help')\n", cmd);
     return 2;
 }

@@ -6,6 +6,7 @@
  * (README, section "Scoring File"); this is an independent implementation.
  */
 #include "scoring.h"
+#include "scorefile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -87,29 +88,6 @@ static int parse_score(const char *tok, size_t len, int32_t *out)
     return 0;
 }
 
-static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* A LASTZ character code: one character, or two hex digits 01..FF.  Returns the byte
- * (1..255) or -1. */
-static int parse_char_code(const char *tok, size_t len)
-{
-    if (len == 1) return (unsigned char)tok[0] ? (unsigned char)tok[0] : -1;
-    if (len == 2) {
-        int h = hexval(tok[0]), l = hexval(tok[1]);
-        if (h < 0 || l < 0 || (h == 0 && l == 0)) return -1;
-        return h * 16 + l;
-    }
-    return -1;
-}
-
 /* Index of an upper-case A/C/G/T label, else -1.  Only these entries are copied (spec
  * §9.3); labels are case-sensitive as in LASTZ. */
 static int acgt_index(int ch)
@@ -146,50 +124,10 @@ static const char *dna_alphabet_problem(const int *labs, int n, const char *what
 
 static int is_dna_label(int ch) { return ch > 0 && ch < 256 && strchr("ACGTNacgt", ch) != NULL; }
 
-/* A token of a line: byte offset and length inside the line, 1-based column. */
-typedef struct { const char *s; size_t len; int col; } tok_t;
-
-/* Split line[0..n) (comment already cut) into whitespace-separated tokens.  Returns the
- * number of tokens (all of them, even past max), storing at most max. */
-static int tokenize(const char *line, size_t n, tok_t *toks, int max)
-{
-    int k = 0;
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && is_ws(line[i])) i++;
-        if (i >= n) break;
-        size_t st = i;
-        while (i < n && !is_ws(line[i])) i++;
-        if (k < max) { toks[k].s = line + st; toks[k].len = i - st; toks[k].col = (int)st + 1; }
-        k++;
-    }
-    return k;
-}
-
 /* ------------------------------------------------------------------------------------ */
-/* settings                                                                               */
+/* hz_scorefile_load: the HSP stage's checks (validate) and its ACGT block (build) over   */
+/* the lines scorefile.c reads                                                            */
 /* ------------------------------------------------------------------------------------ */
-
-/* K_SEED covers both `seed` and `T` (one LASTZ setting: giving both is a duplicate). */
-enum key_kind { K_BAD, K_FILL, K_OPEN, K_EXTEND, K_HSP, K_GAPPED, K_XDROP, K_YDROP, K_STEP,
-                K_SEED, K_NKEYS };
-
-/* Names LASTZ accepts (LASTZ README "Scoring File" plus its short aliases).  `ball` and
- * `bottleneck` only apply to quantum DNA and are rejected (they make lastz fail on DNA). */
-static const struct { const char *name; enum key_kind kind; } KEYS[] = {
-    {"bad_score", K_BAD}, {"bad", K_BAD},
-    {"fill_score", K_FILL}, {"fill", K_FILL},
-    {"gap_open_penalty", K_OPEN}, {"gap_open", K_OPEN}, {"open", K_OPEN}, {"O", K_OPEN},
-    {"gap_extend_penalty", K_EXTEND}, {"gap_extend", K_EXTEND}, {"extend", K_EXTEND},
-    {"E", K_EXTEND},
-    {"hsp_threshold", K_HSP}, {"hsp_thresh", K_HSP}, {"K", K_HSP},
-    {"gapped_threshold", K_GAPPED}, {"gapped_thresh", K_GAPPED}, {"L", K_GAPPED},
-    {"x_drop", K_XDROP}, {"X", K_XDROP},
-    {"y_drop", K_YDROP}, {"Y", K_YDROP},
-    {"step", K_STEP}, {"Z", K_STEP},
-    {"seed", K_SEED},
-    {"T", K_SEED},
-};
 
 #define ALLOWED_KEYS \
     "bad_score, fill_score, gap_open_penalty, gap_extend_penalty, x_drop, y_drop, " \
@@ -205,20 +143,348 @@ static void add_ignored(hz_scorefile *out, const char *name, size_t len)
     out->ignored_keys[cur] = '\0';
 }
 
-/* ------------------------------------------------------------------------------------ */
-/* hz_scorefile_load                                                                      */
-/* ------------------------------------------------------------------------------------ */
-
 #define MAXLAB 256
+
+/* What hz_scorefile_load has seen so far. */
+typedef struct {
+    const char *path;
+    char *err;
+    size_t errlen;
+    hz_scorefile *out;
+    int key_line[HZ_SK_N];
+    int bad_chars[2];          /* explicit bad_score character codes (column, row) */
+    int bad_line, open_col, ext_col;
+    int have_header, header_line, ncols;
+    int col_lab[MAXLAB];
+    int nfields, nrows;
+    int row_lab[MAXLAB], row_line[MAXLAB];
+    int defined[4][4];
+    int32_t val[4][4];
+    hz_sftok toks[MAXLAB + 2];
+} sfload;
+
+/* bad_score = [<col>:[<row>:]]<score>; codes are one character or two hex digits.  0 or -1. */
+static int sf_bad_score(sfload *P, int lineno, const char *v, size_t vlen, int valcol)
+{
+    const char *p = v, *end = v + vlen;
+    int which = 0;
+    int32_t x = 0;
+    for (;;) {
+        const char *colon = memchr(p, ':', (size_t)(end - p));
+        if (!colon) break;
+        int pcol = valcol + (int)(p - v);
+        if (which >= 2) {
+            set_err(P->err, P->errlen, "%s:%d:%d: bad_score takes at most two character "
+                    "codes ([<char>:[<char>:]]<score>)", P->path, lineno, valcol + (int)(colon - v));
+            return -1;
+        }
+        int ch = hz_sf_label(p, (size_t)(colon - p));
+        if (ch < 0) {
+            set_err(P->err, P->errlen, "%s:%d:%d: invalid bad_score character code '%.*s' "
+                    "(one character or two hex digits 01..FF)", P->path, lineno, pcol, (int)(colon - p), p);
+            return -1;
+        }
+        if (which == 0) P->bad_chars[0] = P->bad_chars[1] = ch; /* column (and row) */
+        else P->bad_chars[1] = ch;                              /* row */
+        P->bad_line = lineno;
+        which++;
+        p = colon + 1;
+    }
+    int pr = parse_score(p, (size_t)(end - p), &x);
+    if (pr) {
+        set_err(P->err, P->errlen, "%s:%d:%d: bad_score: '%.*s' is %s", P->path, lineno,
+                valcol + (int)(p - v), (int)(end - p), p,
+                pr == -2 ? "out of range" : "not an integer score (digits with an optional K/M/G suffix)");
+        return -1;
+    }
+    if (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN) {
+        set_err(P->err, P->errlen, "%s:%d:%d: bad_score %ld is outside %d..%d (hspz sums scores in 32 "
+                "bits; larger ones could overflow)", P->path, lineno, valcol + (int)(p - v), (long)x,
+                HZ_SCORE_MIN, HZ_SCORE_MAX);
+        return -1;
+    }
+    P->out->bad_score = x;
+    P->out->has_bad = 1;
+    return 0;
+}
+
+/* seed = 12of19|14of22,[no]transition (LASTZ's spellings) or T = 1..4: checked, ignored. */
+static int sf_seed(sfload *P, int lineno, const char *key, size_t klen, const char *v, size_t vlen, int valcol)
+{
+    if (klen == 1) { /* T = 1..4 */
+        if (vlen != 1 || v[0] < '1' || v[0] > '4') {
+            set_err(P->err, P->errlen, "%s:%d:%d: T must be 1, 2, 3 or 4", P->path, lineno, valcol);
+            return -1;
+        }
+        add_ignored(P->out, key, klen);
+        return 0;
+    }
+    static const char *ok[] = {"12of19,transition", "12of19,notransition",
+                               "14of22,transition", "14of22,notransition",
+                               "12_of_19,transition", "12_of_19,no_transition",
+                               "14_of_22,transition", "14_of_22,no_transition"};
+    int good = 0;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (strlen(ok[i]) == vlen && memcmp(ok[i], v, vlen) == 0) good = 1;
+    if (!good) {
+        set_err(P->err, P->errlen, "%s:%d:%d: invalid seed '%.*s' (expected 12of19 or 14of22, "
+                "then ,transition or ,notransition)", P->path, lineno, valcol, (int)vlen, v);
+        return -1;
+    }
+    add_ignored(P->out, key, klen);
+    return 0;
+}
+
+/* One `key = value` line before the header.  0 or -1. */
+static int sf_setting(sfload *P, const hz_sfline *l)
+{
+    hz_sfset st;
+    hz_sf_setting(l, &st);
+    int lineno = l->lineno, keycol = (int)st.kb + 1, valcol = (int)st.vb + 1, eqcol = (int)(l->eq - l->s) + 1;
+    if (st.ke == st.kb) {
+        set_err(P->err, P->errlen, "%s:%d:%d: setting has no name before '='", P->path, lineno, eqcol);
+        return -1;
+    }
+    const char *key = l->s + st.kb, *v = l->s + st.vb;
+    size_t klen = st.ke - st.kb, vlen = st.ve - st.vb;
+    int kind = hz_sf_key(key, klen);
+    if (kind == HZ_SK_BALL || kind == HZ_SK_BOTTLENECK) {   /* quantum DNA only: lastz fails on DNA */
+        set_err(P->err, P->errlen, "%s:%d:%d: setting '%.*s' applies only to quantum DNA "
+                "and is not supported", P->path, lineno, keycol, (int)klen, key);
+        return -1;
+    }
+    if (kind < 0) {
+        set_err(P->err, P->errlen, "%s:%d:%d: unknown setting '%.*s' (allowed: %s)", P->path,
+                lineno, keycol, (int)klen, key, ALLOWED_KEYS);
+        return -1;
+    }
+    if (P->key_line[kind]) {
+        set_err(P->err, P->errlen, "%s:%d:%d: setting '%.*s' given twice (first on line %d)",
+                P->path, lineno, keycol, (int)klen, key, P->key_line[kind]);
+        return -1;
+    }
+    P->key_line[kind] = lineno;
+    if (vlen == 0) {
+        set_err(P->err, P->errlen, "%s:%d:%d: setting '%.*s' has no value", P->path, lineno, eqcol + 1, (int)klen, key);
+        return -1;
+    }
+    if (kind == HZ_SK_BAD) return sf_bad_score(P, lineno, v, vlen, valcol);
+    if (kind == HZ_SK_SEED) return sf_seed(P, lineno, key, klen, v, vlen, valcol);
+    int32_t x = 0;
+    int pr = parse_score(v, vlen, &x);
+    if (pr) {
+        set_err(P->err, P->errlen, "%s:%d:%d: %.*s: '%.*s' is %s", P->path, lineno, valcol,
+                (int)klen, key, (int)vlen, v,
+                pr == -2 ? "out of range" : "not an integer (digits with an optional K/M/G suffix)");
+        return -1;
+    }
+    if ((kind == HZ_SK_XDROP || kind == HZ_SK_YDROP || kind == HZ_SK_STEP) && x <= 0) {
+        set_err(P->err, P->errlen, "%s:%d:%d: %.*s must be positive", P->path, lineno, valcol, (int)klen, key);
+        return -1;
+    }
+    if (kind == HZ_SK_FILL && (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN)) {
+        set_err(P->err, P->errlen, "%s:%d:%d: fill_score %ld is outside %d..%d (hspz sums scores in 32 "
+                "bits; larger ones could overflow)", P->path, lineno, valcol, (long)x, HZ_SCORE_MIN, HZ_SCORE_MAX);
+        return -1;
+    }
+    hz_scorefile *out = P->out;
+    if (kind == HZ_SK_FILL) { out->fill_score = x; out->has_fill = 1; }
+    else if (kind == HZ_SK_OPEN) { out->gap_open = x; out->has_gap_open = 1; P->open_col = valcol; }
+    else if (kind == HZ_SK_EXTEND) { out->gap_extend = x; out->has_gap_extend = 1; P->ext_col = valcol; }
+    else add_ignored(out, key, klen);
+    return 0;
+}
+
+/* The column-label header: nt tokens in P->toks.  0 or -1. */
+static int sf_header(sfload *P, int lineno, int nt)
+{
+    const hz_sftok *toks = P->toks;
+    if (nt > MAXLAB - 1) {
+        set_err(P->err, P->errlen, "%s:%d:%d: too many column labels (at most %d)", P->path,
+                lineno, toks[MAXLAB - 1].col, MAXLAB - 1);
+        return -1;
+    }
+    for (int i = 0; i < nt; i++) {
+        int ch = hz_sf_label(toks[i].s, toks[i].len), dup = 0;
+        if (ch < 0) {
+            set_err(P->err, P->errlen, "%s:%d:%d: invalid column label '%.*s' (one character or "
+                    "two hex digits 01..FF)", P->path, lineno, toks[i].col, (int)toks[i].len, toks[i].s);
+            return -1;
+        }
+        for (int j = 0; j < i; j++) dup |= P->col_lab[j] == ch;
+        if (dup) {
+            set_err(P->err, P->errlen, "%s:%d:%d: duplicate column label '%.*s'", P->path, lineno,
+                    toks[i].col, (int)toks[i].len, toks[i].s);
+            return -1;
+        }
+        if (P->bad_chars[0] >= 0 && ch == P->bad_chars[0]) {
+            set_err(P->err, P->errlen, "%s:%d:%d: column label '%.*s' is the bad_score character "
+                    "set on line %d", P->path, lineno, toks[i].col, (int)toks[i].len, toks[i].s, P->bad_line);
+            return -1;
+        }
+        if (!is_dna_label(ch)) {
+            set_err(P->err, P->errlen, "%s:%d:%d: column label '%.*s' is not A, C, G, T or N "
+                    "(lastz reads any other label set as quantum DNA)", P->path, lineno,
+                    toks[i].col, (int)toks[i].len, toks[i].s);
+            return -1;
+        }
+        P->col_lab[i] = ch;
+    }
+    char abuf[160];
+    if (dna_alphabet_problem(P->col_lab, nt, "column", abuf, sizeof abuf)) {
+        set_err(P->err, P->errlen, "%s:%d:%d: %s (column labels must be A C G T, optionally N, "
+                "optionally a c g t)", P->path, lineno, toks[0].col, abuf);
+        return -1;
+    }
+    P->ncols = nt;
+    P->have_header = 1;
+    P->header_line = lineno;
+    return 0;
+}
+
+/* A row's label (labelled rows): valid, new, not the bad_score character, DNA.  The label,
+ * or -1. */
+static int sf_row_label(sfload *P, int lineno)
+{
+    const hz_sftok *t = &P->toks[0];
+    int rlab = hz_sf_label(t->s, t->len);
+    if (rlab < 0) {
+        set_err(P->err, P->errlen, "%s:%d:%d: invalid row label '%.*s' (one character or two hex "
+                "digits 01..FF)", P->path, lineno, t->col, (int)t->len, t->s);
+        return -1;
+    }
+    for (int j = 0; j < P->nrows; j++)
+        if (P->row_lab[j] == rlab) {
+            set_err(P->err, P->errlen, "%s:%d:%d: duplicate row '%.*s' (first on line %d)", P->path,
+                    lineno, t->col, (int)t->len, t->s, P->row_line[j]);
+            return -1;
+        }
+    if (P->bad_chars[1] >= 0 && rlab == P->bad_chars[1]) {
+        set_err(P->err, P->errlen, "%s:%d:%d: row label '%.*s' is the bad_score character set on "
+                "line %d", P->path, lineno, t->col, (int)t->len, t->s, P->bad_line);
+        return -1;
+    }
+    if (!is_dna_label(rlab)) {
+        set_err(P->err, P->errlen, "%s:%d:%d: row label '%.*s' is not A, C, G, T or N (lastz "
+                "reads any other label set as quantum DNA)", P->path, lineno, t->col, (int)t->len, t->s);
+        return -1;
+    }
+    return rlab;
+}
+
+/* A matrix row: nt tokens in P->toks.  0 or -1. */
+static int sf_row(sfload *P, const hz_sfline *l, int nt)
+{
+    const hz_sftok *toks = P->toks;
+    int lineno = l->lineno, ncols = P->ncols, e = (int)l->e;
+    if (l->eq) {
+        set_err(P->err, P->errlen, "%s:%d:%d: setting after the matrix header (settings must come "
+                "before the column labels on line %d)", P->path, lineno, (int)l->b + 1, P->header_line);
+        return -1;
+    }
+    if (P->nfields < 0) {
+        if (nt != ncols && nt != ncols + 1) {
+            set_err(P->err, P->errlen, "%s:%d:%d: row has %d fields; expected %d scores, or a row "
+                    "label and %d scores", P->path, lineno, nt > ncols + 1 ? toks[ncols + 1].col : e + 1, nt, ncols, ncols);
+            return -1;
+        }
+        if (nt == ncols && nt > 0 && parse_score(toks[0].s, toks[0].len, &(int32_t){0}) == -1 &&
+            hz_sf_label(toks[0].s, toks[0].len) >= 0) {   /* "A 91 -114 -31" under A C G T */
+            set_err(P->err, P->errlen, "%s:%d:%d: row '%.*s' has %d scores; expected %d (one per column label)",
+                    P->path, lineno, e + 1, (int)toks[0].len, toks[0].s, nt - 1, ncols);
+            return -1;
+        }
+        P->nfields = nt;
+    } else if (nt != P->nfields) {
+        set_err(P->err, P->errlen, "%s:%d:%d: row has %d fields but the first row (line %d) has %d",
+                P->path, lineno, nt > P->nfields ? toks[P->nfields].col : e + 1, nt, P->row_line[0], P->nfields);
+        return -1;
+    }
+    int labelled = P->nfields == ncols + 1, rlab;
+    if (P->nrows >= MAXLAB - 1 || (!labelled && P->nrows >= ncols)) {
+        set_err(P->err, P->errlen, "%s:%d:%d: too many rows (%s)", P->path, lineno, toks[0].col,
+                labelled ? "at most 255" : "rows without labels take the column labels in order");
+        return -1;
+    }
+    if (labelled) { if ((rlab = sf_row_label(P, lineno)) < 0) return -1; }
+    else rlab = P->col_lab[P->nrows];
+    P->row_lab[P->nrows] = rlab;
+    P->row_line[P->nrows] = lineno;
+    P->nrows++;
+    int r = acgt_index(rlab);
+    for (int i = 0; i < ncols; i++) {
+        const hz_sftok *t = &toks[i + labelled];
+        int32_t x;
+        int pr = parse_score(t->s, t->len, &x);
+        if (pr) {
+            set_err(P->err, P->errlen, "%s:%d:%d: score '%.*s' is %s", P->path, lineno, t->col, (int)t->len, t->s,
+                    pr == -2 ? "out of range" : "not an integer (digits with an optional K/M/G suffix)");
+            return -1;
+        }
+        if (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN) {   /* scoring.h: 32-bit sums stay exact */
+            set_err(P->err, P->errlen, "%s:%d:%d: score %ld is outside %d..%d (hspz sums scores in 32 bits; "
+                    "larger ones could overflow)", P->path, lineno, t->col, (long)x, HZ_SCORE_MIN, HZ_SCORE_MAX);
+            return -1;
+        }
+        int c = acgt_index(P->col_lab[i]);
+        if (r >= 0 && c >= 0) { P->val[r][c] = x; P->defined[r][c] = 1; }
+    }
+    return 0;
+}
+
+/* After the last line: a whole matrix, DNA row labels, LASTZ's gap checks; then the ACGT
+ * block into P->out.  0 or -1. */
+static int sf_finish(sfload *P, const hz_sfread *rd)
+{
+    hz_scorefile *out = P->out;
+    char abuf[160];
+    int el = rd->eof_line, ec = rd->eof_col;
+    if (!P->have_header) {
+        set_err(P->err, P->errlen, "%s:%d:%d: no substitution matrix (%s)", P->path, el, ec,
+                rd->lineno == 0 ? "the file is empty" : "expected a line of column labels, e.g. 'A C G T'");
+        return -1;
+    }
+    if (P->nrows == 0) {
+        set_err(P->err, P->errlen, "%s:%d:%d: the matrix has column labels (line %d) but no rows", P->path,
+                el, ec, P->header_line);
+        return -1;
+    }
+    if (P->nfields == P->ncols && P->nrows != P->ncols) {
+        set_err(P->err, P->errlen, "%s:%d:%d: the matrix has no row labels and %d rows; expected %d "
+                "(one per column label)", P->path, el, ec, P->nrows, P->ncols);
+        return -1;
+    }
+    if (dna_alphabet_problem(P->row_lab, P->nrows, "row", abuf, sizeof abuf)) {
+        set_err(P->err, P->errlen, "%s:%d:%d: %s (row labels must be A C G T, optionally N, optionally "
+                "a c g t)", P->path, el, ec, abuf);
+        return -1;
+    }
+    /* LASTZ checks (read_score_set): extend >= 0 and open + extend >= 0 */
+    if (out->has_gap_extend && out->gap_extend < 0) {
+        set_err(P->err, P->errlen, "%s:%d:%d: gap_extend_penalty must not be negative", P->path,
+                P->key_line[HZ_SK_EXTEND], P->ext_col);
+        return -1;
+    }
+    if (out->has_gap_open && (int64_t)out->gap_open + (out->has_gap_extend ? out->gap_extend : 30) < 0) {
+        set_err(P->err, P->errlen, "%s:%d:%d: gap_open_penalty + gap_extend_penalty must not be negative",
+                P->path, P->key_line[HZ_SK_OPEN], P->open_col);
+        return -1;
+    }
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) /* (the label checks above make every entry defined) */
+            out->sub[r][c] = P->defined[r][c] ? P->val[r][c] : out->fill_score;
+    return 0;
+}
 
 /* Parse a LASTZ score file into *out (see scoring.h; spec §9.3, RULES.md "scoring file").
  *
- * Grammar (LASTZ README "Scoring File"): optional `key = value` settings first; the first
- * other non-blank line is the column-label header; every later non-blank line is a matrix
- * row of either ncols scores (BLASTZ style: rows take the column labels in order) or a row
- * label plus ncols scores (the first row decides; all rows must agree).  `#` starts a
- * comment anywhere.  Labels are one character or two hex digits (01..FF), case-sensitive.
- * Scores are decimal integers with an optional upper-case K/M/G suffix (x1e3/1e6/1e9).
+ * Grammar (LASTZ README "Scoring File"; the lines, settings, tokens and labels are read by
+ * scorefile.c): optional `key = value` settings first; the first other non-blank line is the
+ * column-label header; every later non-blank line is a matrix row of either ncols scores
+ * (BLASTZ style: rows take the column labels in order) or a row label plus ncols scores (the
+ * first row decides; all rows must agree).  `#` starts a comment anywhere.  Labels are one
+ * character or two hex digits (01..FF), case-sensitive.  Scores are decimal integers with an
+ * optional upper-case K/M/G suffix (x1e3/1e6/1e9).
  *
  * Accepted is what Debian's lastz 1.04.22 accepts for DNA: the row and the column label
  * sets must each be A C G T, optionally N, optionally a c g t (LASTZ's DNA alphabets; any
@@ -245,393 +511,32 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
     memset(out, 0, sizeof *out);
     out->bad_score = DEFAULT_BAD;
     out->fill_score = DEFAULT_FILL;
-
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        set_err(err, errlen, "%s:1:1: cannot open score file: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) { fclose(f); set_err(err, errlen, "%s:1:1: out of memory", path); return -1; }
-    for (;;) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) { free(buf); fclose(f); set_err(err, errlen, "%s:1:1: out of memory", path); return -1; }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        fclose(f);
-        set_err(err, errlen, "%s:1:1: cannot read score file: %s", path, strerror(e ? e : EIO));
-        return -1;
-    }
-    fclose(f);
-
-    /* end-of-file position, for "missing" errors */
-    int eof_line = 1, eof_col = 1;
-    for (size_t i = 0; i < n; i++) {
-        if (buf[i] == '\n') { eof_line++; eof_col = 1; } else eof_col++;
-    }
-
-    int key_line[K_NKEYS] = {0};
-    int bad_chars[2] = {-1, -1}; /* explicit bad_score character codes (column, row) */
-    int bad_line = 0, open_col = 0, ext_col = 0;
-    char abuf[160];
-
-    int have_header = 0, header_line = 0, ncols = 0;
-    int col_lab[MAXLAB];
-    int nfields = -1, nrows = 0;
-    int row_lab[MAXLAB], row_line[MAXLAB];
-    int defined[4][4] = {{0}};
-    int32_t val[4][4] = {{0}};
-    tok_t toks[MAXLAB + 2];
-
-    int rc = -1;
-    size_t pos = 0;
-    int lineno = 0;
-    while (pos < n) {
-        lineno++;
-        size_t st = pos;
-        while (pos < n && buf[pos] != '\n') pos++;
-        size_t len = pos - st;
-        if (pos < n) pos++; /* skip '\n' */
-        const char *line = buf + st;
-        /* cut the comment */
-        const char *hash = memchr(line, '#', len);
-        if (hash) len = (size_t)(hash - line);
-        const char *cr = memchr(line, '\r', len);
-        if (cr) {
+    hz_sfread rd;
+    if (hz_sfread_open(&rd, path, err, errlen)) return -1;
+    sfload *P = calloc(1, sizeof *P);
+    if (!P) { hz_sfread_close(&rd); set_err(err, errlen, "%s:1:1: out of memory", path); return -1; }
+    P->path = path; P->err = err; P->errlen = errlen; P->out = out;
+    P->bad_chars[0] = P->bad_chars[1] = -1;
+    P->nfields = -1;
+    int rc = 0;
+    hz_sfline l;
+    while (!rc && hz_sfread_next(&rd, &l)) {
+        if (l.cr) {
             set_err(err, errlen, "%s:%d:%d: carriage return (DOS line end): lastz cannot read this "
-                    "file; convert it to Unix line ends", path, lineno, (int)(cr - line) + 1);
-            goto done;
-        }
-        /* skip blank lines */
-        size_t b = 0;
-        while (b < len && is_ws(line[b])) b++;
-        if (b == len) continue;
-        size_t e = len;
-        while (e > b && is_ws(line[e - 1])) e--;
-        const char *eq = memchr(line, '=', len);
-
-        if (!have_header && eq) {
-            /* ---- a setting: key = value ---- */
-            size_t ke = (size_t)(eq - line);
-            while (ke > b && is_ws(line[ke - 1])) ke--;
-            size_t vb = (size_t)(eq - line) + 1;
-            while (vb < e && is_ws(line[vb])) vb++;
-            int keycol = (int)b + 1, valcol = (int)vb + 1;
-            if (ke == b) {
-                set_err(err, errlen, "%s:%d:%d: setting has no name before '='", path, lineno,
-                        (int)(eq - line) + 1);
-                goto done;
-            }
-            const char *key = line + b;
-            size_t klen = ke - b;
-            int kind = -1;
-            for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
-                if (strlen(KEYS[i].name) == klen && memcmp(KEYS[i].name, key, klen) == 0) {
-                    kind = (int)KEYS[i].kind;
-                    break;
-                }
-            if (kind < 0) {
-                if ((klen == 4 && memcmp(key, "ball", 4) == 0) ||
-                    (klen == 10 && memcmp(key, "bottleneck", 10) == 0))
-                    set_err(err, errlen, "%s:%d:%d: setting '%.*s' applies only to quantum DNA "
-                            "and is not supported", path, lineno, keycol, (int)klen, key);
-                else
-                    set_err(err, errlen, "%s:%d:%d: unknown setting '%.*s' (allowed: %s)", path,
-                            lineno, keycol, (int)klen, key, ALLOWED_KEYS);
-                goto done;
-            }
-            if (key_line[kind]) {
-                set_err(err, errlen, "%s:%d:%d: setting '%.*s' given twice (first on line %d)",
-                        path, lineno, keycol, (int)klen, key, key_line[kind]);
-                goto done;
-            }
-            key_line[kind] = lineno;
-            const char *v = line + vb;
-            size_t vlen = e - vb;
-            if (vlen == 0) {
-                set_err(err, errlen, "%s:%d:%d: setting '%.*s' has no value", path, lineno,
-                        (int)(eq - line) + 2, (int)klen, key);
-                goto done;
-            }
-            int32_t x = 0;
-            int pr;
-            switch (kind) {
-            case K_BAD: {
-                /* [<col>:[<row>:]]<score>; codes are one character or two hex digits */
-                const char *p = v, *end = v + vlen;
-                int which = 0;
-                for (;;) {
-                    const char *colon = memchr(p, ':', (size_t)(end - p));
-                    if (!colon) break;
-                    int pcol = valcol + (int)(p - v);
-                    if (which >= 2) {
-                        set_err(err, errlen, "%s:%d:%d: bad_score takes at most two character "
-                                "codes ([<char>:[<char>:]]<score>)", path, lineno,
-                                valcol + (int)(colon - v));
-                        goto done;
-                    }
-                    int ch = parse_char_code(p, (size_t)(colon - p));
-                    if (ch < 0) {
-                        set_err(err, errlen, "%s:%d:%d: invalid bad_score character code '%.*s' "
-                                "(one character or two hex digits 01..FF)", path, lineno, pcol,
-                                (int)(colon - p), p);
-                        goto done;
-                    }
-                    if (which == 0) bad_chars[0] = bad_chars[1] = ch; /* column (and row) */
-                    else bad_chars[1] = ch;                           /* row */
-                    bad_line = lineno;
-                    which++;
-                    p = colon + 1;
-                }
-                pr = parse_score(p, (size_t)(end - p), &x);
-                if (pr) {
-                    set_err(err, errlen, "%s:%d:%d: bad_score: '%.*s' is %s", path, lineno,
-                            valcol + (int)(p - v), (int)(end - p), p,
-                            pr == -2 ? "out of range" : "not an integer score (digits with an optional K/M/G suffix)");
-                    goto done;
-                }
-                if (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN) {
-                    set_err(err, errlen, "%s:%d:%d: bad_score %ld is outside %d..%d (hspz sums scores in 32 "
-                            "bits; larger ones could overflow)", path, lineno, valcol + (int)(p - v), (long)x,
-                            HZ_SCORE_MIN, HZ_SCORE_MAX);
-                    goto done;
-                }
-                out->bad_score = x;
-                out->has_bad = 1;
-                break;
-            }
-            case K_SEED: {
-                if (klen == 1) { /* T = 1..4 */
-                    if (vlen != 1 || v[0] < '1' || v[0] > '4') {
-                        set_err(err, errlen, "%s:%d:%d: T must be 1, 2, 3 or 4", path, lineno, valcol);
-                        goto done;
-                    }
-                    add_ignored(out, key, klen);
-                    break;
-                }
-                static const char *ok[] = {"12of19,transition", "12of19,notransition",
-                                           "14of22,transition", "14of22,notransition",
-                                           "12_of_19,transition", "12_of_19,no_transition",
-                                           "14_of_22,transition", "14_of_22,no_transition"};
-                int good = 0;
-                for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-                    if (strlen(ok[i]) == vlen && memcmp(ok[i], v, vlen) == 0) good = 1;
-                if (!good) {
-                    set_err(err, errlen, "%s:%d:%d: invalid seed '%.*s' (expected 12of19 or 14of22, "
-                            "then ,transition or ,notransition)", path, lineno, valcol, (int)vlen, v);
-                    goto done;
-                }
-                add_ignored(out, key, klen);
-                break;
-            }
-            default:
-                pr = parse_score(v, vlen, &x);
-                if (pr) {
-                    set_err(err, errlen, "%s:%d:%d: %.*s: '%.*s' is %s", path, lineno, valcol,
-                            (int)klen, key, (int)vlen, v,
-                            pr == -2 ? "out of range" : "not an integer (digits with an optional K/M/G suffix)");
-                    goto done;
-                }
-                if ((kind == K_XDROP || kind == K_YDROP || kind == K_STEP) && x <= 0) {
-                    set_err(err, errlen, "%s:%d:%d: %.*s must be positive", path, lineno, valcol,
-                            (int)klen, key);
-                    goto done;
-                }
-                if (kind == K_FILL && (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN)) {
-                    set_err(err, errlen, "%s:%d:%d: fill_score %ld is outside %d..%d (hspz sums scores in 32 "
-                            "bits; larger ones could overflow)", path, lineno, valcol, (long)x, HZ_SCORE_MIN,
-                            HZ_SCORE_MAX);
-                    goto done;
-                }
-                if (kind == K_FILL) { out->fill_score = x; out->has_fill = 1; }
-                else if (kind == K_OPEN) { out->gap_open = x; out->has_gap_open = 1; open_col = valcol; }
-                else if (kind == K_EXTEND) { out->gap_extend = x; out->has_gap_extend = 1; ext_col = valcol; }
-                else add_ignored(out, key, klen);
-                break;
-            }
-            continue;
-        }
-
-        int nt = tokenize(line, len, toks, MAXLAB + 2);
-        if (!have_header) {
-            /* ---- the column-label header ---- */
-            if (nt > MAXLAB - 1) {
-                set_err(err, errlen, "%s:%d:%d: too many column labels (at most %d)", path,
-                        lineno, toks[MAXLAB - 1].col, MAXLAB - 1);
-                goto done;
-            }
-            for (int i = 0; i < nt; i++) {
-                int ch = parse_char_code(toks[i].s, toks[i].len);
-                if (ch < 0) {
-                    set_err(err, errlen, "%s:%d:%d: invalid column label '%.*s' (one character or "
-                            "two hex digits 01..FF)", path, lineno, toks[i].col, (int)toks[i].len,
-                            toks[i].s);
-                    goto done;
-                }
-                for (int j = 0; j < i; j++)
-                    if (col_lab[j] == ch) {
-                        set_err(err, errlen, "%s:%d:%d: duplicate column label '%.*s'", path, lineno,
-                                toks[i].col, (int)toks[i].len, toks[i].s);
-                        goto done;
-                    }
-                if (bad_chars[0] >= 0 && ch == bad_chars[0]) {
-                    set_err(err, errlen, "%s:%d:%d: column label '%.*s' is the bad_score character "
-                            "set on line %d", path, lineno, toks[i].col, (int)toks[i].len,
-                            toks[i].s, bad_line);
-                    goto done;
-                }
-                if (!is_dna_label(ch)) {
-                    set_err(err, errlen, "%s:%d:%d: column label '%.*s' is not A, C, G, T or N "
-                            "(lastz reads any other label set as quantum DNA)", path, lineno,
-                            toks[i].col, (int)toks[i].len, toks[i].s);
-                    goto done;
-                }
-                col_lab[i] = ch;
-            }
-            if (dna_alphabet_problem(col_lab, nt, "column", abuf, sizeof abuf)) {
-                set_err(err, errlen, "%s:%d:%d: %s (column labels must be A C G T, optionally N, "
-                        "optionally a c g t)", path, lineno, toks[0].col, abuf);
-                goto done;
-            }
-            ncols = nt;
-            have_header = 1;
-            header_line = lineno;
-            continue;
-        }
-
-        /* ---- a matrix row ---- */
-        if (eq) {
-            set_err(err, errlen, "%s:%d:%d: setting after the matrix header (settings must come "
-                    "before the column labels on line %d)", path, lineno, (int)b + 1, header_line);
-            goto done;
-        }
-        if (nfields < 0) {
-            if (nt != ncols && nt != ncols + 1) {
-                set_err(err, errlen, "%s:%d:%d: row has %d fields; expected %d scores, or a row "
-                        "label and %d scores", path, lineno,
-                        nt > ncols + 1 ? toks[ncols + 1].col : (int)e + 1, nt, ncols, ncols);
-                goto done;
-            }
-            if (nt == ncols && nt > 0 && parse_score(toks[0].s, toks[0].len, &(int32_t){0}) == -1 &&
-                parse_char_code(toks[0].s, toks[0].len) >= 0) {   /* "A 91 -114 -31" under A C G T */
-                set_err(err, errlen, "%s:%d:%d: row '%.*s' has %d scores; expected %d (one per column label)",
-                        path, lineno, (int)e + 1, (int)toks[0].len, toks[0].s, nt - 1, ncols);
-                goto done;
-            }
-            nfields = nt;
-        } else if (nt != nfields) {
-            set_err(err, errlen, "%s:%d:%d: row has %d fields but the first row (line %d) has %d",
-                    path, lineno, nt > nfields ? toks[nfields].col : (int)e + 1, nt, row_line[0],
-                    nfields);
-            goto done;
-        }
-        int labelled = nfields == ncols + 1, rlab;
-        if (nrows >= MAXLAB - 1 || (!labelled && nrows >= ncols)) {
-            set_err(err, errlen, "%s:%d:%d: too many rows (%s)", path, lineno, toks[0].col,
-                    labelled ? "at most 255" : "rows without labels take the column labels in order");
-            goto done;
-        }
-        if (labelled) {
-            rlab = parse_char_code(toks[0].s, toks[0].len);
-            if (rlab < 0) {
-                set_err(err, errlen, "%s:%d:%d: invalid row label '%.*s' (one character or two hex "
-                        "digits 01..FF)", path, lineno, toks[0].col, (int)toks[0].len, toks[0].s);
-                goto done;
-            }
-            for (int j = 0; j < nrows; j++)
-                if (row_lab[j] == rlab) {
-                    set_err(err, errlen, "%s:%d:%d: duplicate row '%.*s' (first on line %d)", path,
-                            lineno, toks[0].col, (int)toks[0].len, toks[0].s, row_line[j]);
-                    goto done;
-                }
-            if (bad_chars[1] >= 0 && rlab == bad_chars[1]) {
-                set_err(err, errlen, "%s:%d:%d: row label '%.*s' is the bad_score character set on "
-                        "line %d", path, lineno, toks[0].col, (int)toks[0].len, toks[0].s, bad_line);
-                goto done;
-            }
-            if (!is_dna_label(rlab)) {
-                set_err(err, errlen, "%s:%d:%d: row label '%.*s' is not A, C, G, T or N (lastz "
-                        "reads any other label set as quantum DNA)", path, lineno, toks[0].col,
-                        (int)toks[0].len, toks[0].s);
-                goto done;
-            }
+                    "file; convert it to Unix line ends", path, l.lineno, (int)(l.cr - l.s) + 1);
+            rc = -1;
+        } else if (l.b == l.len) {
+            continue;   /* blank */
+        } else if (!P->have_header && l.eq) {
+            rc = sf_setting(P, &l);
         } else {
-            rlab = col_lab[nrows];
-        }
-        row_lab[nrows] = rlab;
-        row_line[nrows] = lineno;
-        nrows++;
-        int r = acgt_index(rlab);
-        for (int i = 0; i < ncols; i++) {
-            const tok_t *t = &toks[i + labelled];
-            int32_t x;
-            int pr = parse_score(t->s, t->len, &x);
-            if (pr) {
-                set_err(err, errlen, "%s:%d:%d: score '%.*s' is %s", path, lineno, t->col,
-                        (int)t->len, t->s,
-                        pr == -2 ? "out of range" : "not an integer (digits with an optional K/M/G suffix)");
-                goto done;
-            }
-            if (x > HZ_SCORE_MAX || x < HZ_SCORE_MIN) {   /* scoring.h: 32-bit sums stay exact */
-                set_err(err, errlen, "%s:%d:%d: score %ld is outside %d..%d (hspz sums scores in 32 bits; "
-                        "larger ones could overflow)", path, lineno, t->col, (long)x, HZ_SCORE_MIN, HZ_SCORE_MAX);
-                goto done;
-            }
-            int c = acgt_index(col_lab[i]);
-            if (r >= 0 && c >= 0) { val[r][c] = x; defined[r][c] = 1; }
+            int nt = hz_sf_tokens(&l, P->toks, MAXLAB + 2);
+            rc = P->have_header ? sf_row(P, &l, nt) : sf_header(P, l.lineno, nt);
         }
     }
-
-    if (!have_header) {
-        set_err(err, errlen, "%s:%d:%d: no substitution matrix (%s)", path, eof_line, eof_col,
-                lineno == 0 ? "the file is empty" : "expected a line of column labels, e.g. 'A C G T'");
-        goto done;
-    }
-    if (nrows == 0) {
-        set_err(err, errlen, "%s:%d:%d: the matrix has column labels (line %d) but no rows", path,
-                eof_line, eof_col, header_line);
-        goto done;
-    }
-    if (nfields == ncols && nrows != ncols) {
-        set_err(err, errlen, "%s:%d:%d: the matrix has no row labels and %d rows; expected %d "
-                "(one per column label)", path, eof_line, eof_col, nrows, ncols);
-        goto done;
-    }
-    if (dna_alphabet_problem(row_lab, nrows, "row", abuf, sizeof abuf)) {
-        set_err(err, errlen, "%s:%d:%d: %s (row labels must be A C G T, optionally N, optionally "
-                "a c g t)", path, eof_line, eof_col, abuf);
-        goto done;
-    }
-    /* LASTZ checks (read_score_set): extend >= 0 and open + extend >= 0 */
-    if (out->has_gap_extend && out->gap_extend < 0) {
-        set_err(err, errlen, "%s:%d:%d: gap_extend_penalty must not be negative", path,
-                key_line[K_EXTEND], ext_col);
-        goto done;
-    }
-    if (out->has_gap_open &&
-        (int64_t)out->gap_open + (out->has_gap_extend ? out->gap_extend : 30) < 0) {
-        set_err(err, errlen, "%s:%d:%d: gap_open_penalty + gap_extend_penalty must not be negative",
-                path, key_line[K_OPEN], open_col);
-        goto done;
-    }
-
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++) /* (the label checks above make every entry defined) */
-            out->sub[r][c] = defined[r][c] ? val[r][c] : out->fill_score;
-    rc = 0;
-
-done:
-    free(buf);
+    if (!rc) rc = sf_finish(P, &rd);
+    free(P);
+    hz_sfread_close(&rd);
     return rc;
 }
 
@@ -654,6 +559,22 @@ static int amb_number(const char *amb, const char *s, size_t len, long long *out
     return 0;
 }
 
+void hz_ambiguous_split(const char *amb, hz_ambig *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!amb) amb = "";
+    a->part[0] = amb;
+    a->nparts = 1;
+    for (const char *p = amb; *p; p++)
+        if (*p == ',') { if (a->nparts < 3) a->part[a->nparts] = p + 1; a->nparts++; }
+    for (int k = 0; k < a->nparts && k < 3; k++) {
+        const char *c = strchr(a->part[k], ',');
+        a->plen[k] = c ? (size_t)(c - a->part[k]) : strlen(a->part[k]);
+    }
+    a->word = a->plen[0] == 1 && !memcmp(amb, "n", 1) ? HZ_AMB_N
+            : a->plen[0] == 5 && !memcmp(amb, "iupac", 5) ? HZ_AMB_IUPAC : HZ_AMB_OTHER;
+}
+
 int hz_ambiguous_check(const char *amb, char *err, size_t errlen)
 {
     if (!amb) return 0;
@@ -661,24 +582,17 @@ int hz_ambiguous_check(const char *amb, char *err, size_t errlen)
         set_err(err, errlen, "--ambiguous: '': empty value (give n, iupac or n|iupac,REWARD,PENALTY)");
         return -1;
     }
-    const char *part[3] = { amb, NULL, NULL };
-    size_t plen[3] = {0};
-    int np = 1;
-    for (const char *p = amb; *p; p++)
-        if (*p == ',') { if (np < 3) part[np] = p + 1; np++; }
-    for (int k = 0; k < np && k < 3; k++) {
-        const char *c = strchr(part[k], ',');
-        plen[k] = c ? (size_t)(c - part[k]) : strlen(part[k]);
-    }
-    int word = (plen[0] == 1 && !memcmp(amb, "n", 1)) || (plen[0] == 5 && !memcmp(amb, "iupac", 5));
-    if (np > 3 || !word) {
+    hz_ambig a;
+    hz_ambiguous_split(amb, &a);
+    int np = a.nparts;
+    if (np > 3 || a.word == HZ_AMB_OTHER) {
         set_err(err, errlen, "--ambiguous: '%s' is not n, iupac, n[,REWARD],PENALTY or "
                 "iupac[,REWARD],PENALTY", amb);
         return -1;
     }
     long long v[3] = {0};
     for (int k = 1; k < np; k++)
-        if (amb_number(amb, part[k], plen[k], &v[k], err, errlen)) return -1;
+        if (amb_number(amb, a.part[k], a.plen[k], &v[k], err, errlen)) return -1;
     if (np >= 2 && v[np - 1] < 0) {
         set_err(err, errlen, "--ambiguous: '%s': the penalty %lld is negative (lastz: the penalty "
                 "must be non-negative)", amb, v[np - 1]);
@@ -720,21 +634,17 @@ int hz_scoring_build(int32_t sub[HZ_NCODES][HZ_NCODES], const hz_scorefile *sf,
     int32_t reward = DEFAULT_AMBIG, penalty = DEFAULT_AMBIG;
 
     const char *amb = ambiguous ? ambiguous : "";
-    const char *c1 = strchr(amb, ',');
-    size_t flen = c1 ? (size_t)(c1 - amb) : strlen(amb);
-    int field_n = flen == 1 && memcmp(amb, "n", 1) == 0;
-    int field_iupac = flen == 5 && memcmp(amb, "iupac", 5) == 0;
-    int nparts = 1;
-    for (const char *p = amb; *p; p++) if (*p == ',') nparts++;
-    if (nparts == 3) {
-        const char *c2 = strchr(c1 + 1, ',');
+    hz_ambig a;
+    hz_ambiguous_split(amb, &a);
+    int field_n = a.word == HZ_AMB_N, field_iupac = a.word == HZ_AMB_IUPAC;
+    if (a.nparts == 3) {
         char p2[64], p3[64];
-        size_t l2 = (size_t)(c2 - (c1 + 1)), l3 = strlen(c2 + 1);
+        size_t l2 = a.plen[1], l3 = a.plen[2];
         int32_t r = 0, pn = 0;
         int ok = l2 < sizeof p2 && l3 < sizeof p3;
         if (ok) {
-            memcpy(p2, c1 + 1, l2); p2[l2] = '\0';
-            memcpy(p3, c2 + 1, l3); p3[l3] = '\0';
+            memcpy(p2, a.part[1], l2); p2[l2] = '\0';
+            memcpy(p3, a.part[2], l3); p3[l3] = '\0';
             ok = parse_plain_int(p2, &r) == 0 && parse_plain_int(p3, &pn) == 0 && pn != INT32_MIN;
         }
         if (!ok) {

@@ -43,6 +43,19 @@ int hz_scorefile_load(const char *path, hz_scorefile *out, char *err, size_t err
 #define HZ_SCORE_MAX 10000
 #define HZ_SCORE_MIN (-1000000000)
 
+/* An --ambiguous value split at its commas (the one reading of it that the HSP stage's check,
+ * its matrix and the gapped stage share): word = HZ_AMB_N for a first part exactly "n",
+ * HZ_AMB_IUPAC for exactly "iupac", else HZ_AMB_OTHER; nparts = the number of comma-separated
+ * parts (all of them, even past 3); part[k] / plen[k] = the first three parts (not
+ * NUL-terminated; part[k] NULL past nparts).  NULL amb reads as "" (one empty part). */
+enum { HZ_AMB_OTHER = 0, HZ_AMB_N, HZ_AMB_IUPAC };
+typedef struct {
+    int word, nparts;
+    const char *part[3];
+    size_t plen[3];
+} hz_ambig;
+void hz_ambiguous_split(const char *amb, hz_ambig *a);
+
 /* Check an --ambiguous value as LASTZ 1.04.22 reads it (lastz.c, "--ambiguous=n[,<penalty>]"):
  * NULL or "" (none), "n" or "iupac", optionally ",PENALTY" or ",REWARD,PENALTY".  Refused, as
  * LASTZ refuses them: another first word, an empty or non-integer number, more than three

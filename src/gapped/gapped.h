@@ -228,7 +228,5 @@ int hz_gsegrd_next(hz_gsegrd *r);
 int hz_gsegrd_pass(hz_gsegrd *r, const hz_gside *T, const hz_gside *Qp, const char *qn, int64_t qlen,
                    char strand, hz_gsegvec *segs);
 
-/* the `hspz gapped` command (gapped_cmd.c) */
-int hz_gapped_main(int argc, char **argv);
 
 #endif

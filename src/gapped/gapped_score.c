@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gapped.h"
+#include "scorefile.h"
+#include "scoring.h"
 
 static const int32_t HOXD70[4][4] = {
     {   91, -114,  -31, -123 },
@@ -44,42 +46,41 @@ void hz_gscore_default(hz_gscore *sc)
     for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) sc->hdr[r][c] = HOXD70[r][c];
 }
 
-/* parse "R,P" after the first word; returns 0 */
-static int reward_penalty(const char *s, int32_t *R, int32_t *P)
+/* one number of --ambiguous=n|iupac,R,P, read as lastz reads it (strtol: the whole part) */
+static int amb_value(const char *p, size_t len, int32_t *v)
 {
-    *R = 0; *P = 0;
-    if (!*s) return 0;
-    if (*s != ',') return -1;
-    char *e;
-    long r = strtol(s + 1, &e, 10);
-    if (e == s + 1 || *e != ',') return -1;
-    long p = strtol(e + 1, &e, 10);
+    char buf[256], *e;
+    if (len >= sizeof buf) return -1;
+    memcpy(buf, p, len); buf[len] = 0;
+    long x = strtol(buf, &e, 10);
+    if (e == buf && len) return -1;
     if (*e) return -1;
-    *R = (int32_t)r; *P = (int32_t)p;
+    *v = (int32_t)x;
     return 0;
 }
 
 int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
 {
     static const char MATRIX[] = "ACGTacgt", IUPAC[] = "NnBDHKMRSVWYbdhkmrsvwy";
-    int32_t R, P;
-    int iupac;
-    if (!strncmp(arg, "iupac", 5)) { iupac = 1; arg += 5; }
-    else if (!strncmp(arg, "n", 1)) { iupac = 0; arg += 1; }
-    else return -1;
-    if (reward_penalty(arg, &R, &P)) return -1;
+    int32_t R = 0, P = 0;
+    hz_ambig a;
+    hz_ambiguous_split(arg, &a);   /* scoring.h: the HSP stage reads it the same way */
+    if (a.word == HZ_AMB_OTHER || (a.nparts != 1 && a.nparts != 3)) return -1;
+    if (a.nparts == 3 && (!a.plen[1] || amb_value(a.part[1], a.plen[1], &R) || amb_value(a.part[2], a.plen[2], &P)))
+        return -1;
+    int iupac = a.word == HZ_AMB_IUPAC;
     if (iupac)
-        for (const char *a = IUPAC; *a; a++) {
+        for (const char *x = IUPAC; *x; x++) {
             for (const char *b = IUPAC; *b; b++)
-                sc->sub[(uint8_t)*a][(uint8_t)*b] = ((*a | 0x20) == (*b | 0x20)) ? R : -P;
+                sc->sub[(uint8_t)*x][(uint8_t)*b] = ((*x | 0x20) == (*b | 0x20)) ? R : -P;
             for (const char *m = MATRIX; *m; m++)
-                sc->sub[(uint8_t)*a][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*a] = -P;
+                sc->sub[(uint8_t)*x][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*x] = -P;
         }
     const char *nn = "Nn";
-    for (const char *a = nn; *a; a++) {
-        for (const char *b = nn; *b; b++) sc->sub[(uint8_t)*a][(uint8_t)*b] = R;
+    for (const char *x = nn; *x; x++) {
+        for (const char *b = nn; *b; b++) sc->sub[(uint8_t)*x][(uint8_t)*b] = R;
         for (const char *m = MATRIX; *m; m++)
-            sc->sub[(uint8_t)*a][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*a] = -P;
+            sc->sub[(uint8_t)*x][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*x] = -P;
     }
     return 0;
 }
@@ -105,75 +106,73 @@ static int score_value(const char *s, int32_t *v)
     return 0;
 }
 
-/* a header label: one printable character or two hex digits */
-static int label(const char *t)
-{
-    if (t[0] && !t[1]) return (uint8_t)t[0];
-    if (strlen(t) == 2 && strchr("0123456789abcdefABCDEF", t[0]) && strchr("0123456789abcdefABCDEF", t[1]))
-        return (int)strtol(t, NULL, 16);
-    return -1;
-}
-
 static int dna_alphabet(const int *c, int n)
 {
     for (int i = 0; i < n; i++) if (!strchr("ACGTN", c[i]) || !c[i]) return 0;
     return n > 0;
 }
 
-int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *file_l,
-                   char *err, size_t errlen)
+/* tok[0 .. len) as a C string in buf (cut at bufsz - 1 bytes, as a line of fgets) */
+static const char *cstr(char *buf, size_t bufsz, const char *tok, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) { snprintf(err, errlen, "%s: cannot open", path); return -1; }
-    char line[4096]; int ln = 0, ncol = 0, nrow = 0, col[64], row[64];
-    int32_t m[64][64], fill = -100, bad = -1000, badch = 'X', v;
-    int rc = -1;
-    sc->xdrop = -1;
-    while (fgets(line, sizeof line, f)) {
-        ln++;
-        char *h = strchr(line, '#'); if (h) *h = 0;
-        char *tok[70]; int nt = 0;
-        char *eq = strchr(line, '=');
-        if (eq && !ncol) {
-            *eq = 0;
-            char *k = strtok(line, " \t\r\n"), *val = strtok(eq + 1, " \t\r\n");
-            if (!k || !val) { snprintf(err, errlen, "%s: line %d: bad setting", path, ln); goto out; }
-            if (!strcmp(k, "bad_score") || !strcmp(k, "bad")) {
-                char *c = strchr(val, ':');
-                if (c) { if (c - val != 1) { snprintf(err, errlen, "%s: line %d: bad_score form not supported", path, ln); goto out; } badch = (uint8_t)val[0]; val = c + 1; }
-                if (score_value(val, &bad)) { snprintf(err, errlen, "%s: line %d: bad value", path, ln); goto out; }
-                continue;
-            }
-            if (score_value(val, &v)) { snprintf(err, errlen, "%s: line %d: bad value '%s'", path, ln, val); goto out; }
-            if (!strcmp(k, "fill_score") || !strcmp(k, "fill")) fill = v;
-            else if (!strcmp(k, "gap_open_penalty") || !strcmp(k, "gap_open") || !strcmp(k, "open") || !strcmp(k, "O")) sc->gap_open = v;
-            else if (!strcmp(k, "gap_extend_penalty") || !strcmp(k, "gap_extend") || !strcmp(k, "extend") || !strcmp(k, "E")) sc->gap_extend = v;
-            else if (!strcmp(k, "hsp_threshold") || !strcmp(k, "hsp_thresh") || !strcmp(k, "K")) sc->hspthresh = v;
-            else if (!strcmp(k, "gapped_threshold") || !strcmp(k, "gapped_thresh") || !strcmp(k, "L")) *file_l = v;
-            else if (!strcmp(k, "x_drop") || !strcmp(k, "X")) sc->xdrop = v;
-            else if (!strcmp(k, "y_drop") || !strcmp(k, "Y")) *file_y = v;
-            else if (!strcmp(k, "step") || !strcmp(k, "Z") || !strcmp(k, "ball") || !strcmp(k, "T") || !strcmp(k, "seed") || !strcmp(k, "bottleneck")) ;
-            else { snprintf(err, errlen, "%s: line %d: unknown setting '%s'", path, ln, k); goto out; }
-            continue;
+    if (len >= bufsz) len = bufsz - 1;
+    memcpy(buf, tok, len);
+    buf[len] = 0;
+    return buf;
+}
+
+/* the first word of s[b .. e) (lastz reads a setting's name and value as one word each) */
+static size_t first_word(const char *s, size_t b, size_t e)
+{
+    size_t k = b;
+    while (k < e && s[k] != ' ' && s[k] != '\t' && s[k] != '\r') k++;
+    return k - b;
+}
+
+/* A `key = value` line before the header (spec §2.2) into sc, fill, bad / badch, file_y /
+ * file_l.  0, or -1 with "<path>: line N: ..." in err. */
+static int gscore_setting(hz_gscore *sc, const char *path, const hz_sfline *l, int32_t *fill, int32_t *bad,
+                          int *badch, int32_t *file_y, int32_t *file_l, char *err, size_t errlen)
+{
+    hz_sfset st;
+    hz_sf_setting(l, &st);
+    size_t kl = first_word(l->s, st.kb, st.ke), vl = first_word(l->s, st.vb, st.ve);
+    int ln = l->lineno;
+    char k[4096], vb[4096];
+    if (!kl || !vl) { snprintf(err, errlen, "%s: line %d: bad setting", path, ln); return -1; }
+    cstr(k, sizeof k, l->s + st.kb, kl);
+    const char *val = cstr(vb, sizeof vb, l->s + st.vb, vl);
+    int kind = hz_sf_key(l->s + st.kb, kl);
+    int32_t v;
+    if (kind == HZ_SK_BAD) {
+        const char *c = strchr(val, ':');
+        if (c) {
+            if (c - val != 1) { snprintf(err, errlen, "%s: line %d: bad_score form not supported", path, ln); return -1; }
+            *badch = (uint8_t)val[0]; val = c + 1;
         }
-        for (char *p = strtok(line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) { if (nt == 70) break; tok[nt++] = p; }
-        if (!nt) continue;
-        if (!ncol) {
-            if (nt > 64) { snprintf(err, errlen, "%s: line %d: too many columns", path, ln); goto out; }
-            for (int i = 0; i < nt; i++) if ((col[i] = label(tok[i])) < 0) { snprintf(err, errlen, "%s: line %d: bad column label '%s'", path, ln, tok[i]); goto out; }
-            ncol = nt;
-            continue;
-        }
-        int first = 0;
-        if (nt == ncol + 1) { row[nrow] = label(tok[0]); first = 1; }
-        else if (nt == ncol) row[nrow] = nrow < ncol ? col[nrow] : -1;
-        else row[nrow] = -1;
-        if (row[nrow] < 0 || nrow == 64) { snprintf(err, errlen, "%s: line %d: bad matrix row", path, ln); goto out; }
-        for (int i = 0; i < ncol; i++) if (score_value(tok[first + i], &m[nrow][i])) { snprintf(err, errlen, "%s: line %d: bad score '%s'", path, ln, tok[first + i]); goto out; }
-        nrow++;
+        if (score_value(val, bad)) { snprintf(err, errlen, "%s: line %d: bad value", path, ln); return -1; }
+        return 0;
     }
-    if (!ncol || !nrow) { snprintf(err, errlen, "%s: no matrix", path); goto out; }
-    /* construction order of spec §2.2 */
+    if (score_value(val, &v)) { snprintf(err, errlen, "%s: line %d: bad value '%s'", path, ln, val); return -1; }
+    switch (kind) {
+    case HZ_SK_FILL: *fill = v; break;
+    case HZ_SK_OPEN: sc->gap_open = v; break;
+    case HZ_SK_EXTEND: sc->gap_extend = v; break;
+    case HZ_SK_HSP: sc->hspthresh = v; break;
+    case HZ_SK_GAPPED: *file_l = v; break;
+    case HZ_SK_XDROP: sc->xdrop = v; break;
+    case HZ_SK_YDROP: *file_y = v; break;
+    case HZ_SK_STEP: case HZ_SK_SEED: case HZ_SK_BALL: case HZ_SK_BOTTLENECK: break;   /* seeding only */
+    default: snprintf(err, errlen, "%s: line %d: unknown setting '%s'", path, ln, k); return -1;
+    }
+    return 0;
+}
+
+/* The matrix read (col[ncol] labels, row[nrow] labels, m values) into sc in the construction
+ * order of spec §2.2, then the header's square upper-case block (§7.3). */
+static void gscore_build(hz_gscore *sc, const int *col, int ncol, const int *row, int nrow, int32_t m[64][64],
+                         int32_t fill, int32_t bad, int badch)
+{
     for (int r = 0; r < 256; r++) for (int c = 0; c < 256; c++) sc->sub[r][c] = fill;
     for (int r = 0; r < nrow; r++) for (int c = 0; c < ncol; c++) sc->sub[row[r]][col[c]] = m[r][c];
     if (dna_alphabet(col, ncol))
@@ -186,10 +185,59 @@ int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *fi
     sc->ydrop = sc->gap_open + 300 * sc->gap_extend;
     /* the header prints the upper-case rows and columns (§7.3); only a square one is kept */
     sc->nrows = 0;
-    for (int r = 0; r < nrow && r < 16; r++) if (row[r] == col[r] && row[r] >= 'A' && row[r] <= 'Z') sc->rows[sc->nrows++] = (char)row[r];
+    for (int r = 0; r < nrow && r < ncol && r < 16; r++)   /* col[r] past ncol was read unset before */
+        if (row[r] == col[r] && row[r] >= 'A' && row[r] <= 'Z') sc->rows[sc->nrows++] = (char)row[r];
     for (int r = 0; r < sc->nrows; r++) for (int c = 0; c < sc->nrows; c++) sc->hdr[r][c] = sc->sub[(uint8_t)sc->rows[r]][(uint8_t)sc->rows[c]];
+}
+
+/* The file's lines (scorefile.h reads them): settings, the column labels, the rows. */
+int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *file_l,
+                   char *err, size_t errlen)
+{
+    hz_sfread rd;
+    if (hz_sfread_open(&rd, path, err, errlen)) { snprintf(err, errlen, "%s: cannot open", path); return -1; }
+    int ncol = 0, nrow = 0, col[64], row[64], badch = 'X';
+    int32_t m[64][64], fill = -100, bad = -1000;
+    hz_sftok tok[70];
+    char tb[4096];
+    hz_sfline l;
+    int rc = -1;
+    sc->xdrop = -1;
+    while (hz_sfread_next(&rd, &l)) {
+        int ln = l.lineno;
+        hz_sfline_cut(&l, strnlen(l.s, l.len));   /* lastz's lines are C strings */
+        if (l.eq && !ncol) {
+            if (gscore_setting(sc, path, &l, &fill, &bad, &badch, file_y, file_l, err, errlen)) goto out;
+            continue;
+        }
+        int nt = hz_sf_tokens(&l, tok, 70);
+        if (!nt) continue;
+        if (!ncol) {
+            if (nt > 64) { snprintf(err, errlen, "%s: line %d: too many columns", path, ln); goto out; }
+            for (int i = 0; i < nt; i++)
+                if ((col[i] = hz_sf_label(tok[i].s, tok[i].len)) < 0) {
+                    snprintf(err, errlen, "%s: line %d: bad column label '%s'", path, ln, cstr(tb, sizeof tb, tok[i].s, tok[i].len));
+                    goto out;
+                }
+            ncol = nt;
+            continue;
+        }
+        int first = 0, rl = -1;
+        if (nrow < 64 && nt == ncol + 1) { rl = hz_sf_label(tok[0].s, tok[0].len); first = 1; }
+        else if (nrow < 64 && nt == ncol) rl = nrow < ncol ? col[nrow] : -1;
+        if (rl < 0) { snprintf(err, errlen, "%s: line %d: bad matrix row", path, ln); goto out; }
+        row[nrow] = rl;
+        for (int i = 0; i < ncol; i++)
+            if (score_value(cstr(tb, sizeof tb, tok[first + i].s, tok[first + i].len), &m[nrow][i])) {
+                snprintf(err, errlen, "%s: line %d: bad score '%s'", path, ln, tb);
+                goto out;
+            }
+        nrow++;
+    }
+    if (!ncol || !nrow) { snprintf(err, errlen, "%s: no matrix", path); goto out; }
+    gscore_build(sc, col, ncol, row, nrow, m, fill, bad, badch);
     rc = 0;
 out:
-    fclose(f);
+    hz_sfread_close(&rd);
     return rc;
 }

@@ -1,5 +1,6 @@
-/* digest_impl — what the canonical digest's two files share (src/out/digest.c, the bucket sort;
- * src/out/digest_lines.c, lines read and sorted): not a public interface.
+/* digest_impl — what the canonical digest's files share (src/out/digest.c, the folder and the
+ * stream; src/out/digest_bsort.c, the bucket sort; src/out/digest_lines.c, lines read and
+ * sorted): not a public interface.
  */
 #ifndef HZ_DIGEST_IMPL_H
 #define HZ_DIGEST_IMPL_H
@@ -46,5 +47,72 @@ ssize_t hz_dg_lines_hash(char *buf, size_t len, int threads, EVP_MD_CTX *ctx);
 /* Append the whole file at path to *buf (*len used of *cap, grown with realloc), with '\n'
  * after an unterminated last line.  Returns 0, or -1 with errno set. */
 int hz_dg_slurp(const char *path, char **buf, size_t *len, size_t *cap);
+
+/* ---- the bucket sort (digest_bsort.c) ---- */
+#include <pthread.h>
+#include "digest.h"   /* hz_dg_times */
+
+/* the input of one sort: files by path, or (a bucket sorted again) one open descriptor */
+typedef struct { char **path; const int *fd; uint64_t *size; size_t n; uint64_t total; } hz_dg_files;
+
+typedef struct { const char *path; int fd; uint64_t a, b; } hz_dg_piece;   /* lines starting in [a, b) of path, or of fd */
+
+typedef struct {
+    const char *dir;
+    size_t bucket_bytes;
+    int threads, depth;
+    hz_dg_line *spl; size_t nspl;      /* splitters, sorted, distinct */
+    size_t scp; uint64_t *skey;        /* their common prefix's length; each one's next 8 bytes (key8) */
+    char *spl_store;                   /* their bytes */
+    size_t nb;                         /* nspl + 1 */
+    size_t bufsz;                      /* per thread and bucket */
+    int *fd; uint64_t *bbytes;         /* per bucket: temporary file, bytes written */
+    uint64_t *eq;                      /* per splitter: lines equal to it */
+    pthread_mutex_t *bmu; size_t nbmu;
+    pthread_mutex_t mu; pthread_cond_t cv;
+    /* distribution: pieces, taken in order */
+    hz_dg_piece *piece; size_t npiece, cappiece, next_piece;
+    uint64_t lines;
+    /* sorting and hashing */
+    size_t next_bucket, hashed, window;
+    char **sbuf; ssize_t *sn;          /* per bucket: its sorted bytes; sn -1 not yet, -2 too big (sorted again) */
+    char **rbuf; size_t nrbuf;         /* hashed: buffers to free, descriptors to close (by the sort workers, */
+    int *rfd; size_t nrfd;             /* not the hashing thread) */
+    int failed;
+    char err[1024];
+    hz_dg_times *tm;                   /* the top level's phase times, or NULL */
+} hz_dg_bsort;
+
+
+/* An empty sort of the files of dir (its temporary files go there) in buckets of about
+ * bucket_bytes, on threads workers, at nesting depth (0: the top). */
+void hz_dg_bs_init(hz_dg_bsort *s, const char *dir, size_t bucket_bytes, int threads, int depth);
+/* Everything s holds: buffers freed, temporary files closed. */
+void hz_dg_bs_free(hz_dg_bsort *s);
+/* Step 1: splitters from lines at evenly spaced byte offsets of f (want_buckets buckets, at
+ * most); they balance the buckets, correctness never depends on them.  0, or -1 out of memory. */
+int hz_dg_pick_splitters(hz_dg_bsort *s, const hz_dg_files *f, size_t want_buckets);
+/* Buckets one level may hold: a quarter of the open-file limit, at most 512, at least 2. */
+size_t hz_dg_bucket_cap(void);
+/* The buckets' buffers and counters, once the splitters are known.  0, or -1 with err. */
+int hz_dg_bs_open(hz_dg_bsort *s, char *err, size_t errlen);
+/* The pieces of one input of size bytes (path, or fd when path is NULL), added before the
+ * workers start.  0, or -1 out of memory. */
+int hz_dg_bs_add(hz_dg_bsort *s, const char *path, int fd, uint64_t size);
+/* Step 2, a worker (pthread start routine, arg = the hz_dg_bsort): pieces' lines into their
+ * buckets' files; a failure is left in s->failed / s->err.  Returns NULL. */
+void *hz_dg_distribute_main(void *arg);
+/* The bucket of the line p[0 .. n) (no newline); *equal: it equals splitter (bucket - 1). */
+size_t hz_dg_bucket_of(const hz_dg_bsort *s, const char *p, size_t n, int *equal);
+/* Append buf[0 .. len) to bucket b's temporary file (created at its first bytes); 0, -1 write
+ * error, -3 no file could be created (errno set). */
+int hz_dg_bucket_flush(hz_dg_bsort *s, size_t b, const char *buf, size_t len);
+/* Step 3: sort buckets ahead on s->threads workers, hash them in order into ctx.  0, or -1
+ * with err. */
+int hz_dg_bs_hash(hz_dg_bsort *s, EVP_MD_CTX *ctx, char *err, size_t errlen);
+/* Steps 1-3 for the lines of f: hashed in sorted order into ctx, *nlines their count, tm the
+ * phase times (or NULL).  0, or -1 with one line in err. */
+int hz_dg_bucket_sort(const hz_dg_files *f, const char *dir, size_t bucket_bytes, int threads, int depth, EVP_MD_CTX *ctx,
+                      uint64_t *nlines, hz_dg_times *tm, char *err, size_t errlen);
 
 #endif

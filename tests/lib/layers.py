@@ -31,9 +31,7 @@ SEARCH = ["src/core", "src/io", "src/hsp", "src/gapped", "src/out", "src/run", "
 # Cycles between .c files that are known and owned by other work, each with why; every other
 # cycle fails.  The entry below goes when the seqio split (issue 33, item 2: the 2bit reader
 # the FASTA reader does not import back) is merged.
-ALLOWED_CYCLES = [
-    frozenset({"src/io/seqio.c", "src/io/seqio_2bit.c"}),  # issue 33: seqio split pending
-]
+ALLOWED_CYCLES: list = []   # none: a cycle is fixed in the code, not listed here
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 

@@ -2,8 +2,10 @@
  * ../shared/spec/lastz-gapped-spec.md §4-§5) on hand-made sequences whose best alignment is
  * worked out by hand with HOXD70 (A/T 91, C/G 100 on the diagonal, gap 400 + 30 per base).
  * Prints TAP lines; exits non-zero on any failure. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "gapped.h"
 #include "tap.h"
 
@@ -89,6 +91,38 @@ static void test_par(const hz_gscore *sc)
     hz_gset_free(&S1); hz_gwork_free(&w); free(an); free(t); free(q);
 }
 
+/* hz_gscore_load through the shared reader (scorefile.h): lastz's reading of a score file
+ * (spec §2.2): \v separates tokens, a label "00" is refused (lastz: "invalid character code"),
+ * more rows than columns keep only the square upper-case block for the header. */
+static void test_scorefile(void)
+{
+    char path[] = "/tmp/hz_test_gscore_XXXXXX";
+    int fd = mkstemp(path);
+    const char *txt = "gap_open_penalty = 500 # c\nbad_score = X:-2K\n A\vC G T\nA 91 -114 -31 -123\n"
+                      "C -114 100 -125 -31\nG -31 -125 100 -114\nT -123 -31 -114 91\nN -5 -5 -5 -5\n";
+    check(fd >= 0 && write(fd, txt, strlen(txt)) == (ssize_t)strlen(txt), "score file written");
+    close(fd);
+    hz_gscore *sc = malloc(sizeof *sc);
+    int32_t fy = -1, fl = -1;
+    char err[512] = "";
+    hz_gscore_default(sc);
+    int rc = hz_gscore_load(sc, path, &fy, &fl, err, sizeof err);
+    check(rc == 0 && sc->gap_open == 500 && sc->sub['A']['C'] == -114 && sc->sub['c']['a'] == -114 &&
+          sc->sub['N']['G'] == -5 && sc->sub['X']['A'] == -2000 && sc->ydrop == 500 + 300 * 30,
+          "score file: settings, \\v-separated labels, lower case copied, N row, bad score (%s)", err);
+    check(rc == 0 && sc->nrows == 4 && !memcmp(sc->rows, "ACGT", 4) && sc->hdr[1][2] == -125,
+          "score file: 5 rows under 4 columns keep the ACGT block for the header (%d rows)", sc->nrows);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    txt = " 00 A C G T\n";
+    check(fd >= 0 && write(fd, txt, strlen(txt)) == (ssize_t)strlen(txt), "score file rewritten");
+    close(fd);
+    hz_gscore_default(sc);
+    rc = hz_gscore_load(sc, path, &fy, &fl, err, sizeof err);
+    check(rc == -1 && strstr(err, "line 1: bad column label '00'"), "score file: label 00 refused (%s)", err);
+    unlink(path);
+    free(sc);
+}
+
 int main(void)
 {
     hz_gscore *sc = malloc(sizeof *sc);
@@ -148,6 +182,7 @@ int main(void)
 
     hz_gset_free(&S); hz_gwork_free(&w); free(ops); free(f);
     test_par(sc);
+    test_scorefile();
     free(sc);
     printf("1..%d\n", n_tests);
     return n_fail ? 1 : 0;

@@ -4,6 +4,7 @@
  * any failure.  Reads tests/data/scoring/ (relative to the repository root, or found from
  * __FILE__) and writes temporary files under $TMPDIR or /tmp. */
 #include "scoring.h"
+#include "scorefile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -504,6 +505,46 @@ static void test_ambiguous_check(void)
     }
 }
 
+/* scorefile.h: the reader both stages share (lines with comments cut, settings split, LASTZ's
+ * names, tokens with columns, labels) and hz_ambiguous_split (scoring.h) */
+static void test_reader(void)
+{
+    const char *path = write_tmp("reader.txt", "# head\n  gap_open = 400  # c\n\tT=2\n\n A\vC G\fT\nx\r\n");
+    hz_sfread rd;
+    hz_sfline l;
+    hz_sfset st;
+    hz_sftok tk[8];
+    char err[512];
+    check(hz_sfread_open(&rd, path, err, sizeof err) == 0, "reader: opens");
+    check(rd.eof_line == 7 && rd.eof_col == 1, "reader: end of file at 7:1 (got %d:%d)", rd.eof_line, rd.eof_col);
+    check(hz_sfread_next(&rd, &l) && l.lineno == 1 && l.len == 0 && l.b == l.len, "reader: a comment line is blank");
+    check(hz_sfread_next(&rd, &l) && l.lineno == 2 && l.eq && l.b == 2, "reader: line 2 is a setting");
+    hz_sf_setting(&l, &st);
+    check(st.ke - st.kb == 8 && !memcmp(l.s + st.kb, "gap_open", 8) && st.ve - st.vb == 3 && !memcmp(l.s + st.vb, "400", 3) &&
+          st.vb == 13, "reader: gap_open = 400 split (value at column %zu)", st.vb + 1);
+    check(hz_sf_key(l.s + st.kb, st.ke - st.kb) == HZ_SK_OPEN, "reader: gap_open is LASTZ's gap_open_penalty");
+    check(hz_sfread_next(&rd, &l) && l.eq, "reader: T=2");
+    hz_sf_setting(&l, &st);
+    check(hz_sf_key(l.s + st.kb, st.ke - st.kb) == HZ_SK_SEED && hz_sf_key("seed", 4) == HZ_SK_SEED &&
+          hz_sf_key("bottleneck", 10) == HZ_SK_BOTTLENECK && hz_sf_key("gap", 3) == -1, "reader: T is seed; unknown names -1");
+    check(hz_sfread_next(&rd, &l) && l.b == l.len, "reader: empty line blank");
+    check(hz_sfread_next(&rd, &l) && hz_sf_tokens(&l, tk, 2) == 4 && tk[0].col == 2 && tk[1].col == 4 && tk[1].len == 1 &&
+          tk[1].s[0] == 'C', "reader: \\v and \\f separate tokens; 4 counted, 2 kept, 1-based columns");
+    check(hz_sfread_next(&rd, &l) && l.cr == l.s + 1 && l.e == 1, "reader: the carriage return is reported, not kept in the text");
+    check(!hz_sfread_next(&rd, &l), "reader: 6 lines");
+    hz_sfread_close(&rd);
+    check(hz_sf_label("A", 1) == 'A' && hz_sf_label("4E", 2) == 0x4e && hz_sf_label("00", 2) == -1 &&
+          hz_sf_label("ABC", 3) == -1, "labels: one character or two hex digits 01..FF");
+    hz_ambig a;
+    hz_ambiguous_split("iupac,5,-6,7", &a);
+    check(a.word == HZ_AMB_IUPAC && a.nparts == 4 && a.plen[1] == 1 && !memcmp(a.part[2], "-6", 2) && a.plen[2] == 2,
+          "--ambiguous split: iupac, 4 parts");
+    hz_ambiguous_split("nx,1", &a);
+    check(a.word == HZ_AMB_OTHER && a.nparts == 2, "--ambiguous split: 'nx' is no word");
+    hz_ambiguous_split(NULL, &a);
+    check(a.word == HZ_AMB_OTHER && a.nparts == 1 && a.plen[0] == 0, "--ambiguous split: NULL is one empty part");
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -514,13 +555,14 @@ int main(void)
     test_build();
     test_ambiguous_check();
     test_files();
+    test_reader();
 
     /* clean up (HZ_TEST_KEEP=1 keeps the files, e.g. to feed them to lastz) */
     const char *keep = getenv("HZ_TEST_KEEP");
     if (keep && *keep == '1') printf("# kept %s\n", tmpdir);
     else {
     const char *names[] = {"err.txt", "nolabels.txt", "ksuffix.txt", "gsuffix.txt", "badfill.txt",
-                           "plainbad.txt", "lower.txt", "ignored.txt"};
+                           "plainbad.txt", "lower.txt", "ignored.txt", "reader.txt"};
     char p[1200];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);

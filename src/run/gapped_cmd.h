@@ -1,0 +1,25 @@
+/* gapped_cmd — the `hspz gapped` command inside the run layer: gapped_cmd.c (lastz's command
+ * line, ../shared/spec/lastz-gapped-spec.md §0.1 family A) and gapped_outdir.c (--outdir: every
+ * line of an hspz run's lastz-commands.txt; its other entry points are in gapped_run.h). */
+#ifndef HZ_GAPPED_CMD_H
+#define HZ_GAPPED_CMD_H
+#include "seqio.h"
+
+/* `hspz gapped ARGS` in lastz's form (argv[0] = "gapped"): lastz's output bytes, its messages
+ * and exit status (docs/gapped.md).  Returns the exit status. */
+int hz_gapped_cmd(int argc, char **argv);
+
+/* `hspz gapped --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--force]`
+ * (argv[0] = "gapped", gapped_outdir.c).  Returns 0, or 1 after one line on stderr per failure. */
+int hz_gapped_outdir(int argc, char **argv);
+
+/* Run one lastz command line (argv[0] = "lastz", cwd already DIR, 2> already redirected) in
+ * --outdir mode: outputs are new files unless force; ts / qs (loaded by the caller, names
+ * prefixed as the run wrote them, read as hspz's 2bit files hold them) replace the package's
+ * 2bit files; the passes run on `threads` threads; device as gapped_dev.h reads it (NULL =
+ * cpu); a relative --scores= that DIR does not hold is looked for in caller_cwd (where hspz
+ * ran).  Returns 0, or 1 after a message on stderr (lastz's wording where lastz has one). */
+int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqset *qs, int force, int threads,
+                       const char *device, const char *caller_cwd);
+
+#endif

@@ -1,0 +1,399 @@
+/* gapped_outdir — `hspz gapped --outdir OUTDIR -r TARGET -q QUERY`: every line of
+ * OUTDIR/lastz-commands.txt (hspz run's output folder) run as `hspz gapped` on worker
+ * processes, after checking TARGET / QUERY against the sha256 OUTDIR/manifest.json records, and
+ * its record gapped-manifest.json (docs/gapped.md, docs/manifest.md;
+ * ../shared/spec/lastz-gapped-spec.md §12: independent files).  Also the stage of
+ * `hspz run --gapped` (gapped_run.c). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "gapped_cmd.h"
+#include "gapped_run.h"
+#include "manifest.h"
+#include "outsafe.h"
+
+static int die(const char *fmt, ...)
+{
+    va_list ap; va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap); va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+/* split a line hspz wrote (words, '...' quoting as shquote.c writes it) into argv; the
+ * words after "2>" name the stderr file.  Returns the word count, -1 on a line it cannot read. */
+static int split_line(char *line, char **av, int max, char **errfile)
+{
+    int n = 0; char *p = line, *o;
+    *errfile = NULL;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (!*p) break;
+        if (n == max) return -1;
+        o = p; av[n] = o;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            if (*p == '\'') { p++; while (*p && *p != '\'') *o++ = *p++; if (!*p) return -1; p++; }
+            else if (*p == '\\' && p[1]) { *o++ = p[1]; p += 2; }
+            else if (*p == '"' || *p == '$' || *p == '`' || *p == '|' || *p == ';' || *p == '&' || *p == '<') return -1;
+            else *o++ = *p++;
+        }
+        int end = !*p;
+        *o = 0; if (!end) p++;
+        if (!strcmp(av[n], "2>")) { if (*errfile) return -1; *errfile = (char *)1; continue; }
+        if (*errfile == (char *)1) { *errfile = av[n]; continue; }
+        if (*errfile) return -1;                 /* nothing may follow the redirection */
+        n++;
+        if (end) break;
+    }
+    if (*errfile == (char *)1) return -1;
+    return n;
+}
+
+/* 1 when path stays inside the folder it is relative to: not absolute, no ".." component */
+static int inside_dir(const char *path)
+{
+    if (path[0] == '/') return 0;
+    for (const char *p = path; *p; ) {
+        size_t l = strcspn(p, "/");
+        if (l == 2 && p[0] == '.' && p[1] == '.') return 0;
+        p += l; while (*p == '/') p++;
+    }
+    return 1;
+}
+
+static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_seqset *qs, int lineno, int force, int threads,
+                    const char *device)
+{
+    char *av[64], *errfile;
+    int n = split_line(line, av, 63, &errfile);
+    if (n < 3 || strcmp(av[0], "lastz")) return die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
+    char cwd[4096];   /* where a relative --scores= is looked for (hz_gapped_run_line) */
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    if (chdir(dir)) return die("hspz gapped: %s: %s", dir, strerror(errno));
+    for (int k = 1; k < n; k++)          /* hspz writes these files: only inside DIR (docs/gapped.md) */
+        if (!strncmp(av[k], "--output=", 9) && !inside_dir(av[k] + 9))
+            return die("hspz gapped: lastz-commands.txt line %d: --output=%s is outside %s; refused", lineno, av[k] + 9, dir);
+    if (errfile) {
+        if (!inside_dir(errfile)) return die("hspz gapped: lastz-commands.txt line %d: 2> %s is outside %s; refused", lineno, errfile, dir);
+        const char *in[2] = { ts->path, qs->path };
+        for (int k = 0; k < 2; k++)
+            if (hz_same_file(errfile, in[k])) return die("hspz gapped: %s/%s is an input of this command; refused", dir, errfile);
+        int fd = open(errfile, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0666);
+        struct stat st;
+        if (fd < 0 && errno == ELOOP) return die("hspz gapped: %s/%s is a symbolic link; refused (hspz never writes through one)", dir, errfile);
+        if (fd < 0 && errno == EEXIST) return die("hspz gapped: %s/%s exists; refused without --force", dir, errfile);
+        if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) { close(fd); return die("hspz gapped: %s/%s is not a regular file; refused", dir, errfile); }
+        if (fd < 0 || dup2(fd, 2) < 0) return die("hspz gapped: %s/%s: %s", dir, errfile, strerror(errno));
+        close(fd);
+    }
+    int rc = hz_gapped_run_line(n, av, ts, qs, force, threads, device, cwd);
+    return rc;
+}
+
+/* prefix every record name (hspz run's -T/-Q: the names its 2bit and name files hold) */
+static int add_prefix(hz_seqset *s, const char *pre)
+{
+    size_t pl = strlen(pre);
+    for (size_t i = 0; pl && i < s->n; i++) {
+        size_t l = strlen(s->name[i]);
+        char *nm = malloc(pl + l + 1);
+        if (!nm) return die("hspz gapped: out of memory");
+        memcpy(nm, pre, pl); memcpy(nm + pl, s->name[i], l + 1);
+        free(s->name[i]); s->name[i] = nm;
+    }
+    return 0;
+}
+
+/* DIR/manifest.json (manifest.h): the -r / -q files must be the bytes the run read (inputs[]
+ * sha256), and the run's target/query prefixes (config.values.*_prefix) are put on the names.
+ * 1 with one line naming the file on a mismatch or an unreadable manifest. */
+static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **prefix)
+{
+    char mp[4096];
+    snprintf(mp, sizeof mp, "%s/manifest.json", dir);
+    json_error_t je;
+    json_t *m = json_load_file(mp, 0, &je);
+    if (!m) return die("hspz gapped: %s: cannot read the run's manifest (%s)", mp, je.text);
+    hz_seqset *sv[2] = { ts, qs };
+    const char *role[2] = { "target", "query" }, *opt[2] = { "-r", "-q" }, *pk[2] = { "target_prefix", "query_prefix" };
+    int rc = 0;
+    for (int w = 0; w < 2 && !rc; w++) {
+        const char *want = NULL;
+        size_t i; json_t *e;
+        json_array_foreach(json_object_get(m, "inputs"), i, e)
+            if (!strcmp(json_string_value(json_object_get(e, "role")) ? json_string_value(json_object_get(e, "role")) : "", role[w]))
+                want = json_string_value(json_object_get(e, "sha256"));
+        char hex[65]; uint64_t by, li;
+        const char *have = sv[w]->sha256;
+        if (!have[0]) { if (hz_sha256_file(sv[w]->path, hex, &by, &li)) hex[0] = 0; have = hex; }
+        if (!want) rc = die("hspz gapped: %s has no sha256 of the %s; cannot check %s %s", mp, role[w], opt[w], sv[w]->path);
+        else if (strcmp(want, have))
+            rc = die("hspz gapped: %s %s is not the %s this run read (sha256 %.12s..., %s says %.12s...); give the file given to hspz run",
+                     opt[w], sv[w]->path, role[w], have, mp, want);
+        const char *pre = json_string_value(json_object_get(json_object_get(json_object_get(json_object_get(m, "config"), "values"), pk[w]), "value"));
+        if (!rc && pre) rc = add_prefix(sv[w], pre);
+        if (!rc && pre) prefix[w] = strdup(pre);
+    }
+    json_decref(m);
+    return rc;
+}
+
+int hz_gapped_outdir(int argc, char **argv)
+{
+    const char *dir = NULL, *ref = NULL, *qry = NULL, *device = NULL; int threads = 1, force = 0, threads_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strncmp(a, "--outdir=", 9)) dir = a + 9;
+        else if (!strcmp(a, "--outdir") && v) { dir = v; i++; }
+        else if (!strcmp(a, "--force")) force = 1;
+        else if (!strncmp(a, "--device=", 9) || (!strcmp(a, "--device") && v)) {
+            device = a[8] == '=' ? a + 9 : v; if (a[8] != '=') i++;
+            if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto") && strcmp(device, "emu"))
+                return die("hspz gapped: bad --device '%s' (cpu, cuda or auto)", device);
+        }
+        else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
+        else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
+        else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; threads_given = 1; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
+        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--force])", a);
+    }
+    if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return die("hspz gapped: %s: %s", path, strerror(errno));
+    fclose(f);
+    hz_seqset ts = { 0 }, qs = { 0 };
+    char err[1024];
+    time_t start = time(NULL);
+    struct timespec c0, c1, c2;
+    clock_gettime(CLOCK_MONOTONIC, &c0);
+    if (hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err)) return die("hspz gapped: %s", err);
+    char *pre[2] = { NULL, NULL };
+    int rc = run_inputs(dir, &ts, &qs, pre);
+    clock_gettime(CLOCK_MONOTONIC, &c1);
+    hz_gapped_files fl = { 0, NULL, 0 };
+    if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, device, force, &fl, NULL, 0);
+    clock_gettime(CLOCK_MONOTONIC, &c2);
+    if (!rc) {   /* the record of what this command wrote (docs/manifest.md "gapped-manifest.json") */
+        double tl = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+        double tg = (double)(c2.tv_sec - c1.tv_sec) + 1e-9 * (double)(c2.tv_nsec - c1.tv_nsec);
+        if (hz_gapped_manifest_write(dir, argc, argv, &ts, &qs, pre[0], pre[1], threads, threads_given, force, &fl, tl, tg, start, err, sizeof err))
+            rc = die("hspz gapped: %s", err);
+    }
+    hz_gapped_files_free(&fl);
+    free(pre[0]); free(pre[1]);
+    hz_seqset_free(&ts); hz_seqset_free(&qs);
+    return rc;
+}
+
+/* the first line of the 2> file of line (in dir) into msg; "" when it has none or is unreadable */
+static void err_first_line(const char *dir, const char *line, char *msg, size_t ml)
+{
+    char *cp = strdup(line), *av[64], *ef = NULL;
+    msg[0] = 0;
+    if (cp && split_line(cp, av, 63, &ef) > 0 && ef) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dir, ef);
+        FILE *f = fopen(p, "r");
+        if (f) {
+            if (fgets(msg, (int)ml, f)) msg[strcspn(msg, "\n")] = 0;
+            fclose(f);
+        }
+    }
+    free(cp);
+}
+
+int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device, int force,
+                         hz_gapped_files *files, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
+    if (files) memset(files, 0, sizeof *files);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (err) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return 1; }
+        return die("hspz gapped: %s: %s", path, strerror(errno));
+    }
+    char **lines = NULL; int nl = 0, cap = 0; char *buf = NULL; size_t bc = 0;
+    int rc = 0;
+    while (getline(&buf, &bc, f) >= 0) {
+        if (buf[strspn(buf, " \t\r\n")] == 0) continue;
+        if (nl == cap) { cap = cap ? 2 * cap : 64; char **t = realloc(lines, (size_t)cap * sizeof *t); if (!t) { rc = 1; break; } lines = t; }
+        if (!(lines[nl] = strdup(buf))) { rc = 1; break; }
+        nl++;
+    }
+    fclose(f); free(buf);
+    pid_t *pid = rc ? NULL : calloc((size_t)nl + 1, sizeof *pid);
+    if (!pid) {
+        for (int k = 0; k < nl; k++) free(lines[k]);
+        free(lines);
+        if (err) { snprintf(err, errlen, "out of memory"); return 1; }
+        return die("hspz gapped: out of memory");
+    }
+    if (files && !(files->name = calloc(2 * (size_t)nl + 1, sizeof *files->name))) rc = 1;
+    for (int k = 0; files && !rc && k < nl; k++) {      /* the files each line writes (manifests) */
+        char *cp = strdup(lines[k]), *av[64], *ef = NULL;
+        int n = cp ? split_line(cp, av, 63, &ef) : -1;
+        const char *out = NULL;                          /* lastz takes the last --output= */
+        for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
+        if (out && !(files->name[files->n++] = strdup(out))) rc = 1;
+        if (n > 0 && ef && !(files->name[files->n++] = strdup(ef))) rc = 1;
+        free(cp);
+    }
+    if (files) files->ncmd = (size_t)nl;
+    if (rc) { free(pid); pid = NULL; }
+    if (!pid) {
+        for (int k = 0; k < nl; k++) free(lines[k]);
+        free(lines);
+        if (err) { snprintf(err, errlen, "out of memory"); return 1; }
+        return die("hspz gapped: out of memory");
+    }
+    fflush(NULL);
+    /* independent files (spec §12): one worker process per line, at most `threads` at a time;
+     * each writes only its own files, so the bytes never depend on the count */
+    int running = 0, next = 0, bad = 0;
+    int per = threads / (nl < threads ? (nl ? nl : 1) : threads);   /* threads of each line's process */
+    if (per < 1) per = 1;
+    pid_t parent = getpid();
+    while (next < nl || running) {
+        if (next < nl && running < threads && !bad) {
+            pid_t p = fork();
+            if (p < 0) {
+                if (err) snprintf(err, errlen, "fork: %s", strerror(errno));
+                else die("hspz gapped: fork: %s", strerror(errno));
+                rc = 1; bad = 1; continue;
+            }
+            if (p == 0) {
+                /* a worker never outlives hspz (hspz run --gapped's signal watcher removes the
+                 * folder and exits; the workers must not write on) */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent) _exit(1);
+                _exit(run_line(dir, lines[next], ts, qs, next + 1, force, per, device) ? 1 : 0);
+            }
+            pid[next++] = p; running++;
+            continue;
+        }
+        if (next == nl || bad || running >= threads) {
+            int st; pid_t p = wait(&st);
+            if (p < 0) break;
+            running--;
+            for (int k = 0; k < next; k++)
+                if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
+                    if (err && !rc) {          /* hspz run --gapped: the folder is removed, so the .err's line */
+                        char m[1024];
+                        err_first_line(dir, lines[k], m, sizeof m);
+                        snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed%s%s", k + 1, m[0] ? ": " : "", m);
+                    } else if (!err) fprintf(stderr, "hspz gapped: line %d of %s failed (see its .err file)\n", k + 1, path);
+                    rc = 1;
+                    if (err) bad = 1;          /* hspz run: stop starting lines, the run fails */
+                }
+        }
+    }
+    for (int k = 0; k < nl; k++) free(lines[k]);
+    free(lines); free(pid);
+    return rc;
+}
+
+void hz_gapped_files_free(hz_gapped_files *f)
+{
+    for (size_t i = 0; f->name && i < f->n; i++) free(f->name[i]);
+    free(f->name);
+    memset(f, 0, sizeof *f);
+}
+
+static json_t *jsetting(json_t *v, const char *source)
+{
+    json_t *s = json_object();
+    json_object_set_new(s, "value", v);
+    json_object_set_new(s, "source", json_string(source));
+    return s;
+}
+
+static json_t *jinput(const char *role, const hz_seqset *s)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "role", json_string(role));
+    json_object_set_new(j, "path", json_string(s->path ? s->path : ""));
+    json_object_set_new(j, "bytes", json_integer((json_int_t)s->file_bytes));
+    json_object_set_new(j, "sha256", s->sha256[0] ? json_string(s->sha256) : json_null());
+    return j;
+}
+
+int hz_gapped_manifest_write(const char *dir, int argc, char **argv, const hz_seqset *t, const hz_seqset *q,
+                             const char *tprefix, const char *qprefix, int threads, int threads_given, int force,
+                             const hz_gapped_files *f, double t_load, double t_gapped, time_t start,
+                             char *err, size_t errlen)
+{
+    json_t *m = json_object(), *tool = json_object(), *run = json_object(), *cl = json_array(), *in = json_array();
+    json_t *set = json_object(), *outs = json_array(), *ts = json_object();
+    json_object_set_new(m, "manifest_version", json_integer(1));
+    json_object_set_new(m, "kind", json_string("hspz gapped --outdir"));
+    json_object_set_new(tool, "name", json_string("hspz"));
+    json_object_set_new(tool, "version", json_string(HSPZ_VERSION));
+    json_object_set_new(tool, "git_commit", json_string(HSPZ_GIT_COMMIT));
+    json_object_set_new(m, "tool", tool);
+    json_array_append_new(cl, json_string("hspz"));
+    for (int i = 0; i < argc; i++) json_array_append_new(cl, json_string(argv[i]));
+    char tb[32];
+    json_object_set_new(run, "command_line", cl);
+    json_object_set_new(run, "output_directory", json_string(dir));
+    strftime(tb, sizeof tb, "%Y-%m-%dT%H:%M:%SZ", gmtime(&start));
+    json_object_set_new(run, "start_time", json_string(tb));
+    time_t end = time(NULL);
+    strftime(tb, sizeof tb, "%Y-%m-%dT%H:%M:%SZ", gmtime(&end));
+    json_object_set_new(run, "end_time", json_string(tb));
+    json_object_set_new(run, "status", json_string("completed"));
+    json_object_set_new(m, "run", run);
+    json_array_append_new(in, jinput("target", t));
+    json_array_append_new(in, jinput("query", q));
+    json_object_set_new(m, "inputs", in);
+    json_object_set_new(set, "threads", jsetting(json_integer(threads), threads_given ? "flag" : "default"));
+    json_object_set_new(set, "force", jsetting(json_boolean(force), force ? "flag" : "default"));
+    json_object_set_new(set, "target_prefix", jsetting(json_string(tprefix ? tprefix : ""), "manifest.json"));
+    json_object_set_new(set, "query_prefix", jsetting(json_string(qprefix ? qprefix : ""), "manifest.json"));
+    json_object_set_new(m, "settings", set);
+    json_object_set_new(m, "commands", json_integer((json_int_t)f->ncmd));
+    int rc = 0;
+    for (size_t i = 0; i < f->n && !rc; i++) {
+        char p[4200], hex[65];
+        uint64_t by = 0, li = 0;
+        snprintf(p, sizeof p, "%s/%s", dir, f->name[i]);
+        if (hz_sha256_file(p, hex, &by, &li)) { snprintf(err, errlen, "%s: cannot read it back: %s", p, strerror(errno)); rc = -1; break; }
+        json_t *e = json_object();
+        json_object_set_new(e, "name", json_string(f->name[i]));
+        json_object_set_new(e, "bytes", json_integer((json_int_t)by));
+        json_object_set_new(e, "lines", json_integer((json_int_t)li));
+        json_object_set_new(e, "sha256", json_string(hex));
+        json_array_append_new(outs, e);
+    }
+    json_object_set_new(m, "outputs", outs);
+    json_object_set_new(ts, "load", json_real(t_load));
+    json_object_set_new(ts, "gapped", json_real(t_gapped));
+    json_object_set_new(ts, "wall", json_real(t_load + t_gapped));
+    json_object_set_new(m, "time_s", ts);
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/gapped-manifest.json", dir);
+    FILE *fp = rc ? NULL : hz_out_fopen_tmp(path, tmp, sizeof tmp);   /* O_EXCL|O_NOFOLLOW */
+    if (!rc && !fp) { snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno)); rc = -1; }
+    if (fp) {
+        int wr = json_dumpf(m, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+        wr |= fputc('\n', fp) == EOF;
+        if (fclose(fp) || wr) { snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); rc = -1; }
+        else if (hz_out_place(tmp, path, force)) {
+            snprintf(err, errlen, "%s: %s (an existing one is replaced only with --force)", path, strerror(errno)); rc = -1;
+        }
+        if (rc) unlink(tmp);
+    }
+    json_decref(m);
+    return rc;
+}
