@@ -194,6 +194,8 @@ int hz_gapped_write_header(FILE *f, const hz_gscore *sc, int maf, int plus, char
 typedef struct {
     uint8_t *T; int64_t len; int64_t *sep; int32_t n;
     char **name; int64_t *rlen, *start, *tru;
+    int unpart;                      /* a target without [multiple]: one record, not partitioned;
+                                      * segment lines' tName is ignored (spec §3.3) */
 } hz_gside;
 
 /* The segments file reader (gapped_segfile.c, spec §3.1-§3.3): the current line's fields when

@@ -130,7 +130,7 @@ int hz_gsegrd_pass(hz_gsegrd *r, const hz_gside *T, const hz_gside *Qp, const ch
         if (r->qe - r->qs + 1 != n) return rdie(r, "FAILURE: intervals have different lengths (%s: line %d, %llu vs. %llu)", r->path, r->line, (unsigned long long)n, (unsigned long long)(r->qe - r->qs + 1));
         int64_t p2 = 0;
         if (query_pos(r, Qp, qlen, &p2)) return 1;
-        int all = !strcmp(r->t, "*");
+        int all = !T->unpart && !strcmp(r->t, "*");   /* unpartitioned: tName ignored (§3.3) */
         for (int32_t k = 0; k < T->n; k++) {
             int32_t part;
             if (all) {
@@ -138,7 +138,8 @@ int hz_gsegrd_pass(hz_gsegrd *r, const hz_gside *T, const hz_gside *Qp, const ch
                 for (int32_t j = 0; j < k; j++) if (!strcmp(T->name[j], T->name[k])) dup = 1;
                 if (dup) continue;
                 part = k;
-            } else {
+            } else if (T->unpart) part = 0;
+            else {
                 part = find_part(T, r->t, r->ts);
                 if (part == -1) return rdie(r, "FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
                 if (part == -2) return rdie(r, "FAILURE: bad target sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->t, (unsigned long long)r->ts);

@@ -123,11 +123,10 @@ static int parse_spec(gopts *o, int w, const char *spec)
     const char *b = strchr(spec, '[');
     size_t fl = b ? (size_t)(b - spec) : strlen(spec);
     o->file[w] = strndup(spec, fl);
-    /* FILE/NAME (family B): the file is the longest prefix that exists */
-    if (access(o->file[w], F_OK)) {
-        char *sl = strrchr(o->file[w], '/');
-        if (sl && sl != o->file[w]) { *sl = 0; if (!access(o->file[w], F_OK)) o->recname[w] = strdup(sl + 1); else *sl = '/'; }
-    }
+    /* FILE/NAME (family B), lastz's rule (sequences.c L8158-8180): FILE ends in ".2bit" and NAME
+     * holds no '/' and no ".2bit"; a FASTA is never split (lastz then fails to open FILE/NAME) */
+    char *sl = strstr(o->file[w], ".2bit/");
+    if (sl && !strchr(sl + 6, '/') && !strstr(sl + 6, ".2bit")) { o->recname[w] = strdup(sl + 6); sl[5] = 0; }
     while (b && *b == '[') {
         const char *e = strchr(b, ']');
         if (!e) return die("hspz gapped: bad sequence specifier '%s' (unclosed '[')", spec);
@@ -244,7 +243,7 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
     if (!*idx) return die("hspz gapped: out of memory");
     if (recname) {
         for (size_t i = 0; i < s->n; i++) if (!strcmp(s->name[i], recname)) { (*idx)[(*n)++] = i; return 0; }
-        return die("FAILURE: %s does not contain %s", s->path, recname);
+        return die("FAILURE: 2bit file %s doesn't contain %s", s->path, recname);
     }
     if (!subset) { for (size_t i = 0; i < s->n; i++) (*idx)[(*n)++] = i; return 0; }
     FILE *f = fopen(subset, "r");
@@ -289,8 +288,8 @@ static int same_upper(const uint8_t *a, const uint8_t *b, int64_t n)
  * equal to its counterpart (pairs (k,k)).  Writes up to 2*T->n ints to tv; returns the pair count. */
 static int32_t trivial_pairs(const hz_gside *T, const hz_gside *Qp, const uint8_t *q, int64_t qlen, int32_t *tv)
 {
-    if (Qp) {
-        if (Qp->n != T->n) return 0;
+    if (Qp) {                   /* an unpartitioned target: lastz has no rule for this pair */
+        if (Qp->n != T->n || T->unpart) return 0;
         for (int32_t k = 0; k < T->n; k++)
             if (T->rlen[k] != Qp->rlen[k] || !same_upper(T->T + T->sep[k] + 1, Qp->T + Qp->sep[k] + 1, T->rlen[k])) return 0;
         for (int32_t k = 0; k < T->n; k++) { tv[2 * k] = k; tv[2 * k + 1] = k; }
@@ -345,6 +344,9 @@ typedef struct {
     char *qname; const char *nm1[1]; const char *const *qnames; const int64_t *qtrue, *qstart;
     int64_t tru, start; int st, noted;
     int32_t *triv; int notrivial;
+    const hz_gside *T; const char *traw, *qraw;  /* lastz's raw headers of unpartitioned sides */
+    int raw_known;                           /* bit 1 target, bit 2 query: raw header known (not
+                                              * FASTA, whose header line may hold more) */
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
     int done, ithreads;                      /* ithreads: threads inside the pass (gapped_par.c) */
@@ -352,11 +354,41 @@ typedef struct {
 
 typedef struct {
     gopts *o; hz_gscore *sc; const hz_gside *T; hz_gsegrd *r; FILE *out;
+    const char *traw; int raw_known;         /* see pjob */
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads; pthread_t *tid; int nt;
     pthread_mutex_t mu; pthread_cond_t cv;
     pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop, active;
 } grun;
+
+/* --notrivial's second check (gapped_extend.c L1111-1133, L1462-1530): when a side is
+ * partitioned and no trivial alignment was found, an output alignment that is one DIAG piece
+ * over a whole target record (its true length) equal in true length to its query record, with
+ * equal names (a partition's short name; an unpartitioned side's raw header) and byte-equal
+ * bases (case counts) is dropped.  0, or 1 when an unpartitioned FASTA side's header cannot
+ * be told (hspz keeps the name only; the message is written). */
+static int drop_delayed_trivial(pjob *j)
+{
+    const hz_gside *T = j->T; const hz_gpass *P = &j->P;
+    int32_t m = 0; int rc = 0;
+    for (int32_t k = 0; k < j->S.nout; k++) {
+        const hz_galn *a = &j->S.a[j->S.kept[k]];
+        int drop = 0;
+        if (a->npc == 1 && a->pc[0].type == HZ_PC_DIAG) {
+            int32_t p1 = hz_gapped_part(T->sep, T->n, a->s1);
+            int32_t p2 = P->qsep ? hz_gapped_part(P->qsep, P->nqpart, a->s2) : 0;
+            const char *n1 = T->unpart ? j->traw : T->name[p1], *n2 = P->qsep ? j->qnames[p2] : j->qraw;
+            int64_t l1 = T->tru[p1], l2 = j->qtrue[p2], n = a->t1 + 1 - a->s1;
+            drop = l1 == l2 && n == l1 && !strcmp(n1, n2) && !memcmp(P->T + a->s1, P->Q + a->s2, (size_t)n);
+            if (drop && ((T->unpart && !(j->raw_known & 1)) || (!P->qsep && !(j->raw_known & 2))))
+                rc = die("hspz gapped: --notrivial with a FASTA %s without [multiple]: lastz compares its whole header line, which hspz does not keep; run lastz for it",
+                         T->unpart ? "target" : "query");
+        }
+        if (!drop) j->S.kept[m++] = j->S.kept[k];
+    }
+    j->S.nout = m;
+    return rc;
+}
 
 static void compute_job(pjob *j, hz_gwork *w)
 {
@@ -369,6 +401,7 @@ static void compute_job(pjob *j, hz_gwork *w)
         for (int32_t k = 0; k < j->S.n; k++) if (!j->S.a[j->S.kept[k]].trivial) j->S.kept[m++] = j->S.kept[k];
         j->S.nout = m;
     }
+    else if (j->notrivial && (!j->T->unpart || j->P.qsep) && drop_delayed_trivial(j)) j->rc = -2;
     if (j->rc) ;
     else if (j->P.sc->inner > 0) j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
     else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.nout; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
@@ -414,7 +447,8 @@ static int commit_one(grun *g)
         if (!g->noted) { g->noted = 1; fputs("truncation can be reduced by using --allocate:traceback to increase traceback memory\n", stderr); }
         i = e + 1;
     }
-    if (j->rc) rc = die("hspz gapped: out of memory");
+    if (j->rc == -2) rc = 1;                      /* message written */
+    else if (j->rc) rc = die("hspz gapped: out of memory");
     else {
         hz_gnames nm = { (const char *const *)g->T->name, g->T->tru, g->T->start, j->qnames, j->qtrue, j->qstart, j->st == 2 };
         int wr = g->maf ? hz_gapped_write_maf(g->out, &j->P, j->L, j->nl, &nm)
@@ -436,7 +470,7 @@ static int commit_all(grun *g)
 /* read one pass's lines and hand it to the workers; qown / qname are taken over.  1 on an error
  * (all earlier passes written first, then the message, as lastz orders them) */
 static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q, int64_t ql, char *qname,
-                    const int64_t *qtrue, const int64_t *qstart, int st)
+                    const char *qraw, const int64_t *qtrue, const int64_t *qstart, int st)
 {
     hz_gsegvec sv = { 0 };
     char *mbuf = NULL; size_t mlen = 0;
@@ -465,6 +499,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);
     }
     j->notrivial = g->o->notrivial;
+    j->T = g->T; j->traw = g->traw; j->qraw = qraw; j->raw_known = g->raw_known;
     if (g->nposted == g->qcap) {
         int64_t c = g->qcap ? 2 * g->qcap : 64;
         pjob **t = realloc(g->q, (size_t)c * sizeof *t);
@@ -545,16 +580,22 @@ static int run_gapped(gopts *o)
     }
     size_t *tix, *qix, tn, qn;
     if (select_records(&ts, o->subset[0], o->recname[0], &tix, &tn) || select_records(&qs, o->subset[1], o->recname[1], &qix, &qn)) return 1;
-    if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
-    if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
+    /* a target without [multiple] (lastz.c L794-803): exactly one record, not partitioned */
+    if (tn > 1 && !o->multiple[0])
+        return die("FAILURE: target file %s contains more than one sequence\n"
+                   "consider using the \"multiple\" action (see \"lastz --help=files\")", o->file[0]);
+    if (!o->multiple[0] && (!tn || !ts.len[tix[0]])) return die("FAILURE: target file %s contains no sequence", o->file[0]);
     hz_gside T = { 0 }, Qp = { 0 };
     if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], &T)) return 1;
+    T.unpart = !o->multiple[0];
     if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], &Qp)) return 1;
     hz_gsegrd r = { 0 }; r.path = o->segments;
     r.f = fopen(o->segments, "r");
     if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
     grun g; memset(&g, 0, sizeof g);
     g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout; g.threads = o->threads;
+    g.traw = ts.name[tix[0]];                   /* --outdir: lastz reads the package's 2bit names */
+    g.raw_known = o->pre[0] ? 3 : (!strcmp(ts.kind, "2bit") ? 1 : 0) | (!strcmp(qs.kind, "2bit") ? 2 : 0);
     pthread_mutex_init(&g.mu, NULL); pthread_cond_init(&g.cv, NULL);
     if (g.threads > 1) {
         g.tid = calloc((size_t)g.threads, sizeof *g.tid);
@@ -575,7 +616,7 @@ static int run_gapped(gopts *o)
                 if (!Qm.T) { rc = die("hspz gapped: out of memory"); break; }
                 memcpy(Qm.T, Qp.T, (size_t)Qp.len + 1); revcomp_parts(&Qm); X = &Qm;
             }
-            rc = one_pass(&g, X, NULL, X->T, X->len, NULL, NULL, NULL, st);
+            rc = one_pass(&g, X, NULL, X->T, X->len, NULL, NULL, NULL, NULL, st);
         }
     } else for (size_t qi = 0; qi < qn && !rc; qi++) {
         size_t rec = qix[qi];
@@ -595,7 +636,7 @@ static int run_gapped(gopts *o)
             const uint8_t *src = qs.data + qs.off[rec] + b;
             if (st == 1) memcpy(qbuf + 1, src, (size_t)ql);
             else for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
-            rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, &tru, &start, st);
+            rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, qs.name[rec], &tru, &start, st);
         }
     }
     rc |= commit_all(&g);
