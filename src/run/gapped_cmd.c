@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 static const char GAPPED_USAGE[] =
-"usage: hspz gapped TARGET[multiple][subset=NAMES][nameparse=darkspace] QUERY[subset=NAMES][nameparse=darkspace]\n"
+"usage: hspz gapped TARGET[[multiple]][subset=NAMES][nameparse=darkspace] QUERY[subset=NAMES][nameparse=darkspace]\n"
 "                   --segments=FILE [lastz options]\n"
 "\n"
 "LASTZ 1.04.22's gapped stage run from pre-computed HSPs (lastz --segments), in hspZ: the same\n"
@@ -37,8 +37,9 @@ static const char GAPPED_USAGE[] =
 "  --allocate:traceback=V, --traceback=V, m=V   traceback memory (default 80M)\n"
 "  --inner=N, H=N             interpolation: alignments scoring >= N between and around the\n"
 "                             others (make_lastz_chains: H=2000)\n"
-"Sequence actions: [multiple] (needed on the target), [subset=FILE], [nameparse=darkspace],\n"
-"[start,end]; FILE/NAME selects one record (make_lastz_chains' 'REF.2bit/CHROM[s,e][multiple]').\n"
+"Sequence actions: [multiple] (a target without it must hold one record), [subset=FILE],\n"
+"[nameparse=darkspace], [start,end]; FILE.2bit/NAME selects one record (make_lastz_chains'\n"
+"'REF.2bit/CHROM[s,e][multiple]', 'REF.2bit/CHROM').  --version: hspz's version line.\n"
 "\n"
 "\n"
 "hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--force]\n"
@@ -48,8 +49,8 @@ static const char GAPPED_USAGE[] =
 "  bytes lastz writes for it.  TARGET and QUERY must have the sha256 OUTDIR/manifest.json\n"
 "  records; outputs stay inside OUTDIR and are new files unless --force is given.\n"
 "\n"
-"  --notrivial                leave out LASTZ's trivial self-alignments (identical records; not\n"
-"                             its second check for partially identical [multiple] queries)\n"
+"  --notrivial                leave out LASTZ's trivial self-alignments (identical records, and\n"
+"                             its second check when a side is partitioned)\n"
 "Not built yet (refused with a message; run lastz for them):\n"
 "--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
 "'rewind' lines, and every other lastz option.\n";
@@ -859,6 +860,13 @@ int hz_gapped_main(int argc, char **argv)
 {
     gopts o; memset(&o, 0, sizeof o);
     if (argc < 2) { fputs(GAPPED_USAGE, stderr); return 2; }
+    /* lastz --version (lastz.c L7553-7580) names lastz and exits 1; this is hspz, so its line
+     * says so (docs/gapped.md) and exits 0, as --version:noerror does */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "--version:noerror")) {
+            printf("hspz gapped %s (hspz, not lastz: lastz 1.04.22's gapped stage with --segments, the same output bytes)\n", HSPZ_VERSION);
+            return 0;
+        }
     if (!strcmp(argv[1], "--outdir") || !strncmp(argv[1], "--outdir=", 9)) return hz_gapped_outdir(argc, argv);
     int rc = parse_args(&o, argc, argv);
     if (!rc) rc = run_gapped(&o);
