@@ -9,6 +9,8 @@
 #include "outsafe.h"
 #include "seqio.h"
 #include <jansson.h>
+#include <htslib/bgzf.h>
+#include <htslib/kstring.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -346,8 +348,6 @@ typedef struct {
     int64_t tru, start; int st, noted;
     int32_t *triv; int notrivial;
     const hz_gside *T; const char *traw, *qraw;  /* lastz's raw headers of unpartitioned sides */
-    int raw_known;                           /* bit 1 target, bit 2 query: raw header known (not
-                                              * FASTA, whose header line may hold more) */
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
     int done, ithreads;                      /* ithreads: threads inside the pass (gapped_par.c) */
@@ -355,7 +355,7 @@ typedef struct {
 
 typedef struct {
     gopts *o; hz_gscore *sc; const hz_gside *T; hz_gsegrd *r; FILE *out;
-    const char *traw; int raw_known;         /* see pjob */
+    const char *traw;                        /* see pjob */
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads; pthread_t *tid; int nt;
     pthread_mutex_t mu; pthread_cond_t cv;
@@ -366,12 +366,11 @@ typedef struct {
  * partitioned and no trivial alignment was found, an output alignment that is one DIAG piece
  * over a whole target record (its true length) equal in true length to its query record, with
  * equal names (a partition's short name; an unpartitioned side's raw header) and byte-equal
- * bases (case counts) is dropped.  0, or 1 when an unpartitioned FASTA side's header cannot
- * be told (hspz keeps the name only; the message is written). */
-static int drop_delayed_trivial(pjob *j)
+ * bases (case counts) is dropped. */
+static void drop_delayed_trivial(pjob *j)
 {
     const hz_gside *T = j->T; const hz_gpass *P = &j->P;
-    int32_t m = 0; int rc = 0;
+    int32_t m = 0;
     for (int32_t k = 0; k < j->S.nout; k++) {
         const hz_galn *a = &j->S.a[j->S.kept[k]];
         int drop = 0;
@@ -381,14 +380,10 @@ static int drop_delayed_trivial(pjob *j)
             const char *n1 = T->unpart ? j->traw : T->name[p1], *n2 = P->qsep ? j->qnames[p2] : j->qraw;
             int64_t l1 = T->tru[p1], l2 = j->qtrue[p2], n = a->t1 + 1 - a->s1;
             drop = l1 == l2 && n == l1 && !strcmp(n1, n2) && !memcmp(P->T + a->s1, P->Q + a->s2, (size_t)n);
-            if (drop && ((T->unpart && !(j->raw_known & 1)) || (!P->qsep && !(j->raw_known & 2))))
-                rc = die("hspz gapped: --notrivial with a FASTA %s without [multiple]: lastz compares its whole header line, which hspz does not keep; run lastz for it",
-                         T->unpart ? "target" : "query");
         }
         if (!drop) j->S.kept[m++] = j->S.kept[k];
     }
     j->S.nout = m;
-    return rc;
 }
 
 static void compute_job(pjob *j, hz_gwork *w)
@@ -402,7 +397,7 @@ static void compute_job(pjob *j, hz_gwork *w)
         for (int32_t k = 0; k < j->S.n; k++) if (!j->S.a[j->S.kept[k]].trivial) j->S.kept[m++] = j->S.kept[k];
         j->S.nout = m;
     }
-    else if (j->notrivial && (!j->T->unpart || j->P.qsep) && drop_delayed_trivial(j)) j->rc = -2;
+    else if (j->notrivial && (!j->T->unpart || j->P.qsep)) drop_delayed_trivial(j);
     if (j->rc) ;
     else if (j->P.sc->inner > 0) j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
     else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.nout; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
@@ -448,8 +443,7 @@ static int commit_one(grun *g)
         if (!g->noted) { g->noted = 1; fputs("truncation can be reduced by using --allocate:traceback to increase traceback memory\n", stderr); }
         i = e + 1;
     }
-    if (j->rc == -2) rc = 1;                      /* message written */
-    else if (j->rc) rc = die("hspz gapped: out of memory");
+    if (j->rc) rc = die("hspz gapped: out of memory");
     else {
         hz_gnames nm = { (const char *const *)g->T->name, g->T->tru, g->T->start, j->qnames, j->qtrue, j->qstart, j->st == 2 };
         int wr = g->maf ? hz_gapped_write_maf(g->out, &j->P, j->L, j->nl, &nm)
@@ -500,7 +494,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);
     }
     j->notrivial = g->o->notrivial;
-    j->T = g->T; j->traw = g->traw; j->qraw = qraw; j->raw_known = g->raw_known;
+    j->T = g->T; j->traw = g->traw; j->qraw = qraw;
     if (g->nposted == g->qcap) {
         int64_t c = g->qcap ? 2 * g->qcap : 64;
         pjob **t = realloc(g->q, (size_t)c * sizeof *t);
@@ -555,6 +549,33 @@ static FILE *open_output(const gopts *o)
     return f;
 }
 
+static void free_headers(char **h, size_t n)
+{
+    for (size_t i = 0; h && i < n; i++) free(h[i]);
+    free(h);
+}
+
+/* The n records' header lines of FASTA file path as lastz keeps them for --notrivial's second
+ * check (sequences.c parse_fasta_header: the line after '>' up to '\n' or '\r'; gapped_extend.c
+ * L1490: leading blanks skipped).  NULL with the message written. */
+static char **fasta_headers(const char *path, size_t n)
+{
+    BGZF *f = bgzf_open(path, "r");
+    char **h = calloc(n + 1, sizeof *h);
+    kstring_t ks = { 0, 0, NULL };
+    size_t k = 0;
+    if (!f || !h) { if (f) bgzf_close(f); free(h); die("hspz gapped: %s: cannot read its header lines", path); return NULL; }
+    while (k < n && bgzf_getline(f, '\n', &ks) >= 0) {
+        if (!ks.l || ks.s[0] != '>') continue;
+        const char *p = ks.s + 1;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!(h[k++] = strndup(p, strcspn(p, "\r")))) break;
+    }
+    bgzf_close(f); free(ks.s);
+    if (k < n || !h[n - 1]) { free_headers(h, n); die("hspz gapped: %s: cannot read its header lines", path); return NULL; }
+    return h;
+}
+
 static int run_gapped(gopts *o)
 {
     hz_gscore *sc = malloc(sizeof *sc);
@@ -592,11 +613,16 @@ static int run_gapped(gopts *o)
     if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], &Qp)) return 1;
     hz_gsegrd r = { 0 }; r.path = o->segments;
     r.f = fopen(o->segments, "r");
-    if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
+    if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", o->segments);
     grun g; memset(&g, 0, sizeof g);
     g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout; g.threads = o->threads;
-    g.traw = ts.name[tix[0]];                   /* --outdir: lastz reads the package's 2bit names */
-    g.raw_known = o->pre[0] ? 3 : (!strcmp(ts.kind, "2bit") ? 1 : 0) | (!strcmp(qs.kind, "2bit") ? 2 : 0);
+    /* --notrivial's second check compares an unpartitioned side's raw header: a 2bit name (also
+     * in --outdir mode: lastz reads the package's 2bit), a FASTA's whole header line */
+    char **th = NULL, **qh = NULL;
+    int fa_t = !o->pre[0] && strcmp(ts.kind, "2bit"), fa_q = !o->pre[0] && strcmp(qs.kind, "2bit");
+    if (o->notrivial && T.unpart && o->multiple[1] && fa_t && !(th = fasta_headers(ts.path, ts.n))) return 1;
+    if (o->notrivial && !T.unpart && !o->multiple[1] && fa_q && !(qh = fasta_headers(qs.path, qs.n))) return 1;
+    g.traw = th ? th[tix[0]] : ts.name[tix[0]];
     pthread_mutex_init(&g.mu, NULL); pthread_cond_init(&g.cv, NULL);
     if (g.threads > 1) {
         g.tid = calloc((size_t)g.threads, sizeof *g.tid);
@@ -637,7 +663,7 @@ static int run_gapped(gopts *o)
             const uint8_t *src = qs.data + qs.off[rec] + b;
             if (st == 1) memcpy(qbuf + 1, src, (size_t)ql);
             else for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
-            rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, qs.name[rec], &tru, &start, st);
+            rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, qh ? qh[rec] : qs.name[rec], &tru, &start, st);
         }
     }
     rc |= commit_all(&g);
@@ -655,6 +681,7 @@ static int run_gapped(gopts *o)
     fclose(r.f); free(r.buf); hz_gwork_free(&g.w);
     pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
     free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
+    free_headers(th, ts.n); free_headers(qh, qs.n);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
     return rc;
 }
