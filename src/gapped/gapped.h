@@ -205,6 +205,8 @@ typedef struct {
     char *buf; size_t cap;
     char *t, *q; uint64_t ts, te, qs, qe; char strand; int32_t score;
     FILE *msg;
+    int64_t qfrom, qtrue;            /* unpartitioned query with a [s,e] sub-range: s (1-based) and the
+                                      * record's length (§3.3); qfrom 0: the whole record */
 } hz_gsegrd;
 typedef struct { hz_gseg *v; int64_t n, cap; } hz_gsegvec;
 

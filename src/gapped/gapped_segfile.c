@@ -92,10 +92,15 @@ static int32_t find_part(const hz_gside *T, const char *nm, uint64_t pos)
  * length qlen).  Returns 0 or 1 after a FAILURE message. */
 static int query_pos(hz_gsegrd *r, const hz_gside *Qp, int64_t qlen, int64_t *pos)
 {
-    if (!Qp) {
-        if (r->qs < 1) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
-        if ((int64_t)r->qe > qlen) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
-        *pos = (int64_t)r->qs - 1;
+    if (!Qp) {                         /* segment.c L688-700, L878-900 */
+        int64_t s0 = r->qfrom ? r->qfrom - 1 : 0, tru = r->qfrom ? r->qtrue : qlen, e0 = s0 + qlen;
+        if (r->strand == '-') { int64_t ns = tru - e0; e0 = tru - s0; s0 = ns; }
+        const char *m = r->strand == '-' ? "\nminus strand subrange is " : "";
+        char sub[64] = "";
+        if (*m) snprintf(sub, sizeof sub, "%s%lld..%lld", m, (long long)(s0 + 1), (long long)e0);
+        if ((int64_t)r->qs <= s0) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<%lld)%s", r->path, r->line, (unsigned long long)r->qs, (long long)(s0 + 1), sub);
+        if ((int64_t)r->qe > e0) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)%s", r->path, r->line, (unsigned long long)r->qe, (long long)e0, sub);
+        *pos = (int64_t)r->qs - 1 - s0;
         return 0;
     }
     if (!strcmp(r->q, "*")) return rdie(r, "FAILURE: bad query sequence name (%s: line %d, %s)\nwildcard segment name (*) is not supported for queries with [multi]", r->path, r->line, r->q);

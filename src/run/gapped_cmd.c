@@ -654,6 +654,7 @@ static int run_gapped(gopts *o)
         }
         if (ql == 0) continue;
         int64_t tru = (int64_t)qs.len[rec], start = (int64_t)b + 1;
+        r.qfrom = o->rs[1] ? start : 0; r.qtrue = tru;
         for (int st = 1; st <= 2 && !rc; st++) {
             if (!(o->strand & st)) continue;
             char *nq = short_name(qs.name[rec], o->darkspace[1]);

@@ -501,3 +501,27 @@ mlc_aglobin() {
     run "$HSPZ" gapped --segments=x --version:noerror
     [ "$status" -eq 0 ] && [[ "$output" == "hspz gapped "* ]]
 }
+
+@test "gapped live: an unpartitioned query with a sub-range (FILE.2bit/NAME[s,e]), both strands, and its range errors, = lastz" {
+    mlc_aglobin
+    local f M="$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan"
+    awk -F'\t' '$5 >= 2001 && $6 <= 4000' $SEG > qsub.seg
+    # the minus strand: orangutan's reverse complement as query, in a 2bit (hspz run's package)
+    python3 -c "import sys; s=''.join(l.strip() for l in open(sys.argv[1]) if l[0] != '>'); c=str.maketrans('ACGTacgt','TGCAtgca'); print('>orc'); print(s.translate(c)[::-1])" "$M/MT-orang.fa" > orc.fa
+    hz_run run -r "$M/MT-human.fa" -q orc.fa -o pk --tarball --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir pkx && tar xzf pk.tar.gz -C pkx && cp pkx/galaxy/files/work/query.2bit orc.2bit
+    awk -F'\t' '$5 > 16499 - 9000 && $6 <= 16499 - 1000' pk/tmp1.block0.r0.minus.segments > qsubm.seg
+    [ "$(wc -l < qsub.seg)" -gt 0 ] && [ "$(wc -l < qsubm.seg)" -gt 0 ]
+    for f in maf- maf axt axt+; do
+        lastz_same --segments=qsub.seg --format=$f --strand=plus aglobin.2bit/human 'aglobin.2bit/cow[2001,4000]'
+        [ "$(cat h.rc)" -eq 0 ] && [ -s h.out ]
+        lastz_same --segments=qsubm.seg --format=$f --strand=minus H=2000 "$M/MT-human.fa" 'orc.2bit/orc[1001,9000]'
+        [ "$(cat h.rc)" -eq 0 ] && [ -s h.out ]
+    done
+    # lines outside the sub-range: lastz's messages (the minus strand's second line too)
+    lastz_same --segments=$SEG --format=maf --strand=plus aglobin.2bit/human 'aglobin.2bit/cow[2001,4000]'
+    [ "$(cat h.rc)" -eq 1 ] && grep -q 'query interval out of range' h.err
+    lastz_same --segments=pk/tmp1.block0.r0.minus.segments --format=maf --strand=minus "$M/MT-human.fa" 'orc.2bit/orc[1001,9000]'
+    [ "$(cat h.rc)" -eq 1 ] && grep -q '^minus strand subrange is ' h.err
+}
