@@ -207,6 +207,8 @@ int hz_gapped_write_header(FILE *f, const hz_gscore *sc, int maf, int plus, char
 typedef struct {
     uint8_t *T; int64_t len; int64_t *sep; int32_t n;
     char **name; int64_t *rlen, *start, *tru;
+    int unpart;                      /* a target without [multiple]: one record, not partitioned;
+                                      * segment lines' tName is ignored (spec §3.3) */
 } hz_gside;
 
 /* The segments file reader (gapped_segfile.c, spec §3.1-§3.3): the current line's fields when
@@ -216,6 +218,8 @@ typedef struct {
     char *buf; size_t cap;
     char *t, *q; uint64_t ts, te, qs, qe; char strand; int32_t score;
     FILE *msg;
+    int64_t qfrom, qtrue;            /* unpartitioned query with a [s,e] sub-range: s (1-based) and the
+                                      * record's length (§3.3); qfrom 0: the whole record */
 } hz_gsegrd;
 typedef struct { hz_gseg *v; int64_t n, cap; } hz_gsegvec;
 

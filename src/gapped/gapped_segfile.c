@@ -92,10 +92,15 @@ static int32_t find_part(const hz_gside *T, const char *nm, uint64_t pos)
  * length qlen).  Returns 0 or 1 after a FAILURE message. */
 static int query_pos(hz_gsegrd *r, const hz_gside *Qp, int64_t qlen, int64_t *pos)
 {
-    if (!Qp) {
-        if (r->qs < 1) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<1)", r->path, r->line, (unsigned long long)r->qs);
-        if ((int64_t)r->qe > qlen) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)", r->path, r->line, (unsigned long long)r->qe, (long long)qlen);
-        *pos = (int64_t)r->qs - 1;
+    if (!Qp) {                         /* segment.c L688-700, L878-900 */
+        int64_t s0 = r->qfrom ? r->qfrom - 1 : 0, tru = r->qfrom ? r->qtrue : qlen, e0 = s0 + qlen;
+        if (r->strand == '-') { int64_t ns = tru - e0; e0 = tru - s0; s0 = ns; }
+        const char *m = r->strand == '-' ? "\nminus strand subrange is " : "";
+        char sub[64] = "";
+        if (*m) snprintf(sub, sizeof sub, "%s%lld..%lld", m, (long long)(s0 + 1), (long long)e0);
+        if ((int64_t)r->qs <= s0) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu<%lld)%s", r->path, r->line, (unsigned long long)r->qs, (long long)(s0 + 1), sub);
+        if ((int64_t)r->qe > e0) return rdie(r, "FAILURE: query interval out of range (%s: line %d, %llu>%lld)%s", r->path, r->line, (unsigned long long)r->qe, (long long)e0, sub);
+        *pos = (int64_t)r->qs - 1 - s0;
         return 0;
     }
     if (!strcmp(r->q, "*")) return rdie(r, "FAILURE: bad query sequence name (%s: line %d, %s)\nwildcard segment name (*) is not supported for queries with [multi]", r->path, r->line, r->q);
@@ -130,7 +135,7 @@ int hz_gsegrd_pass(hz_gsegrd *r, const hz_gside *T, const hz_gside *Qp, const ch
         if (r->qe - r->qs + 1 != n) return rdie(r, "FAILURE: intervals have different lengths (%s: line %d, %llu vs. %llu)", r->path, r->line, (unsigned long long)n, (unsigned long long)(r->qe - r->qs + 1));
         int64_t p2 = 0;
         if (query_pos(r, Qp, qlen, &p2)) return 1;
-        int all = !strcmp(r->t, "*");
+        int all = !T->unpart && !strcmp(r->t, "*");   /* unpartitioned: tName ignored (§3.3) */
         for (int32_t k = 0; k < T->n; k++) {
             int32_t part;
             if (all) {
@@ -138,7 +143,8 @@ int hz_gsegrd_pass(hz_gsegrd *r, const hz_gside *T, const hz_gside *Qp, const ch
                 for (int32_t j = 0; j < k; j++) if (!strcmp(T->name[j], T->name[k])) dup = 1;
                 if (dup) continue;
                 part = k;
-            } else {
+            } else if (T->unpart) part = 0;
+            else {
                 part = find_part(T, r->t, r->ts);
                 if (part == -1) return rdie(r, "FAILURE: bad target sequence name (%s: line %d, %s)", r->path, r->line, r->t);
                 if (part == -2) return rdie(r, "FAILURE: bad target sequence name/position (%s: line %d, %s:%llu)", r->path, r->line, r->t, (unsigned long long)r->ts);

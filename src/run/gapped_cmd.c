@@ -10,13 +10,15 @@
 #include "outsafe.h"
 #include "seqio.h"
 #include <jansson.h>
+#include <htslib/bgzf.h>
+#include <htslib/kstring.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
 static const char GAPPED_USAGE[] =
-"usage: hspz gapped TARGET[multiple][subset=NAMES][nameparse=darkspace] QUERY[subset=NAMES][nameparse=darkspace]\n"
+"usage: hspz gapped TARGET[[multiple]][subset=NAMES][nameparse=darkspace] QUERY[subset=NAMES][nameparse=darkspace]\n"
 "                   --segments=FILE [lastz options]\n"
 "\n"
 "LASTZ 1.04.22's gapped stage run from pre-computed HSPs (lastz --segments), in hspZ: the same\n"
@@ -40,8 +42,9 @@ static const char GAPPED_USAGE[] =
 "  --allocate:traceback=V, --traceback=V, m=V   traceback memory (default 80M)\n"
 "  --inner=N, H=N             interpolation: alignments scoring >= N between and around the\n"
 "                             others (make_lastz_chains: H=2000)\n"
-"Sequence actions: [multiple] (needed on the target), [subset=FILE], [nameparse=darkspace],\n"
-"[start,end]; FILE/NAME selects one record (make_lastz_chains' 'REF.2bit/CHROM[s,e][multiple]').\n"
+"Sequence actions: [multiple] (a target without it must hold one record), [subset=FILE],\n"
+"[nameparse=darkspace], [start,end]; FILE.2bit/NAME selects one record (make_lastz_chains'\n"
+"'REF.2bit/CHROM[s,e][multiple]', 'REF.2bit/CHROM').  --version: hspz's version line.\n"
 "\n"
 "\n"
 "hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--device D] [--force]\n"
@@ -53,8 +56,8 @@ static const char GAPPED_USAGE[] =
 "  line succeeds, OUTDIR/gapped-manifest.json records the inputs, settings, each file's sha256\n"
 "  and the times.  hspz run --gapped does all of this in the run (docs/gapped.md).\n"
 "\n"
-"  --notrivial                leave out LASTZ's trivial self-alignments (identical records; not\n"
-"                             its second check for partially identical [multiple] queries)\n"
+"  --notrivial                leave out LASTZ's trivial self-alignments (identical records, and\n"
+"                             its second check when a side is partitioned)\n"
 "Not built yet (refused with a message; run lastz for them):\n"
 "--ambiguous together with --inner, --format=maf+/lav/sam/general/...,\n"
 "'rewind' lines, and every other lastz option.\n";
@@ -130,11 +133,10 @@ static int parse_spec(gopts *o, int w, const char *spec)
     const char *b = strchr(spec, '[');
     size_t fl = b ? (size_t)(b - spec) : strlen(spec);
     o->file[w] = strndup(spec, fl);
-    /* FILE/NAME (family B): the file is the longest prefix that exists */
-    if (access(o->file[w], F_OK)) {
-        char *sl = strrchr(o->file[w], '/');
-        if (sl && sl != o->file[w]) { *sl = 0; if (!access(o->file[w], F_OK)) o->recname[w] = strdup(sl + 1); else *sl = '/'; }
-    }
+    /* FILE/NAME (family B), lastz's rule (sequences.c L8158-8180): FILE ends in ".2bit" and NAME
+     * holds no '/' and no ".2bit"; a FASTA is never split (lastz then fails to open FILE/NAME) */
+    char *sl = strstr(o->file[w], ".2bit/");
+    if (sl && !strchr(sl + 6, '/') && !strstr(sl + 6, ".2bit")) { o->recname[w] = strdup(sl + 6); sl[5] = 0; }
     while (b && *b == '[') {
         const char *e = strchr(b, ']');
         if (!e) return die("hspz gapped: bad sequence specifier '%s' (unclosed '[')", spec);
@@ -257,7 +259,7 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
     if (!*idx) return die("hspz gapped: out of memory");
     if (recname) {
         for (size_t i = 0; i < s->n; i++) if (!strcmp(s->name[i], recname)) { (*idx)[(*n)++] = i; return 0; }
-        return die("FAILURE: %s does not contain %s", s->path, recname);
+        return die("FAILURE: 2bit file %s doesn't contain %s", s->path, recname);
     }
     if (!subset) { for (size_t i = 0; i < s->n; i++) (*idx)[(*n)++] = i; return 0; }
     FILE *f = fopen(subset, "r");
@@ -302,8 +304,8 @@ static int same_upper(const uint8_t *a, const uint8_t *b, int64_t n)
  * equal to its counterpart (pairs (k,k)).  Writes up to 2*T->n ints to tv; returns the pair count. */
 static int32_t trivial_pairs(const hz_gside *T, const hz_gside *Qp, const uint8_t *q, int64_t qlen, int32_t *tv)
 {
-    if (Qp) {
-        if (Qp->n != T->n) return 0;
+    if (Qp) {                   /* an unpartitioned target: lastz has no rule for this pair */
+        if (Qp->n != T->n || T->unpart) return 0;
         for (int32_t k = 0; k < T->n; k++)
             if (T->rlen[k] != Qp->rlen[k] || !same_upper(T->T + T->sep[k] + 1, Qp->T + Qp->sep[k] + 1, T->rlen[k])) return 0;
         for (int32_t k = 0; k < T->n; k++) { tv[2 * k] = k; tv[2 * k + 1] = k; }
@@ -368,6 +370,7 @@ typedef struct {
     char *qname; const char *nm1[1]; const char *const *qnames; const int64_t *qtrue, *qstart;
     int64_t tru, start; int st, noted;
     int32_t *triv; int notrivial;
+    const hz_gside *T; const char *traw, *qraw;  /* lastz's raw headers of unpartitioned sides */
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
     int done, ithreads;                      /* ithreads: threads inside the pass (gapped_par.c) */
@@ -376,12 +379,37 @@ typedef struct {
 
 typedef struct {
     gopts *o; hz_gscore *sc; const hz_gside *T; hz_gsegrd *r; FILE *out;
+    const char *traw;                        /* see pjob */
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads; pthread_t *tid; int nt;
     hz_gdev *dev;
     pthread_mutex_t mu; pthread_cond_t cv;
     pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop, active;
 } grun;
+
+/* --notrivial's second check (gapped_extend.c L1111-1133, L1462-1530): when a side is
+ * partitioned and no trivial alignment was found, an output alignment that is one DIAG piece
+ * over a whole target record (its true length) equal in true length to its query record, with
+ * equal names (a partition's short name; an unpartitioned side's raw header) and byte-equal
+ * bases (case counts) is dropped. */
+static void drop_delayed_trivial(pjob *j)
+{
+    const hz_gside *T = j->T; const hz_gpass *P = &j->P;
+    int32_t m = 0;
+    for (int32_t k = 0; k < j->S.nout; k++) {
+        const hz_galn *a = &j->S.a[j->S.kept[k]];
+        int drop = 0;
+        if (a->npc == 1 && a->pc[0].type == HZ_PC_DIAG) {
+            int32_t p1 = hz_gapped_part(T->sep, T->n, a->s1);
+            int32_t p2 = P->qsep ? hz_gapped_part(P->qsep, P->nqpart, a->s2) : 0;
+            const char *n1 = T->unpart ? j->traw : T->name[p1], *n2 = P->qsep ? j->qnames[p2] : j->qraw;
+            int64_t l1 = T->tru[p1], l2 = j->qtrue[p2], n = a->t1 + 1 - a->s1;
+            drop = l1 == l2 && n == l1 && !strcmp(n1, n2) && !memcmp(P->T + a->s1, P->Q + a->s2, (size_t)n);
+        }
+        if (!drop) j->S.kept[m++] = j->S.kept[k];
+    }
+    j->S.nout = m;
+}
 
 static void compute_job(pjob *j, hz_gwork *w)
 {
@@ -402,6 +430,7 @@ static void compute_job(pjob *j, hz_gwork *w)
         for (int32_t k = 0; k < j->S.n; k++) if (!j->S.a[j->S.kept[k]].trivial) j->S.kept[m++] = j->S.kept[k];
         j->S.nout = m;
     }
+    else if (j->notrivial && (!j->T->unpart || j->P.qsep)) drop_delayed_trivial(j);
     if (j->rc) ;
     else if (j->P.sc->inner > 0) j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
     else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.nout; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
@@ -470,7 +499,7 @@ static int commit_all(grun *g)
 /* read one pass's lines and hand it to the workers; qown / qname are taken over.  1 on an error
  * (all earlier passes written first, then the message, as lastz orders them) */
 static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q, int64_t ql, char *qname,
-                    const int64_t *qtrue, const int64_t *qstart, int st)
+                    const char *qraw, const int64_t *qtrue, const int64_t *qstart, int st)
 {
     hz_gsegvec sv = { 0 };
     char *mbuf = NULL; size_t mlen = 0;
@@ -500,6 +529,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
     }
     j->notrivial = g->o->notrivial;
     j->dev = g->dev;
+    j->T = g->T; j->traw = g->traw; j->qraw = qraw;
     if (g->nposted == g->qcap) {
         int64_t c = g->qcap ? 2 * g->qcap : 64;
         pjob **t = realloc(g->q, (size_t)c * sizeof *t);
@@ -554,6 +584,33 @@ static FILE *open_output(const gopts *o)
     return f;
 }
 
+static void free_headers(char **h, size_t n)
+{
+    for (size_t i = 0; h && i < n; i++) free(h[i]);
+    free(h);
+}
+
+/* The n records' header lines of FASTA file path as lastz keeps them for --notrivial's second
+ * check (sequences.c parse_fasta_header: the line after '>' up to '\n' or '\r'; gapped_extend.c
+ * L1490: leading blanks skipped).  NULL with the message written. */
+static char **fasta_headers(const char *path, size_t n)
+{
+    BGZF *f = bgzf_open(path, "r");
+    char **h = calloc(n + 1, sizeof *h);
+    kstring_t ks = { 0, 0, NULL };
+    size_t k = 0;
+    if (!f || !h) { if (f) bgzf_close(f); free(h); die("hspz gapped: %s: cannot read its header lines", path); return NULL; }
+    while (k < n && bgzf_getline(f, '\n', &ks) >= 0) {
+        if (!ks.l || ks.s[0] != '>') continue;
+        const char *p = ks.s + 1;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!(h[k++] = strndup(p, strcspn(p, "\r")))) break;
+    }
+    bgzf_close(f); free(ks.s);
+    if (k < n || !h[n - 1]) { free_headers(h, n); die("hspz gapped: %s: cannot read its header lines", path); return NULL; }
+    return h;
+}
+
 static int run_gapped(gopts *o)
 {
     hz_gscore *sc = malloc(sizeof *sc);
@@ -580,16 +637,27 @@ static int run_gapped(gopts *o)
     }
     size_t *tix, *qix, tn, qn;
     if (select_records(&ts, o->subset[0], o->recname[0], &tix, &tn) || select_records(&qs, o->subset[1], o->recname[1], &qix, &qn)) return 1;
-    if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
-    if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
+    /* a target without [multiple] (lastz.c L794-803): exactly one record, not partitioned */
+    if (tn > 1 && !o->multiple[0])
+        return die("FAILURE: target file %s contains more than one sequence\n"
+                   "consider using the \"multiple\" action (see \"lastz --help=files\")", o->file[0]);
+    if (!o->multiple[0] && (!tn || !ts.len[tix[0]])) return die("FAILURE: target file %s contains no sequence", o->file[0]);
     hz_gside T = { 0 }, Qp = { 0 };
     if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], o->twobit, &T)) return 1;
+    T.unpart = !o->multiple[0];
     if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], o->twobit, &Qp)) return 1;
     hz_gsegrd r = { 0 }; r.path = o->segments;
     r.f = fopen(o->segments, "r");
-    if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
+    if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", o->segments);
     grun g; memset(&g, 0, sizeof g);
     g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout; g.threads = o->threads;
+    /* --notrivial's second check compares an unpartitioned side's raw header: a 2bit name (also
+     * in --outdir mode: lastz reads the package's 2bit), a FASTA's whole header line */
+    char **th = NULL, **qh = NULL;
+    int fa_t = !o->pre[0] && strcmp(ts.kind, "2bit"), fa_q = !o->pre[0] && strcmp(qs.kind, "2bit");
+    if (o->notrivial && T.unpart && o->multiple[1] && fa_t && !(th = fasta_headers(ts.path, ts.n))) return 1;
+    if (o->notrivial && !T.unpart && !o->multiple[1] && fa_q && !(qh = fasta_headers(qs.path, qs.n))) return 1;
+    g.traw = th ? th[tix[0]] : ts.name[tix[0]];
     pthread_mutex_init(&g.mu, NULL); pthread_cond_init(&g.cv, NULL);
     if (g.threads > 1) {
         g.tid = calloc((size_t)g.threads, sizeof *g.tid);
@@ -614,7 +682,7 @@ static int run_gapped(gopts *o)
                 if (!Qm.T) { rc = die("hspz gapped: out of memory"); break; }
                 memcpy(Qm.T, Qp.T, (size_t)Qp.len + 1); revcomp_parts(&Qm); X = &Qm;
             }
-            rc = one_pass(&g, X, NULL, X->T, X->len, NULL, NULL, NULL, st);
+            rc = one_pass(&g, X, NULL, X->T, X->len, NULL, NULL, NULL, NULL, st);
         }
     } else for (size_t qi = 0; qi < qn && !rc; qi++) {
         size_t rec = qix[qi];
@@ -625,6 +693,7 @@ static int run_gapped(gopts *o)
         }
         if (ql == 0) continue;
         int64_t tru = (int64_t)qs.len[rec], start = (int64_t)b + 1;
+        r.qfrom = o->rs[1] ? start : 0; r.qtrue = tru;
         for (int st = 1; st <= 2 && !rc; st++) {
             if (!(o->strand & st)) continue;
             char *nq = short_name(qs.name[rec], o->darkspace[1]);
@@ -635,7 +704,7 @@ static int run_gapped(gopts *o)
             if (st == 1) memcpy(qbuf + 1, src, (size_t)ql);
             else for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = complement(src[ql - 1 - i]);
             if (o->twobit) for (uint64_t i = 0; i < ql; i++) qbuf[1 + i] = twobit_byte(qbuf[1 + i]);
-            rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, &tru, &start, st);
+            rc = one_pass(&g, NULL, qbuf, qbuf + 1, (int64_t)ql, nq, qh ? qh[rec] : qs.name[rec], &tru, &start, st);
         }
     }
     rc |= commit_all(&g);
@@ -653,6 +722,7 @@ static int run_gapped(gopts *o)
     fclose(r.f); free(r.buf); hz_gwork_free(&g.w); hz_gdev_close(g.dev);
     pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
     free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
+    free_headers(th, ts.n); free_headers(qh, qs.n);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
     return rc;
 }
@@ -688,6 +758,13 @@ int hz_gapped_cmd(int argc, char **argv)
 {
     gopts o; memset(&o, 0, sizeof o);
     if (argc < 2) { fputs(GAPPED_USAGE, stderr); return 2; }
+    /* lastz --version (lastz.c L7553-7580) names lastz and exits 1; this is hspz, so its line
+     * says so (docs/gapped.md) and exits 0, as --version:noerror does */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "--version:noerror")) {
+            printf("hspz gapped %s (hspz, not lastz: lastz 1.04.22's gapped stage with --segments, the same output bytes)\n", HSPZ_VERSION);
+            return 0;
+        }
     int rc = parse_args(&o, argc, argv);
     if (!rc) rc = run_gapped(&o);
     for (int w = 0; w < 2; w++) { free(o.file[w]); free(o.subset[w]); free(o.recname[w]); }

@@ -411,3 +411,117 @@ ag_outdir() {
         case $bad in ../*|/*) [[ "$output" == *"is outside"* ]] ;; esac
     done
 }
+
+# lastz_same ARGS...: lastz and hspz gapped on the same arguments in the current folder:
+# standard output, standard error and exit status equal
+lastz_same() {
+    local rc
+    rc=0; lastz "$@" > l.out 2> l.err || rc=$?; echo $rc > l.rc
+    rc=0; "$HSPZ" gapped "$@" > h.out 2> h.err || rc=$?; echo $rc > h.rc
+    for x in out err rc; do cmp l.$x h.$x || { echo "differs ($x): $*"; head -3 l.err h.err; return 1; }; done
+}
+
+# the alpha-globin pair as make_lastz_chains stages it: hspZ run --hspthresh 2400 -D segments,
+# the 2bit (records human, cow) and plain FASTA copies (lastz does not read gzip)
+mlc_aglobin() {
+    require_cmd lastz
+    local D="$HZ_REPO/tests/data/tiny_aglobin_human_vs_cow"
+    cd "$BATS_TEST_TMPDIR"
+    hz_run run --hspthresh 2400 -r "$D/aglobin_human.fa.gz" -q "$D/aglobin_cow.fa.gz" -o segments -D --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    cp "$D/aglobin.2bit" . && gunzip -c "$D/aglobin_human.fa.gz" > human.fa && gunzip -c "$D/aglobin_cow.fa.gz" > cow.fa
+    cat human.fa cow.fa > both.fa
+    echo human > h.name; printf 'cow\nhuman\n' > ch.name
+    SEG=segments/tmp1.block0.r0.plus.segments
+}
+
+@test "gapped live: a target without [multiple] (make_lastz_chains' REF.2bit/NAME): 2bit and FASTA, /NAME and [subset=], every format, = lastz" {
+    mlc_aglobin
+    local o="--allocate:traceback=1.99G --gappedthresh=3000 --inner=2000 --ydrop=9400 --strand=plus" f t q
+    # make_lastz_chains' own line (issue 34): lastz writes 66 alignments
+    lastz_same --segments=$SEG --format=axt+ $o --output=o.axt aglobin.2bit/human aglobin.2bit/cow
+    [ "$(grep -c '^[0-9]' o.axt)" -eq 66 ]
+    for f in maf- maf axt axt+; do
+        for t in aglobin.2bit/human human.fa 'aglobin.2bit[subset=h.name]'; do
+            for q in cow.fa both.fa; do lastz_same --segments=$SEG --format=$f $o "$t" "$q"; done
+        done
+        [ "$(grep -c '^[0-9]\|^a ' h.out)" -ge 66 ]       # both.fa: the human pass has no lines
+        [ "$f" = axt+ ] || continue                       # the errors once
+        # several records without [multiple]: lastz's two lines, exit 1, nothing written
+        for t in aglobin.2bit both.fa 'aglobin.2bit[subset=ch.name]'; do
+            lastz_same --segments=$SEG --format=$f $o "$t" cow.fa
+            [ "$(cat h.rc)" -eq 1 ] && grep -q 'contains more than one sequence' h.err && [ ! -s h.out ]
+        done
+        # lastz ignores an unpartitioned target's name in the segment lines
+        sed 's/^human/other/' $SEG > renamed.seg
+        lastz_same --segments=renamed.seg --format=$f $o human.fa cow.fa
+        [ "$(cat h.rc)" -eq 0 ] && [ -s h.out ]
+        lastz_same --segments=renamed.seg --format=$f $o 'human.fa[multiple]' cow.fa
+        [ "$(cat h.rc)" -eq 1 ] && grep -q 'bad target sequence name' h.err
+        # FILE/NAME only after .2bit/, as lastz splits it
+        run "$HSPZ" gapped --segments=$SEG --format=$f both.fa/human cow.fa
+        [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ]
+        lastz_same --segments=$SEG --format=$f aglobin.2bit/nope cow.fa
+        [ "$(cat h.rc)" -eq 1 ]
+    done
+}
+
+@test "gapped live: trivial self-alignments with an unpartitioned target, and --notrivial's second check (a side partitioned), = lastz" {
+    mlc_aglobin
+    local o="--allocate:traceback=1.99G --gappedthresh=3000 --ydrop=9400 --strand=plus" f nt n0
+    # target records human, cow; query records human and a changed cow (not all identical)
+    (cat human.fa; echo '>cow'; tail -n +2 cow.fa | tr 'ACGT' 'CATG') > both2.fa
+    hz_run run --hspthresh 2400 -r human.fa -q both.fa -o s2 --quiet && hz_run run --hspthresh 2400 -r both.fa -q both2.fa -o s3 --quiet
+    # keep human x human's main diagonal only (the whole-record alignment), and every other pair
+    awk -F'\t' '$1!=$4 || ($2==$5 && $3-$2>500)' s2/*.segments > s2.seg
+    awk -F'\t' '$1!=$4 || ($2==$5 && $3-$2>500)' s3/*.segments > s3.seg
+    for f in maf- axt+; do
+        for nt in "" --notrivial; do
+            lastz_same --segments=s2.seg --format=$f $nt $o aglobin.2bit/human 'both.fa[multiple]'; cp h.out a$nt
+            lastz_same --segments=s2.seg --format=$f $nt $o aglobin.2bit/human both.fa; cp h.out b$nt
+            lastz_same --segments=s3.seg --format=$f $nt $o 'both.fa[multiple]' 'both2.fa[multiple]'; cp h.out c$nt
+        done
+        # --notrivial left out the whole-record human x human alignment in each case
+        for n0 in a b c; do [ "$(wc -c < "$n0--notrivial")" -lt "$(wc -c < "$n0")" ]; done
+    done
+    # an unpartitioned FASTA target: lastz compares its whole header line with the query's name
+    (echo '>human some words'; tail -n +2 human.fa) > hd.fa
+    for f in human.fa hd.fa; do
+        lastz_same --segments=s2.seg --format=maf- $o $f 'both.fa[multiple]'; cp h.out "$f.all"
+        lastz_same --segments=s2.seg --format=maf- --notrivial $o $f 'both.fa[multiple]'; cp h.out "$f.nt"
+    done
+    cmp hd.fa.all hd.fa.nt                                 # 'human some words' is not 'human': kept
+    [ "$(wc -c < human.fa.nt)" -lt "$(wc -c < human.fa.all)" ]
+}
+
+@test "gapped --version: hspz's own line (not lastz's), exit 0" {
+    run "$HSPZ" gapped --version
+    [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 1 ]
+    [ "$output" = "hspz gapped $("$HSPZ" --version) (hspz, not lastz: lastz 1.04.22's gapped stage with --segments, the same output bytes)" ]
+    run "$HSPZ" gapped --segments=x --version:noerror
+    [ "$status" -eq 0 ] && [[ "$output" == "hspz gapped "* ]]
+}
+
+@test "gapped live: an unpartitioned query with a sub-range (FILE.2bit/NAME[s,e]), both strands, and its range errors, = lastz" {
+    mlc_aglobin
+    local f M="$HSPZ_SHARED/data/tiny_mtdna_human_vs_orangutan"
+    awk -F'\t' '$5 >= 2001 && $6 <= 4000' $SEG > qsub.seg
+    # the minus strand: orangutan's reverse complement as query, in a 2bit (hspz run's package)
+    python3 -c "import sys; s=''.join(l.strip() for l in open(sys.argv[1]) if l[0] != '>'); c=str.maketrans('ACGTacgt','TGCAtgca'); print('>orc'); print(s.translate(c)[::-1])" "$M/MT-orang.fa" > orc.fa
+    hz_run run -r "$M/MT-human.fa" -q orc.fa -o pk --tarball --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir pkx && tar xzf pk.tar.gz -C pkx && cp pkx/galaxy/files/work/query.2bit orc.2bit
+    awk -F'\t' '$5 > 16499 - 9000 && $6 <= 16499 - 1000' pk/tmp1.block0.r0.minus.segments > qsubm.seg
+    [ "$(wc -l < qsub.seg)" -gt 0 ] && [ "$(wc -l < qsubm.seg)" -gt 0 ]
+    for f in maf- maf axt axt+; do
+        lastz_same --segments=qsub.seg --format=$f --strand=plus aglobin.2bit/human 'aglobin.2bit/cow[2001,4000]'
+        [ "$(cat h.rc)" -eq 0 ] && [ -s h.out ]
+        lastz_same --segments=qsubm.seg --format=$f --strand=minus H=2000 "$M/MT-human.fa" 'orc.2bit/orc[1001,9000]'
+        [ "$(cat h.rc)" -eq 0 ] && [ -s h.out ]
+    done
+    # lines outside the sub-range: lastz's messages (the minus strand's second line too)
+    lastz_same --segments=$SEG --format=maf --strand=plus aglobin.2bit/human 'aglobin.2bit/cow[2001,4000]'
+    [ "$(cat h.rc)" -eq 1 ] && grep -q 'query interval out of range' h.err
+    lastz_same --segments=pk/tmp1.block0.r0.minus.segments --format=maf --strand=minus "$M/MT-human.fa" 'orc.2bit/orc[1001,9000]'
+    [ "$(cat h.rc)" -eq 1 ] && grep -q '^minus strand subrange is ' h.err
+}
