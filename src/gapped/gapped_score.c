@@ -148,7 +148,7 @@ int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *fi
             if (!strcmp(k, "fill_score") || !strcmp(k, "fill")) fill = v;
             else if (!strcmp(k, "gap_open_penalty") || !strcmp(k, "gap_open") || !strcmp(k, "open") || !strcmp(k, "O")) sc->gap_open = v;
             else if (!strcmp(k, "gap_extend_penalty") || !strcmp(k, "gap_extend") || !strcmp(k, "extend") || !strcmp(k, "E")) sc->gap_extend = v;
-            else if (!strcmp(k, "hsp_threshold") || !strcmp(k, "hsp_thresh") || !strcmp(k, "K")) sc->hspthresh = v;
+            else if (!strcmp(k, "hsp_threshold") || !strcmp(k, "hsp_thresh") || !strcmp(k, "K")) { sc->hspthresh = v; sc->hsp_set = 1; }
             else if (!strcmp(k, "gapped_threshold") || !strcmp(k, "gapped_thresh") || !strcmp(k, "L")) *file_l = v;
             else if (!strcmp(k, "x_drop") || !strcmp(k, "X")) sc->xdrop = v;
             else if (!strcmp(k, "y_drop") || !strcmp(k, "Y")) *file_y = v;
@@ -176,6 +176,7 @@ int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *fi
     /* construction order of spec §2.2 */
     for (int r = 0; r < 256; r++) for (int c = 0; c < 256; c++) sc->sub[r][c] = fill;
     for (int r = 0; r < nrow; r++) for (int c = 0; c < ncol; c++) sc->sub[row[r]][col[c]] = m[r][c];
+    sc->dna = dna_alphabet(col, ncol) && dna_alphabet(row, nrow);
     if (dna_alphabet(col, ncol))
         for (int r = 0; r < 256; r++) for (int c = 0; c < ncol; c++) sc->sub[r][col[c] | 0x20] = sc->sub[r][col[c]];
     if (dna_alphabet(row, nrow))

@@ -519,6 +519,29 @@ static FILE *open_output(const gopts *o)
     return f;
 }
 
+/* lastz's warning for a DNA score file without hsp_threshold (lastz.c 1.04.22 L8951-8995,
+ * parse_options: --segments keeps the x-drop HSP mode, so --hspthresh is the option named):
+ * the smallest diagonal entry of A C G T below 70, else the largest above 120.  The scan
+ * keeps lastz's if / else-if, so a letter that lowers the minimum is not tested as maximum. */
+static void score_warning(const hz_gscore *sc, const char *path)
+{
+    char mn = 'A', mx = 'A';
+    int32_t lo = sc->sub['A']['A'], hi = lo;
+    for (const char *c = "CGT"; *c; c++) {
+        int32_t v = sc->sub[(uint8_t)*c][(uint8_t)*c];
+        if (v < lo) { mn = *c; lo = v; }
+        else if (v > hi) { mx = *c; hi = v; }
+    }
+    if (lo < 70)
+        fprintf(stderr, "WARNING.  Scores file may warrant setting of thresholds absent from %s.\n"
+                "Minimum match score is %d, for matrix entry (%c,%c).\n"
+                "This may not work well with default --hspthresh=3000 (may result in few alignments).\n", path, lo, mn, mn);
+    else if (hi > 120)
+        fprintf(stderr, "WARNING.  Scores file may warrant setting of thresholds absent from %s.\n"
+                "Maximum match score is %d, for matrix entry (%c,%c).\n"
+                "This may not work well with default --hspthresh=3000 (may result in too many alignments).\n", path, hi, mx, mx);
+}
+
 static int run_gapped(gopts *o)
 {
     hz_gscore *sc = malloc(sizeof *sc);
@@ -529,6 +552,7 @@ static int run_gapped(gopts *o)
         if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) return die("FAILURE: %s", e);
         if (fy >= 0) sc->ydrop = fy;
         if (fl >= 0) sc->gappedthresh = fl;
+        if (!sc->hsp_set && sc->dna) score_warning(sc, o->scores);
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;
