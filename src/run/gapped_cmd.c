@@ -551,7 +551,9 @@ static int run_gapped(gopts *o)
         int32_t fy = -1, fl = -1; char e[1024];
         if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) return die("FAILURE: %s", e);
         if (fy >= 0) sc->ydrop = fy;
-        if (fl >= 0) sc->gappedthresh = fl;
+        /* lastz.c L8943-8949: without gapped_threshold, L = the HSP threshold, which the
+         * file's hsp_threshold sets (--segments keeps the x-drop HSP mode) */
+        sc->gappedthresh = fl >= 0 ? fl : sc->hspthresh;
         if (!sc->hsp_set && sc->dna) score_warning(sc, o->scores);
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
