@@ -237,8 +237,22 @@ static char *short_name(const char *h, int darkspace)
     return strndup(h, n);
 }
 
+/* does record i carry the subset name p?  A 2bit record by its raw name (§1.2); a FASTA record
+ * by its short name (lastz's find_next_general_fasta_coi compares the shortened header,
+ * sequences.c 1.04.22 L5170-5195).  darkspace < 0: raw names (--outdir mode reads the FASTA
+ * that stands in for the package's 2bit files). */
+static int subset_match(const hz_seqset *s, size_t i, const char *p, int darkspace)
+{
+    if (darkspace < 0 || !strcmp(s->kind, "2bit")) return !strcmp(s->name[i], p);
+    char *sn = short_name(s->name[i], darkspace);
+    int eq = sn && !strcmp(sn, p);
+    free(sn);
+    return eq;
+}
+
 /* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written) */
-static int select_records(const hz_seqset *s, const char *subset, const char *recname, size_t **idx, size_t *n)
+static int select_records(const hz_seqset *s, const char *subset, const char *recname, int darkspace,
+                          size_t **idx, size_t *n)
 {
     *idx = malloc((s->n + 1) * sizeof **idx); *n = 0;
     if (!*idx) return die("hspz gapped: out of memory");
@@ -258,7 +272,7 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
         if (!l) continue;
         p[l] = 0; any = 1;
         size_t i = from;
-        while (i < s->n && strcmp(s->name[i], p)) i++;
+        while (i < s->n && !subset_match(s, i, p, darkspace)) i++;
         if (i >= s->n) {               /* lastz's two lines; p points into line: print, then free */
             die("FAILURE: %s does not contain (or contains out of order)\n         the sequence \"%s\"", s->path, p);
             fclose(f); free(line); return 1;
@@ -570,7 +584,8 @@ static int run_gapped(gopts *o)
         if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
     }
     size_t *tix, *qix, tn, qn;
-    if (select_records(&ts, o->subset[0], o->recname[0], &tix, &tn) || select_records(&qs, o->subset[1], o->recname[1], &qix, &qn)) return 1;
+    if (select_records(&ts, o->subset[0], o->recname[0], o->pre[0] ? -1 : o->darkspace[0], &tix, &tn) ||
+        select_records(&qs, o->subset[1], o->recname[1], o->pre[1] ? -1 : o->darkspace[1], &qix, &qn)) return 1;
     if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
     if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
     hz_gside T = { 0 }, Qp = { 0 };
