@@ -81,6 +81,10 @@ int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
         for (const char *m = MATRIX; *m; m++)
             sc->sub[(uint8_t)*a][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*a] = -P;
     }
+    /* lastz prints the header after --ambiguous (lastz.c L9021-9039 before the output
+     * header): a score file's N row and column show R and -P (§7.3) */
+    for (int r = 0; r < sc->nrows; r++)
+        for (int c = 0; c < sc->nrows; c++) sc->hdr[r][c] = sc->sub[(uint8_t)sc->rows[r]][(uint8_t)sc->rows[c]];
     return 0;
 }
 
