@@ -250,9 +250,12 @@ static int subset_match(const hz_seqset *s, size_t i, const char *p, int darkspa
     return eq;
 }
 
-/* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written) */
+/* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written).
+ * defer (the query of one-record passes): lastz looks a query name up only when the previous
+ * record's passes are written, so a name missing after at least one found one keeps the found
+ * records and puts lastz's message into *defer (malloc'd) for after their output. */
 static int select_records(const hz_seqset *s, const char *subset, const char *recname, int darkspace,
-                          size_t **idx, size_t *n)
+                          size_t **idx, size_t *n, char **defer)
 {
     *idx = malloc((s->n + 1) * sizeof **idx); *n = 0;
     if (!*idx) return die("hspz gapped: out of memory");
@@ -273,6 +276,13 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
         p[l] = 0; any = 1;
         size_t i = from;
         while (i < s->n && !subset_match(s, i, p, darkspace)) i++;
+        if (i >= s->n && defer && *n > 0) {
+            size_t m = strlen(s->path) + strlen(p) + 100;
+            if ((*defer = malloc(m)))
+                snprintf(*defer, m, "FAILURE: %s does not contain (or contains out of order)\n         the sequence \"%s\"\n", s->path, p);
+            fclose(f); free(line);
+            return *defer ? 0 : die("hspz gapped: out of memory");
+        }
         if (i >= s->n) {               /* lastz's two lines; p points into line: print, then free */
             die("FAILURE: %s does not contain (or contains out of order)\n         the sequence \"%s\"", s->path, p);
             fclose(f); free(line); return 1;
@@ -584,8 +594,10 @@ static int run_gapped(gopts *o)
         if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
     }
     size_t *tix, *qix, tn, qn;
-    if (select_records(&ts, o->subset[0], o->recname[0], o->pre[0] ? -1 : o->darkspace[0], &tix, &tn) ||
-        select_records(&qs, o->subset[1], o->recname[1], o->pre[1] ? -1 : o->darkspace[1], &qix, &qn)) return 1;
+    char *qdefer = NULL;
+    if (select_records(&ts, o->subset[0], o->recname[0], o->pre[0] ? -1 : o->darkspace[0], &tix, &tn, NULL) ||
+        select_records(&qs, o->subset[1], o->recname[1], o->pre[1] ? -1 : o->darkspace[1], &qix, &qn,
+                       o->multiple[1] ? NULL : &qdefer)) return 1;
     if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
     if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
     hz_gside T = { 0 }, Qp = { 0 };
@@ -640,6 +652,8 @@ static int run_gapped(gopts *o)
         }
     }
     rc |= commit_all(&g);
+    if (qdefer && !rc) { fputs(qdefer, stderr); rc = 1; }   /* after the found records' output */
+    free(qdefer);
     pthread_mutex_lock(&g.mu); g.stop = 1; pthread_cond_broadcast(&g.cv); pthread_mutex_unlock(&g.mu);
     for (int k = 0; k < g.nt; k++) pthread_join(g.tid[k], NULL);
     free(g.tid); free(g.q); free(Qm.T);

@@ -84,3 +84,9 @@ replay() {
     replay scorefile_warning_max
     grep -q '^Maximum match score is 130, for matrix entry (G,G)' lastz.stderr
 }
+
+@test "gapped fuzz regression: a query [subset=] name missing after a found one: the found record's alignments, then lastz's failure" {
+    replay query_subset_missing_later
+    [ "$(grep -c '^a ' lastz.out)" -eq 1 ]
+    grep -q 'the sequence "q378:12"' lastz.stderr
+}
