@@ -184,7 +184,7 @@ def gen_case(seed, idx):
         s = rand_bases(r, L, gc)
         if L > 100 and r.random() < 0.3:
             a = r.randrange(L - 20); unit = s[a:a + r.randint(3, 60)]
-            s = s[:a] + unit * r.randint(2, 8) + s[a:]
+            s = s[:a] + unit * r.randint(2, 8 if r.random() < 0.8 else 40) + s[a:]
         c.t.append([h, s])
     homs = []   # (q record, pairs as (t record, t pos, query-forward pos))
     for qi, h in enumerate(qnames):
@@ -327,6 +327,7 @@ def rc_len(c, qi):
 
 def gen_segments(r, c, homs, strands):
     segs = []
+    dense = r.random() < 0.15        # many segments: alignments bounded by many earlier ones (§4.4)
 
     def score(n):
         k = r.random()
@@ -344,7 +345,7 @@ def gen_segments(r, c, homs, strands):
     for qi, pairs in homs:
         if not pairs or r.random() < 0.15:
             continue
-        for _ in range(r.randint(1, 4)):
+        for _ in range(r.randint(1, 4) if not dense else r.randint(5, 25)):
             # a run of pairs on one diagonal
             k = r.randrange(len(pairs))
             ti, tp, qp = pairs[k]
@@ -389,8 +390,9 @@ def gen_segments(r, c, homs, strands):
     if sel is not None:
         segs = [s for s in segs if s["t"] in sel or r.random() < 0.03]
     r.shuffle(segs)
-    if len(segs) > 60:
-        segs = segs[:60]
+    cap = 300 if dense else 60
+    if len(segs) > cap:
+        segs = segs[:cap]
     c.segs = segs
 
 
