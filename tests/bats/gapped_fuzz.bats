@@ -29,6 +29,19 @@ setup() {
 @test "gapped fuzz: the generator is deterministic and its cases are valid lastz input" {
     # the same seed gives the same files; lastz accepts most cases (the few error cases are planted)
     local d="$BATS_TEST_TMPDIR"
+    mkdir -p "$d/r1" "$d/r2" "$d/r3"
+    python3 - "$HZ_LIB" "$d" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import gapped_fuzz as g
+for k, seed in (("r1", "det"), ("r2", "det"), ("r3", "other")):
+    for i in range(5):
+        import os
+        os.makedirs("%s/%s/%d" % (sys.argv[2], k, i))
+        c = g.gen_case(seed, i); g.fix_family_b(c); g.render(c, "%s/%s/%d" % (sys.argv[2], k, i))
+PY
+    diff -r "$d/r1" "$d/r2"
+    ! diff -r -q "$d/r1" "$d/r3" >/dev/null
     run python3 "$HZ_LIB/gapped_fuzz.py" --hspz "$HSPZ" --cases 12 --seed det --work "$d/a" --quiet
     [ "$status" -eq 0 ] || { echo "$output"; return 1; }
     [[ "$output" == *"12 cases"*"all equal ("*" with alignments or none, "*" lastz errors"* ]]
