@@ -568,12 +568,20 @@ static void score_warning(const hz_gscore *sc, const char *path)
 
 static int run_gapped(gopts *o)
 {
+    /* every early failure goes to `fail`, which frees what was made so far (LeakSanitizer in
+     * the sanitize stage runs these paths through the gapped fuzzer) */
+    hz_seqset ts = { 0 }, qs = { 0 };
+    size_t *tix = NULL, *qix = NULL, tn = 0, qn = 0;
+    char *qdefer = NULL;
+    hz_gside T = { 0 }, Qp = { 0 };
+    hz_gsegrd r = { 0 };
+    int rc = 1;
     hz_gscore *sc = malloc(sizeof *sc);
     if (!sc) return die("hspz gapped: out of memory");
     hz_gscore_default(sc);
     if (o->scores) {                     /* score file (§2.2); command-line values win */
         int32_t fy = -1, fl = -1; char e[1024];
-        if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) return die("FAILURE: %s", e);
+        if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) { die("FAILURE: %s", e); goto fail; }
         if (fy >= 0) sc->ydrop = fy;
         /* lastz.c L8943-8949: without gapped_threshold, L = the HSP threshold, which the
          * file's hsp_threshold sets (--segments keeps the x-drop HSP mode) */
@@ -582,30 +590,26 @@ static int run_gapped(gopts *o)
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;
-    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: --ambiguous=%s is not supported by hspz gapped (n, iupac, n,R,P and iupac,R,P with integers R, P are); run lastz for it", o->ambiguous);
+    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) { die("hspz gapped: --ambiguous=%s is not supported by hspz gapped (n, iupac, n,R,P and iupac,R,P with integers R, P are); run lastz for it", o->ambiguous); goto fail; }
     sc->inner = o->inner;
-    if (o->inner > 0 && o->ambiguous) return die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it");
+    if (o->inner > 0 && o->ambiguous) { die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it"); goto fail; }
     hz_gscore_mask(sc);
-    hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
     if (o->pre[0]) { ts = *o->pre[0]; qs = *o->pre[1]; }
     else {
-        if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) return die("hspz gapped: %s", err);
-        if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
+        if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
+        if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
     }
-    size_t *tix, *qix, tn, qn;
-    char *qdefer = NULL;
     if (select_records(&ts, o->subset[0], o->recname[0], o->pre[0] ? -1 : o->darkspace[0], &tix, &tn, NULL) ||
         select_records(&qs, o->subset[1], o->recname[1], o->pre[1] ? -1 : o->darkspace[1], &qix, &qn,
-                       o->multiple[1] ? NULL : &qdefer)) return 1;
-    if (tn > 1 && !o->multiple[0]) return die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]);
-    if (!o->multiple[0]) return die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz");
-    hz_gside T = { 0 }, Qp = { 0 };
-    if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], &T)) return 1;
-    if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], &Qp)) return 1;
-    hz_gsegrd r = { 0 }; r.path = o->segments;
+                       o->multiple[1] ? NULL : &qdefer)) goto fail;
+    if (tn > 1 && !o->multiple[0]) { die("FAILURE: target file %s contains more than one sequence; use [multiple]", o->file[0]); goto fail; }
+    if (!o->multiple[0]) { die("hspz gapped: a target without [multiple] is not supported yet; add [multiple] (the same alignments) or run lastz"); goto fail; }
+    if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], &T)) goto fail;
+    if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], &Qp)) goto fail;
+    r.path = o->segments;
     r.f = fopen(o->segments, "r");
-    if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments);
+    if (!r.f) { die("FAILURE: fopen_or_die failed to open \"%s\" for \"r\"", o->segments); goto fail; }
     grun g; memset(&g, 0, sizeof g);
     g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout; g.threads = o->threads;
     pthread_mutex_init(&g.mu, NULL); pthread_cond_init(&g.cv, NULL);
@@ -614,10 +618,11 @@ static int run_gapped(gopts *o)
         for (int k = 0; g.tid && k < g.threads; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
         if (!g.nt) g.threads = 1;
     }
-    if (o->output && !(g.out = open_output(o))) return 1;
+    rc = 0;
+    if (o->output && !(g.out = open_output(o))) { g.out = stdout; rc = 1; }
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
-    if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
-    int rc = hz_gsegrd_next(&r);
+    if (!rc && strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
+    if (!rc) rc = hz_gsegrd_next(&r);
     hz_gside Qm = { 0 };                        /* minus-strand copy of a partitioned query */
     if (o->multiple[1]) {                      /* one pass per strand over all partitions */
         for (int st = 1; st <= 2 && !rc; st++) {
@@ -653,7 +658,6 @@ static int run_gapped(gopts *o)
     }
     rc |= commit_all(&g);
     if (qdefer && !rc) { fputs(qdefer, stderr); rc = 1; }   /* after the found records' output */
-    free(qdefer);
     pthread_mutex_lock(&g.mu); g.stop = 1; pthread_cond_broadcast(&g.cv); pthread_mutex_unlock(&g.mu);
     for (int k = 0; k < g.nt; k++) pthread_join(g.tid[k], NULL);
     free(g.tid); free(g.q); free(Qm.T);
@@ -665,8 +669,11 @@ static int run_gapped(gopts *o)
         rc = 1;
     }
     if (g.out != stdout && fclose(g.out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
-    fclose(r.f); free(r.buf); hz_gwork_free(&g.w);
+    hz_gwork_free(&g.w);
     pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
+fail:
+    if (r.f) fclose(r.f);
+    free(r.buf); free(qdefer);
     free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
     return rc;
