@@ -394,7 +394,14 @@ static void compute_job(pjob *j, hz_gwork *w)
         j->S.nout = m;
     }
     if (j->rc) ;
-    else if (j->P.sc->inner > 0) j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
+    else if (j->P.sc->inner > 0) {
+        j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
+        if (!j->rc && j->notrivial) {          /* a box's trivial alignment (§6.3 step 4, §5.10) */
+            int64_t m = 0;
+            for (int64_t k = 0; k < j->nl; k++) if (!j->L[k]->trivial) j->L[m++] = j->L[k];
+            j->nl = m;
+        }
+    }
     else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.nout; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
     else j->rc = -1;
     free(an);

@@ -49,12 +49,13 @@ PY
     [ "$ok" -ge 9 ]
 }
 
-# replay DIR: the regression case of tests/data/gapped_fuzz/DIR (reduced by gapped_fuzz.py),
-# its args file one argument a line, run by lastz and by hspz gapped in a copy of the folder
+# replay DIR [ARGS]: the regression case of tests/data/gapped_fuzz/DIR (reduced by
+# gapped_fuzz.py), its args file (or ARGS) one argument a line, run by lastz and by hspz gapped
+# in a copy of the folder
 replay() {
     local src="$HZ_DATA/gapped_fuzz/$1" w="$BATS_TEST_TMPDIR/$1" args=() x
-    cp -r "$src" "$w" && cd "$w"
-    mapfile -t args < args
+    rm -rf "$w"; cp -r "$src" "$w" && cd "$w"
+    mapfile -t args < "${2:-args}"
     local lrc=0 hrc=0
     lastz "${args[@]}" > lastz.stdout 2> lastz.stderr || lrc=$?
     [ ! -e res.out ] || mv res.out lastz.out
@@ -102,4 +103,12 @@ replay() {
     replay query_subset_missing_later
     [ "$(grep -c '^a ' lastz.out)" -eq 1 ]
     grep -q 'the sequence "q378:12"' lastz.stderr
+}
+
+@test "gapped fuzz regression: interpolation box of two identical sequences: LASTZ's trivial alignment (with and without --notrivial)" {
+    # the outer alignment is truncated (m=100K); the box after it holds identical sequences
+    replay inner_box_trivial
+    grep -q '^1 t322 356 1591 q401 357 1592 + 118038$' lastz.out
+    replay inner_box_trivial args.notrivial
+    [ "$(grep -c '^[0-9]' lastz.out)" -eq 1 ]
 }
