@@ -267,6 +267,7 @@ static void box(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     hz_gset_free(&S);
     /* merge: the new alignments first among equal start1 */
     int32_t nn = I->n - first;
+    if (nn == 0) return;              /* nothing to merge (and c->order may still be NULL) */
     int32_t *m = malloc(((size_t)c->norder + (size_t)nn) * sizeof *m);
     if (!m) { c->err = 1; return; }
     int64_t i = 0, j = 0, o = 0;

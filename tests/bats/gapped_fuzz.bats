@@ -112,3 +112,8 @@ replay() {
     replay inner_box_trivial args.notrivial
     [ "$(grep -c '^[0-9]' lastz.out)" -eq 1 ]
 }
+
+@test "gapped fuzz regression: an interpolation box without alignments (UBSan: memcpy to NULL; the sanitize stage replays these cases)" {
+    replay inner_box_no_alignment
+    [ "$(grep -c '^[0-9]' lastz.out)" -ge 1 ]
+}
