@@ -133,7 +133,12 @@ printf '\n=== gapped_fuzz.py (hspz gapped vs lastz) against build-sanitize/hspz,
 python3 tests/lib/gapped_fuzz.py --hspz build-sanitize/hspz --seconds "$FUZZ_S" --seed sanitize \
     --work "$W/gapped-fuzz" --quiet >"$W/gapped-fuzz.log" 2>&1
 tail -n 1 "$W/gapped-fuzz.log"
-if tail -n 1 "$W/gapped-fuzz.log" | grep -q ' all equal '; then
+# and the cases it found before (tests/data/gapped_fuzz), replayed against the sanitized build
+HSPZ="$PWD/build-sanitize/hspz" bats --tap --filter 'gapped fuzz regression' tests/bats/gapped_fuzz.bats \
+    </dev/null >"$W/gapped-fuzz-regress.tap" 2>&1
+grep -c '^ok ' "$W/gapped-fuzz-regress.tap" | sed 's/^/gapped_fuzz regressions (sanitized): ok /'
+if tail -n 1 "$W/gapped-fuzz.log" | grep -q ' all equal ' && ! grep -q '^not ok' "$W/gapped-fuzz-regress.tap" &&
+        grep -q '^ok ' "$W/gapped-fuzz-regress.tap"; then
     PASS=$((PASS + 1))
 else
     echo "gapped_fuzz: FAILED"; FAIL=$((FAIL + 1))
