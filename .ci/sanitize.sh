@@ -9,7 +9,8 @@
 #   2. the libFuzzer targets of tests/fuzz (readers of FASTA/gzip/2bit, YAML config, LASTZ score
 #      file and plan.json; CPU chunk kernel vs the brute-force reference), each for
 #      CI_FUZZ_SECONDS (default 30) from its committed corpus; any crash, leak, UB report or
-#      failed property fails (the input is kept under WORKDIR/sanitize/fuzz-artifacts/).
+#      failed property fails (the input is kept under WORKDIR/sanitize/fuzz-artifacts/);
+#   3. tests/lib/gapped_fuzz.py (hspz gapped against lastz on random cases) for CI_FUZZ_SECONDS.
 # Every report halts (halt_on_error=1, -fno-sanitize-recover=all).  Packages: container/deps.sh
 # build test python sanitize.  About 8 minutes on 2 cores.
 #
@@ -125,5 +126,21 @@ if [ "$fuzz_built" = 1 ]; then
         cat "$W/fuzz-$f.verdict" 2>/dev/null || echo "fuzz_$f: FAILED (no verdict)"
         if grep -q "^fuzz_$f: ok" "$W/fuzz-$f.verdict" 2>/dev/null; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); fi
     done
+fi
+# the gapped stage's differential fuzzer against the sanitized hspz (a sanitizer report is a
+# stderr difference; the reduced case is kept under WORKDIR/sanitize/gapped-fuzz/)
+printf '\n=== gapped_fuzz.py (hspz gapped vs lastz) against build-sanitize/hspz, %s s\n' "$FUZZ_S"
+python3 tests/lib/gapped_fuzz.py --hspz build-sanitize/hspz --seconds "$FUZZ_S" --seed sanitize \
+    --work "$W/gapped-fuzz" --quiet >"$W/gapped-fuzz.log" 2>&1
+tail -n 1 "$W/gapped-fuzz.log"
+# and the cases it found before (tests/data/gapped_fuzz), replayed against the sanitized build
+HSPZ="$PWD/build-sanitize/hspz" bats --tap --filter 'gapped fuzz regression' tests/bats/gapped_fuzz.bats \
+    </dev/null >"$W/gapped-fuzz-regress.tap" 2>&1
+grep -c '^ok ' "$W/gapped-fuzz-regress.tap" | sed 's/^/gapped_fuzz regressions (sanitized): ok /'
+if tail -n 1 "$W/gapped-fuzz.log" | grep -q ' all equal ' && ! grep -q '^not ok' "$W/gapped-fuzz-regress.tap" &&
+        grep -q '^ok ' "$W/gapped-fuzz-regress.tap"; then
+    PASS=$((PASS + 1))
+else
+    echo "gapped_fuzz: FAILED"; FAIL=$((FAIL + 1))
 fi
 finish

@@ -52,6 +52,7 @@ typedef struct {
     int32_t msub[256][256];          /* masked matrix of interpolation's seed search (§2.4) */
     char rows[16]; int nrows;        /* matrix letters for the axt/maf header (§7.3) */
     int32_t hdr[16][16];
+    int hsp_set, dna;                /* score file: hsp_threshold given; rows and columns DNA (§2.2) */
 } hz_gscore;
 
 /* Build HOXD70 with O=400 E=30 (spec §2.1); ydrop/gappedthresh from LASTZ's defaults. */

@@ -228,6 +228,15 @@ static void box(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     if (c->nh == 0) return;
     int64_t sep[2] = { -1, l1 };
     hz_gpass B = { S1, l1, sep, 1, S2, l2, NULL, 0, P->sc, P->sc->inner, P->tb_cap, P->diag, P->reported_trunc, NULL, 0 };
+    /* §5.10 inside the box: the box sequences are unpartitioned, so LASTZ's
+     * identical_sequences (gapped_extend.c L1139, L1873) gives two identical ones (letters
+     * compared upper-cased) the trivial alignment before any anchor; --notrivial drops it
+     * afterwards (gapped_cmd.c) */
+    int32_t triv[2] = { 0, -1 };
+    int same = l1 == l2;
+    for (int64_t i = 0; same && i < l1; i++)
+        same = (S1[i] >= 'a' && S1[i] <= 'z' ? S1[i] - 32 : S1[i]) == (S2[i] >= 'a' && S2[i] <= 'z' ? S2[i] - 32 : S2[i]);
+    if (same) { B.trivial = triv; B.ntrivial = 1; }
     hz_gseg *sg = malloc((size_t)c->nh * sizeof *sg);
     if (!sg) { c->err = 1; return; }
     for (int64_t i = 0; i < c->nh; i++) sg[i] = (hz_gseg){ c->h[i].p1, c->h[i].p2, c->h[i].n, c->h[i].s };
@@ -258,6 +267,7 @@ static void box(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     hz_gset_free(&S);
     /* merge: the new alignments first among equal start1 */
     int32_t nn = I->n - first;
+    if (nn == 0) return;              /* nothing to merge (and c->order may still be NULL) */
     int32_t *m = malloc(((size_t)c->norder + (size_t)nn) * sizeof *m);
     if (!m) { c->err = 1; return; }
     int64_t i = 0, j = 0, o = 0;

@@ -82,6 +82,10 @@ int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
         for (const char *m = MATRIX; *m; m++)
             sc->sub[(uint8_t)*x][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*x] = -P;
     }
+    /* lastz prints the header after --ambiguous (lastz.c L9021-9039 before the output
+     * header): a score file's N row and column show R and -P (§7.3) */
+    for (int r = 0; r < sc->nrows; r++)
+        for (int c = 0; c < sc->nrows; c++) sc->hdr[r][c] = sc->sub[(uint8_t)sc->rows[r]][(uint8_t)sc->rows[c]];
     return 0;
 }
 
@@ -158,7 +162,7 @@ static int gscore_setting(hz_gscore *sc, const char *path, const hz_sfline *l, i
     case HZ_SK_FILL: *fill = v; break;
     case HZ_SK_OPEN: sc->gap_open = v; break;
     case HZ_SK_EXTEND: sc->gap_extend = v; break;
-    case HZ_SK_HSP: sc->hspthresh = v; break;
+    case HZ_SK_HSP: sc->hspthresh = v; sc->hsp_set = 1; break;
     case HZ_SK_GAPPED: *file_l = v; break;
     case HZ_SK_XDROP: sc->xdrop = v; break;
     case HZ_SK_YDROP: *file_y = v; break;
@@ -175,6 +179,7 @@ static void gscore_build(hz_gscore *sc, const int *col, int ncol, const int *row
 {
     for (int r = 0; r < 256; r++) for (int c = 0; c < 256; c++) sc->sub[r][c] = fill;
     for (int r = 0; r < nrow; r++) for (int c = 0; c < ncol; c++) sc->sub[row[r]][col[c]] = m[r][c];
+    sc->dna = dna_alphabet(col, ncol) && dna_alphabet(row, nrow);
     if (dna_alphabet(col, ncol))
         for (int r = 0; r < 256; r++) for (int c = 0; c < ncol; c++) sc->sub[r][col[c] | 0x20] = sc->sub[r][col[c]];
     if (dna_alphabet(row, nrow))

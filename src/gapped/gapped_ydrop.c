@@ -126,6 +126,10 @@ static void build(hz_gext *x, hz_gact *a)
     if (!x->rev) { a->x = p->b2 - x->a2; a->last = p->e1 - x->a1; hend = p->e2 - x->a2; }
     else         { a->x = x->a2 - p->e2; a->last = x->a1 - p->b1; hend = x->a2 - p->b2; }
     if (p->type != HZ_PC_HORZ) { mark(x, a->x); return; }
+    /* LASTZ's x is unsigned (build_active_seg, gapped_extend.c L4923): a gap piece that starts
+     * left of the anchor's column wraps to a huge x, so max(LY, x) passes RY and no column of
+     * it is masked (a DIAG piece's single column behaves as signed; this range does not) */
+    if (a->x < 0) return;
     int64_t lo = a->x > x->LY ? a->x : x->LY, hi = hend < x->RY ? hend : x->RY;
     for (int64_t c = lo; c <= hi; c++) x->w->mask[c] = x->tag;
 }

@@ -252,8 +252,25 @@ static char *short_name(const char *h, int darkspace)
     return strndup(h, n);
 }
 
-/* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written) */
-static int select_records(const hz_seqset *s, const char *subset, const char *recname, size_t **idx, size_t *n)
+/* does record i carry the subset name p?  A 2bit record by its raw name (§1.2); a FASTA record
+ * by its short name (lastz's find_next_general_fasta_coi compares the shortened header,
+ * sequences.c 1.04.22 L5170-5195).  darkspace < 0: raw names (--outdir mode reads the FASTA
+ * that stands in for the package's 2bit files). */
+static int subset_match(const hz_seqset *s, size_t i, const char *p, int darkspace)
+{
+    if (darkspace < 0 || !strcmp(s->kind, "2bit")) return !strcmp(s->name[i], p);
+    char *sn = short_name(s->name[i], darkspace);
+    int eq = sn && !strcmp(sn, p);
+    free(sn);
+    return eq;
+}
+
+/* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written).
+ * defer (the query of one-record passes): lastz looks a query name up only when the previous
+ * record's passes are written, so a name missing after at least one found one keeps the found
+ * records and puts lastz's message into *defer (malloc'd) for after their output. */
+static int select_records(const hz_seqset *s, const char *subset, const char *recname, int darkspace,
+                          size_t **idx, size_t *n, char **defer)
 {
     *idx = malloc((s->n + 1) * sizeof **idx); *n = 0;
     if (!*idx) return die("hspz gapped: out of memory");
@@ -273,7 +290,14 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
         if (!l) continue;
         p[l] = 0; any = 1;
         size_t i = from;
-        while (i < s->n && strcmp(s->name[i], p)) i++;
+        while (i < s->n && !subset_match(s, i, p, darkspace)) i++;
+        if (i >= s->n && defer && *n > 0) {
+            size_t m = strlen(s->path) + strlen(p) + 100;
+            if ((*defer = malloc(m)))
+                snprintf(*defer, m, "FAILURE: %s does not contain (or contains out of order)\n         the sequence \"%s\"\n", s->path, p);
+            fclose(f); free(line);
+            return *defer ? 0 : die("hspz gapped: out of memory");
+        }
         if (i >= s->n) {               /* lastz's two lines; p points into line: print, then free */
             die("FAILURE: %s does not contain (or contains out of order)\n         the sequence \"%s\"", s->path, p);
             fclose(f); free(line); return 1;
@@ -432,7 +456,14 @@ static void compute_job(pjob *j, hz_gwork *w)
     }
     else if (j->notrivial && (!j->T->unpart || j->P.qsep)) drop_delayed_trivial(j);
     if (j->rc) ;
-    else if (j->P.sc->inner > 0) j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
+    else if (j->P.sc->inner > 0) {
+        j->rc = hz_gapped_interpolate(&j->P, w, &j->S, &j->I, &j->L, &j->nl);   /* §6 */
+        if (!j->rc && j->notrivial) {          /* a box's trivial alignment (§6.3 step 4, §5.10) */
+            int64_t m = 0;
+            for (int64_t k = 0; k < j->nl; k++) if (!j->L[k]->trivial) j->L[m++] = j->L[k];
+            j->nl = m;
+        }
+    }
     else if ((j->L = malloc(((size_t)j->S.n + 1) * sizeof *j->L))) for (int32_t k = 0; k < j->S.nout; k++) j->L[j->nl++] = &j->S.a[j->S.kept[k]];
     else j->rc = -1;
     free(an);
@@ -611,52 +642,86 @@ static char **fasta_headers(const char *path, size_t n)
     return h;
 }
 
+/* lastz's warning for a DNA score file without hsp_threshold (lastz.c 1.04.22 L8951-8995,
+ * parse_options: --segments keeps the x-drop HSP mode, so --hspthresh is the option named):
+ * the smallest diagonal entry of A C G T below 70, else the largest above 120.  The scan
+ * keeps lastz's if / else-if, so a letter that lowers the minimum is not tested as maximum. */
+static void score_warning(const hz_gscore *sc, const char *path)
+{
+    char mn = 'A', mx = 'A';
+    int32_t lo = sc->sub['A']['A'], hi = lo;
+    for (const char *c = "CGT"; *c; c++) {
+        int32_t v = sc->sub[(uint8_t)*c][(uint8_t)*c];
+        if (v < lo) { mn = *c; lo = v; }
+        else if (v > hi) { mx = *c; hi = v; }
+    }
+    if (lo < 70)
+        fprintf(stderr, "WARNING.  Scores file may warrant setting of thresholds absent from %s.\n"
+                "Minimum match score is %d, for matrix entry (%c,%c).\n"
+                "This may not work well with default --hspthresh=3000 (may result in few alignments).\n", path, lo, mn, mn);
+    else if (hi > 120)
+        fprintf(stderr, "WARNING.  Scores file may warrant setting of thresholds absent from %s.\n"
+                "Maximum match score is %d, for matrix entry (%c,%c).\n"
+                "This may not work well with default --hspthresh=3000 (may result in too many alignments).\n", path, hi, mx, mx);
+}
+
 static int run_gapped(gopts *o)
 {
+    /* every early failure goes to `fail`, which frees what was made so far (LeakSanitizer in
+     * the sanitize stage runs these paths through the gapped fuzzer) */
+    hz_seqset ts = { 0 }, qs = { 0 };
+    size_t *tix = NULL, *qix = NULL, tn = 0, qn = 0;
+    char *qdefer = NULL, **th = NULL, **qh = NULL;   /* qdefer: a query name error after the output */
+    hz_gside T = { 0 }, Qp = { 0 };
+    hz_gsegrd r = { 0 };
+    int rc = 1;
     hz_gscore *sc = malloc(sizeof *sc);
     if (!sc) return die("hspz gapped: out of memory");
     hz_gscore_default(sc);
     if (o->scores) {                     /* score file (§2.2); command-line values win */
         int32_t fy = -1, fl = -1; char e[1024];
-        if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) return die("FAILURE: %s", e);
+        if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) { die("FAILURE: %s", e); goto fail; }
         if (fy >= 0) sc->ydrop = fy;
-        if (fl >= 0) sc->gappedthresh = fl;
+        /* lastz.c L8943-8949: without gapped_threshold, L = the HSP threshold, which the
+         * file's hsp_threshold sets (--segments keeps the x-drop HSP mode) */
+        sc->gappedthresh = fl >= 0 ? fl : sc->hspthresh;
+        if (!sc->hsp_set && sc->dna) score_warning(sc, o->scores);
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;
-    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) return die("hspz gapped: --ambiguous=%s is not supported by hspz gapped (n, iupac, n,R,P and iupac,R,P with integers R, P are); run lastz for it", o->ambiguous);
+    if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) { die("hspz gapped: --ambiguous=%s is not supported by hspz gapped (n, iupac, n,R,P and iupac,R,P with integers R, P are); run lastz for it", o->ambiguous); goto fail; }
     sc->inner = o->inner;
-    if (o->inner > 0 && o->ambiguous) return die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it");
+    if (o->inner > 0 && o->ambiguous) { die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it"); goto fail; }
     hz_gscore_mask(sc);
-    hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
     if (o->pre[0]) { ts = *o->pre[0]; qs = *o->pre[1]; }
     else {
-        if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) return die("hspz gapped: %s", err);
-        if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) return die("hspz gapped: %s", err);
+        if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
+        if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
     }
-    size_t *tix, *qix, tn, qn;
-    if (select_records(&ts, o->subset[0], o->recname[0], &tix, &tn) || select_records(&qs, o->subset[1], o->recname[1], &qix, &qn)) return 1;
+    if (select_records(&ts, o->subset[0], o->recname[0], o->pre[0] ? -1 : o->darkspace[0], &tix, &tn, NULL) ||
+        select_records(&qs, o->subset[1], o->recname[1], o->pre[1] ? -1 : o->darkspace[1], &qix, &qn,
+                       o->multiple[1] ? NULL : &qdefer)) goto fail;
     /* a target without [multiple] (lastz.c L794-803): exactly one record, not partitioned */
-    if (tn > 1 && !o->multiple[0])
-        return die("FAILURE: target file %s contains more than one sequence\n"
-                   "consider using the \"multiple\" action (see \"lastz --help=files\")", o->file[0]);
-    if (!o->multiple[0] && (!tn || !ts.len[tix[0]])) return die("FAILURE: target file %s contains no sequence", o->file[0]);
-    hz_gside T = { 0 }, Qp = { 0 };
-    if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], o->twobit, &T)) return 1;
+    if (tn > 1 && !o->multiple[0]) {
+        die("FAILURE: target file %s contains more than one sequence\n"
+            "consider using the \"multiple\" action (see \"lastz --help=files\")", o->file[0]);
+        goto fail;
+    }
+    if (!o->multiple[0] && (!tn || !ts.len[tix[0]])) { die("FAILURE: target file %s contains no sequence", o->file[0]); goto fail; }
+    if (build_side(&ts, tix, tn, o->darkspace[0], o->rs[0], o->re[0], o->spec[0], o->twobit, &T)) goto fail;
     T.unpart = !o->multiple[0];
-    if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], o->twobit, &Qp)) return 1;
-    hz_gsegrd r = { 0 }; r.path = o->segments;
+    if (o->multiple[1] && build_side(&qs, qix, qn, o->darkspace[1], o->rs[1], o->re[1], o->spec[1], o->twobit, &Qp)) goto fail;
+    r.path = o->segments;
     r.f = fopen(o->segments, "r");
-    if (!r.f) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", o->segments);
+    if (!r.f) { die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", o->segments); goto fail; }
     grun g; memset(&g, 0, sizeof g);
     g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout; g.threads = o->threads;
     /* --notrivial's second check compares an unpartitioned side's raw header: a 2bit name (also
      * in --outdir mode: lastz reads the package's 2bit), a FASTA's whole header line */
-    char **th = NULL, **qh = NULL;
     int fa_t = !o->pre[0] && strcmp(ts.kind, "2bit"), fa_q = !o->pre[0] && strcmp(qs.kind, "2bit");
-    if (o->notrivial && T.unpart && o->multiple[1] && fa_t && !(th = fasta_headers(ts.path, ts.n))) return 1;
-    if (o->notrivial && !T.unpart && !o->multiple[1] && fa_q && !(qh = fasta_headers(qs.path, qs.n))) return 1;
+    if (o->notrivial && T.unpart && o->multiple[1] && fa_t && !(th = fasta_headers(ts.path, ts.n))) goto fail;
+    if (o->notrivial && !T.unpart && !o->multiple[1] && fa_q && !(qh = fasta_headers(qs.path, qs.n))) goto fail;
     g.traw = th ? th[tix[0]] : ts.name[tix[0]];
     pthread_mutex_init(&g.mu, NULL); pthread_cond_init(&g.cv, NULL);
     if (g.threads > 1) {
@@ -664,14 +729,15 @@ static int run_gapped(gopts *o)
         for (int k = 0; g.tid && k < g.threads; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
         if (!g.nt) g.threads = 1;
     }
+    rc = 0;
     if (o->device && strcmp(o->device, "cpu")) {      /* gapped_dev.h; auto: the GPU when usable */
         int dr = hz_gdev_open(!strcmp(o->device, "auto") ? "cuda" : o->device, &g.dev, err, sizeof err);
-        if (dr < 0 || (dr > 0 && strcmp(o->device, "auto"))) return die("hspz gapped: --device=%s: %s", o->device, err);
+        if (dr < 0 || (dr > 0 && strcmp(o->device, "auto"))) { die("hspz gapped: --device=%s: %s", o->device, err); rc = 1; }
     }
-    if (o->output && !(g.out = open_output(o))) return 1;
+    if (!rc && o->output && !(g.out = open_output(o))) { g.out = stdout; rc = 1; }
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
-    if (strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
-    int rc = hz_gsegrd_next(&r);
+    if (!rc && strcmp(o->format, "maf-")) hz_gapped_write_header(g.out, sc, g.maf, g.plus, o->args, o->nargs);
+    if (!rc) rc = hz_gsegrd_next(&r);
     hz_gside Qm = { 0 };                        /* minus-strand copy of a partitioned query */
     if (o->multiple[1]) {                      /* one pass per strand over all partitions */
         for (int st = 1; st <= 2 && !rc; st++) {
@@ -708,6 +774,7 @@ static int run_gapped(gopts *o)
         }
     }
     rc |= commit_all(&g);
+    if (qdefer && !rc) { fputs(qdefer, stderr); rc = 1; }   /* after the found records' output */
     pthread_mutex_lock(&g.mu); g.stop = 1; pthread_cond_broadcast(&g.cv); pthread_mutex_unlock(&g.mu);
     for (int k = 0; k < g.nt; k++) pthread_join(g.tid[k], NULL);
     free(g.tid); free(g.q); free(Qm.T);
@@ -719,8 +786,11 @@ static int run_gapped(gopts *o)
         rc = 1;
     }
     if (g.out != stdout && fclose(g.out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
-    fclose(r.f); free(r.buf); hz_gwork_free(&g.w); hz_gdev_close(g.dev);
+    hz_gwork_free(&g.w); hz_gdev_close(g.dev);
     pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
+fail:
+    if (r.f) fclose(r.f);
+    free(r.buf); free(qdefer);
     free_side(&T); free_side(&Qp); free(tix); free(qix); free(sc);
     free_headers(th, ts.n); free_headers(qh, qs.n);
     if (!o->pre[0]) { hz_seqset_free(&ts); hz_seqset_free(&qs); }
