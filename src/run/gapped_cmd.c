@@ -44,7 +44,8 @@ static const char GAPPED_USAGE[] =
 "[start,end]; FILE/NAME selects one record (make_lastz_chains' 'REF.2bit/CHROM[s,e][multiple]').\n"
 "\n"
 "\n"
-"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--device D] [--force]\n"
+"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--device D]\n"
+"                   [--allocate:traceback=SIZE] [--force]\n"
 "  runs every line of OUTDIR/lastz-commands.txt (hspz run's output folder), reading TARGET and\n"
 "  QUERY (the files given to hspz run) where the lines name work/ref.2bit and work/query.2bit,\n"
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
@@ -52,6 +53,8 @@ static const char GAPPED_USAGE[] =
 "  records; outputs stay inside OUTDIR and are new files unless --force is given.  When every\n"
 "  line succeeds, OUTDIR/gapped-manifest.json records the inputs, settings, each file's sha256\n"
 "  and the times.  hspz run --gapped does all of this in the run (docs/gapped.md).\n"
+"  --allocate:traceback=SIZE (or --traceback=SIZE) is appended to every line, as lastz would\n"
+"  read it there (Batched LASTZ and make_lastz_chains run lastz with 1.99G).\n"
 "\n"
 "  --notrivial                leave out LASTZ's trivial self-alignments (identical records; not\n"
 "                             its second check for partially identical [multiple] queries)\n"
@@ -90,6 +93,13 @@ static int die(const char *fmt, ...)
 }
 
 /* --traceback value (§0.2): integer or decimal with K/M/G, rounded in single precision */
+static int64_t parse_units(const char *s);
+int64_t hz_gapped_tb_parse(const char *v)
+{
+    int64_t b = parse_units(v);
+    return b < 0 ? -1 : b < 100 * 1024 ? -2 : b;
+}
+
 static int64_t parse_units(const char *s)
 {
     char *e; errno = 0;

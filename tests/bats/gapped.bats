@@ -411,3 +411,44 @@ ag_outdir() {
         case $bad in ../*|/*) [[ "$output" == *"is outside"* ]] ;; esac
     done
 }
+
+@test "gapped --outdir --allocate:traceback=200K: every line = lastz with the option appended by hand (truncation notes, maf header)" {
+    require_cmd lastz
+    local D="$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC" d="$BATS_TEST_TMPDIR/tb"
+    mkdir -p "$d"
+    hz_run run -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" -o "$d/OUT" --tarball --format maf --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg"
+    cp -r "$d/OUT" "$d/DEF"
+    run "$HSPZ" gapped --outdir "$d/DEF" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz"        # lastz's default 80M
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    local word
+    for word in --allocate:traceback=200K --traceback=200K; do
+        rm -f "$d/OUT"/tmp1.* "$d/OUT/gapped-manifest.json"; cp "$d/DEF"/tmp1.*.segments "$d/OUT/"
+        run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" "$word" --threads 2
+        [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+        # lastz on the package, the same word appended to each line (after --output, before 2>)
+        cd "$d/pkg/galaxy/files" && rm -f tmp1.*.maf tmp1.*.err
+        sed "s/ 2> / $word 2> /" "$d/OUT/lastz-commands.txt" | sh
+        local f n=0
+        for f in tmp1.*.maf tmp1.*.err; do cmp "$f" "$d/OUT/$f"; n=$((n + 1)); done
+        [ "$n" -eq 4 ]
+        grep -q "^# lastz.v1.04.22 .* --output=tmp1.block0.r0.plus.maf $word $" "$d/OUT/tmp1.block0.r0.plus.maf"
+        grep -q '^truncation can be reduced by using --allocate:traceback' "$d/OUT/tmp1.block0.r0.plus.err"
+        [ ! -s "$d/DEF/tmp1.block0.r0.plus.err" ]                     # 80M: no truncation, other alignments
+        ! cmp -s <(grep -v '^#' "$d/DEF/tmp1.block0.r0.plus.maf") <(grep -v '^#' "$d/OUT/tmp1.block0.r0.plus.maf")
+        [ "$(jq -r .settings.traceback.value "$d/OUT/gapped-manifest.json")" = "$word" ]
+        [ "$(jq -r .settings.traceback.source "$d/OUT/gapped-manifest.json")" = flag ]
+        cd "$d"
+    done
+    [ "$(jq -r .settings.traceback.source "$d/DEF/gapped-manifest.json")" = default ]
+    [ "$(jq .settings.traceback.value "$d/DEF/gapped-manifest.json")" = null ]
+    # checked up front, one line, nothing written
+    for word in --traceback=abc --allocate:traceback=50K "--traceback 1X"; do
+        rm -f "$d/OUT"/tmp1.*.maf "$d/OUT"/tmp1.*.err
+        run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" $word --force
+        [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ] || { echo "$word: $output"; return 1; }
+        [[ "$output" == *traceback* ]]
+        ! ls "$d/OUT"/tmp1.*.maf 2>/dev/null
+    done
+}
