@@ -570,10 +570,11 @@ static int run_gapped(gopts *o)
     if (!sc) return die("hspz gapped: out of memory");
     hz_gscore_default(sc);
     if (o->scores) {                     /* score file (§2.2); command-line values win */
-        int32_t fy = -1, fl = -1; char e[1024];
-        if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) return die("FAILURE: %s", e);
+        int32_t fy = -1, fl = INT32_MIN; char e[1024];      /* a file's L may be negative */
+        int lr = hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e);
+        if (lr) return die(lr == -2 ? "%s" : "FAILURE: %s", e);
         if (fy >= 0) sc->ydrop = fy;
-        if (fl >= 0) sc->gappedthresh = fl;
+        if (fl != INT32_MIN) sc->gappedthresh = fl;
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;

@@ -452,3 +452,45 @@ ag_outdir() {
         ! ls "$d/OUT"/tmp1.*.maf 2>/dev/null
     done
 }
+
+@test "gapped live: score-file settings read as lastz reads them (seed/T, step, ball, repeated names, decimal and K values, hsp_threshold as L): output, stderr, status" {
+    require_cmd lastz
+    ag_outdir "$BATS_TEST_TMPDIR/sf"
+    cd "$BATS_TEST_TMPDIR/sf/pkg/galaxy/files"
+    local T='work/ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name]' Q='work/query.2bit[nameparse=darkspace][subset=query_block0.name]'
+    local s fmt n=0 ok=0 fail=0
+    while IFS= read -r s; do
+        for fmt in axt+; do     # its header shows the thresholds, seed and step
+            { printf '%b\n' "$s"; grep -v '^#' "$HZ_REPO/tests/data/scoring/hoxd70.txt"; } > sc.txt
+            lastz_vs_hspz "$T" "$Q" --format=$fmt --strand=plus --segments=tmp1.block0.r0.plus.segments --scores=sc.txt
+            [ "$H_RC" = "$L_RC" ] && [ "$H_ERR" = "$L_ERR" ] || { echo "[$s] $fmt: lastz $L_RC '$L_ERR', hspz $H_RC '$H_ERR'"; return 1; }
+            if [ "$L_RC" = 0 ]; then cmp lastz.out hspz.out || { echo "[$s] $fmt: output differs"; return 1; }; ok=$((ok + 1)); else fail=$((fail + 1)); fi
+            n=$((n + 1))
+        done
+    done <<'CASES'
+seed = 12of19,transition
+seed = 12_of_19,no_transition\nstep = 20
+T = 3\nZ = 7
+seed = 14of22,notransition\nstep = 010
+seed = 12of19
+seed = 12of19 junk
+T = 5
+seed = 12of19,transition\nT = 1
+step = 0
+step = 1.5
+ball = 90%
+ball = x
+hsp_threshold = 1.5
+hsp_threshold = 100000
+hsp_threshold = 100000\ngapped_threshold = 4000
+K = 5000\nL = -5
+y_drop = 1K\nx_drop = 5e2
+y_drop = 0
+fill_score = -50.5
+hsp_threshold = 12abc
+gap open = 3
+bad = X:-5\nbad = -6
+CASES
+    echo "$n runs: $ok equal outputs, $fail equal failures"
+    [ "$ok" -eq 9 ] && [ "$fail" -eq 13 ]
+}
