@@ -53,6 +53,8 @@ typedef struct {
     char rows[16]; int nrows;        /* matrix letters for the axt/maf header (§7.3) */
     int32_t hdr[16][16];
     int hsp_set, dna;                /* score file: hsp_threshold given; rows and columns DNA (§2.2) */
+    const char *seed;                /* axt+ header's seed line text (a score file's seed/T; §7.3) */
+    uint32_t step;                   /* axt+ header's step (a score file's step/Z; default 1) */
 } hz_gscore;
 
 /* Build HOXD70 with O=400 E=30 (spec §2.1); ydrop/gappedthresh from LASTZ's defaults. */
@@ -62,8 +64,12 @@ void hz_gscore_mask(hz_gscore *sc);
 /* Apply --ambiguous=n[,R,P] or iupac[,R,P] (spec §2.3).  Returns 0, -1 on a bad value. */
 int hz_gscore_ambiguous(hz_gscore *sc, const char *arg);
 /* Read a LASTZ score file (spec §2.2) into sc (after hz_gscore_default).  file_y/file_l get
- * y_drop / gapped_threshold when the file sets them (else unchanged).  Returns 0, or -1 with
- * "FILE: line N: what" in err. */
+ * y_drop / gapped_threshold when the file sets them (else unchanged).  Settings are read as
+ * lastz 1.04.22's read_score_set reads them: each name once, score values as lastz's
+ * string_to_score (integer, decimal rounded, exponent, 0x, K/M/G), step an integer, seed/T one
+ * of lastz's four seeds (shown in the axt+ header); seeding-only settings change no alignment.
+ * Returns 0, -1 with lastz's message (without "FAILURE: ") in err, or -2 with a line for a
+ * setting hspz gapped does not read (bottleneck: run lastz). */
 int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *file_l,
                    char *err, size_t errlen);
 

@@ -127,6 +127,6 @@ int hz_gapped_write_header(FILE *f, const hz_gscore *sc, int maf, int plus, char
         for (int c = 0; c < sc->nrows; c++) fprintf(f, " %4d", sc->hdr[r][c]);
         putc('\n', f);
     }
-    if (plus) fputs("# seed=1110100110010101111 w/transition\n# step=1\n", f);
+    if (plus) fprintf(f, "# seed=%s\n# step=%u\n", sc->seed, sc->step);   /* a score file's seed / step */
     return ferror(f) ? -1 : 0;
 }

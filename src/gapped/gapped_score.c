@@ -1,5 +1,8 @@
 /* gapped_score — the substitution matrix of LASTZ's gapped stage
  * (../shared/spec/lastz-gapped-spec.md §2.1, §2.3). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gapped.h"
@@ -43,6 +46,7 @@ void hz_gscore_default(hz_gscore *sc)
     sc->xdrop = 10 * HOXD70[0][0];                        /* 910 */
     sc->nrows = 4;
     memcpy(sc->rows, "ACGT", 4);
+    sc->seed = "1110100110010101111 w/transition"; sc->step = 1;
     for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) sc->hdr[r][c] = HOXD70[r][c];
 }
 
@@ -98,14 +102,19 @@ void hz_gscore_mask(hz_gscore *sc)
         for (int c = 1; c < 256; c++) sc->msub[(uint8_t)*m][c] = sc->msub[c][(uint8_t)*m] = bad;
 }
 
-/* a score value: integer with an optional K (x1000) or M (x1000000) suffix */
+/* a score value as lastz's string_to_score reads it (checked live against lastz 1.04.22): a
+ * number strtod reads (integer, decimal, exponent, 0x hex) with an optional K/M/G (x1000,
+ * x1000000, x1000000000), rounded to the nearest integer (halves up) */
 static int score_value(const char *s, int32_t *v)
 {
-    char *e; long x = strtol(s, &e, 10);
-    if (e == s) return -1;
-    if (*e == 'K' || *e == 'k') { x *= 1000; e++; }
-    else if (*e == 'M' || *e == 'm') { x *= 1000000; e++; }
-    if (*e) return -1;
+    char *e;
+    double x = strtod(s, &e);
+    if (e == s || !isfinite(x)) return -1;
+    if (*e == 'K' || *e == 'k') { x *= 1e3; e++; }
+    else if (*e == 'M' || *e == 'm') { x *= 1e6; e++; }
+    else if (*e == 'G' || *e == 'g') { x *= 1e9; e++; }
+    x = floor(x + 0.5);
+    if (*e || x < -2147483648.0 || x > 2147483647.0) return -1;
     *v = (int32_t)x;
     return 0;
 }
@@ -125,50 +134,91 @@ static const char *cstr(char *buf, size_t bufsz, const char *tok, size_t len)
     return buf;
 }
 
-/* the first word of s[b .. e) (lastz reads a setting's name and value as one word each) */
-static size_t first_word(const char *s, size_t b, size_t e)
+/* the settings read so far (lastz reads each name once; a repeated one is an invalid name) */
+typedef struct {
+    int32_t fill, bad; int badch, bad_row;        /* bad_row: the [row:] form was given */
+    int have[HZ_SK_BOTTLENECK + 1];
+    int ball;                                     /* a ball setting: lastz refuses it for DNA */
+} sfset;
+
+/* lastz's four seeds of a score file's seed / T setting (read_score_set): the axt+ header text */
+static const char *file_seed(int is_t, const char *v)
 {
-    size_t k = b;
-    while (k < e && s[k] != ' ' && s[k] != '\t' && s[k] != '\r') k++;
-    return k - b;
+    static const char *const NAME[4][3] = {
+        { "1", "12of19,transition", "12_of_19,transition" }, { "2", "12of19,notransition", "12_of_19,no_transition" },
+        { "3", "14of22,transition", "14_of_22,transition" }, { "4", "14of22,notransition", "14_of_22,no_transition" } };
+    static const char *const HDR[4] = { "1110100110010101111 w/transition", "1110100110010101111",
+                                        "1110101100110010101111 w/transition", "1110101100110010101111" };
+    for (int k = 0; k < 4; k++)
+        if (is_t ? !strcmp(v, NAME[k][0]) : (!strcmp(v, NAME[k][1]) || !strcmp(v, NAME[k][2]))) return HDR[k];
+    return NULL;
 }
 
-/* A `key = value` line before the header (spec §2.2) into sc, fill, bad / badch, file_y /
- * file_l.  0, or -1 with "<path>: line N: ..." in err. */
-static int gscore_setting(hz_gscore *sc, const char *path, const hz_sfline *l, int32_t *fill, int32_t *bad,
-                          int *badch, int32_t *file_y, int32_t *file_l, char *err, size_t errlen)
+/* A `key = value` line before the header (spec §2.2) into sc, st, file_y / file_l, as lastz
+ * 1.04.22's read_score_set reads it (key and value trimmed, the value whole).  0, or -1 / -2
+ * with the message in err (hz_gscore_load). */
+static int gscore_setting(hz_gscore *sc, const char *path, const hz_sfline *l, sfset *st, int32_t *file_y, int32_t *file_l,
+                          char *err, size_t errlen)
 {
-    hz_sfset st;
-    hz_sf_setting(l, &st);
-    size_t kl = first_word(l->s, st.kb, st.ke), vl = first_word(l->s, st.vb, st.ve);
+    hz_sfset kv;
+    hz_sf_setting(l, &kv);
     int ln = l->lineno;
     char k[4096], vb[4096];
-    if (!kl || !vl) { snprintf(err, errlen, "%s: line %d: bad setting", path, ln); return -1; }
-    cstr(k, sizeof k, l->s + st.kb, kl);
-    const char *val = cstr(vb, sizeof vb, l->s + st.vb, vl);
-    int kind = hz_sf_key(l->s + st.kb, kl);
+    cstr(k, sizeof k, l->s + kv.kb, kv.ke > kv.kb ? kv.ke - kv.kb : 0);
+    const char *val = cstr(vb, sizeof vb, l->s + kv.vb, kv.ve > kv.vb ? kv.ve - kv.vb : 0);
+    int kind = hz_sf_key(k, strlen(k));
+    /* the name kinds lastz knows; T and seed share one flag, as do all spellings of a kind */
+    if (kind == HZ_SK_BAD ? st->bad_row : (kind < 0 || st->have[kind])) {
+        snprintf(err, errlen, "invalid name in assignment (%s: line %d) %s=%s", path, ln, k, val);
+        return -1;
+    }
     int32_t v;
-    if (kind == HZ_SK_BAD) {
+    if (kind == HZ_SK_BAD) {                      /* [row:]score; lastz's [row:[col:]] with one letter */
         const char *c = strchr(val, ':');
         if (c) {
-            if (c - val != 1) { snprintf(err, errlen, "%s: line %d: bad_score form not supported", path, ln); return -1; }
-            *badch = (uint8_t)val[0]; val = c + 1;
+            if (c - val != 1 || strchr(c + 1, ':')) { snprintf(err, errlen, "hspz gapped: %s: line %d: this bad_score form is not supported by hspz gapped; run lastz for it", path, ln); return -2; }
+            st->badch = (uint8_t)val[0]; st->bad_row = 1; val = c + 1;
         }
-        if (score_value(val, bad)) { snprintf(err, errlen, "%s: line %d: bad value", path, ln); return -1; }
+        if (score_value(val, &st->bad)) { snprintf(err, errlen, "\"%s\" is not an integer", val); return -1; }
         return 0;
     }
-    if (score_value(val, &v)) { snprintf(err, errlen, "%s: line %d: bad value '%s'", path, ln, val); return -1; }
+    if (kind != HZ_SK_SEED && kind != HZ_SK_BOTTLENECK && kind != HZ_SK_STEP && !(kind == HZ_SK_BALL && *val && val[strlen(val) - 1] == '%')
+        && score_value(val, &v)) {
+        snprintf(err, errlen, "\"%s\" is not an integer", val);
+        return -1;
+    }
+    st->have[kind] = 1;
+    const char *bad = NULL;
     switch (kind) {
-    case HZ_SK_FILL: *fill = v; break;
+    case HZ_SK_FILL: st->fill = v; break;
     case HZ_SK_OPEN: sc->gap_open = v; break;
     case HZ_SK_EXTEND: sc->gap_extend = v; break;
     case HZ_SK_HSP: sc->hspthresh = v; sc->hsp_set = 1; break;
     case HZ_SK_GAPPED: *file_l = v; break;
-    case HZ_SK_XDROP: sc->xdrop = v; break;
-    case HZ_SK_YDROP: *file_y = v; break;
-    case HZ_SK_STEP: case HZ_SK_SEED: case HZ_SK_BALL: case HZ_SK_BOTTLENECK: break;   /* seeding only */
-    default: snprintf(err, errlen, "%s: line %d: unknown setting '%s'", path, ln, k); return -1;
+    case HZ_SK_XDROP: if (v <= 0) bad = "x-drop threshold"; else sc->xdrop = v; break;
+    case HZ_SK_YDROP: if (v <= 0) bad = "y-drop threshold"; else *file_y = v; break;
+    case HZ_SK_STEP: {                            /* string_to_int: a whole decimal integer */
+        char *e; errno = 0;
+        long x = strtol(val, &e, 10);
+        if (e == val || *e || errno) { snprintf(err, errlen, "\"%s\" is not an integer", val); return -1; }
+        if ((uint32_t)x == 0) bad = "step"; else sc->step = (uint32_t)x;
+        break;
     }
+    case HZ_SK_SEED:
+        if (!(sc->seed = file_seed(!strcmp(k, "T"), val))) bad = "seed";
+        break;
+    case HZ_SK_BALL:                              /* a quantum setting: a percentage in (0,1] or a score > 0 */
+        if (val[strlen(val) - 1] == '%') {
+            char *e; double f = strtod(val, &e) / 100.0;
+            if (e == val || *e != '%' || !(f > 0 && f <= 1)) bad = "quantum ball score";
+        } else if (v <= 0) bad = "quantum ball score";
+        st->ball = 1;
+        break;
+    case HZ_SK_BOTTLENECK:
+        snprintf(err, errlen, "hspz gapped: %s: line %d: bottleneck (a quantum setting) is not supported by hspz gapped; run lastz for it", path, ln);
+        return -2;
+    }
+    if (bad) { snprintf(err, errlen, "invalid %s (%s: line %d) %s=%s", bad, path, ln, k, val); return -1; }
     return 0;
 }
 
@@ -201,8 +251,11 @@ int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *fi
 {
     hz_sfread rd;
     if (hz_sfread_open(&rd, path, err, errlen)) { snprintf(err, errlen, "%s: cannot open", path); return -1; }
-    int ncol = 0, nrow = 0, col[64], row[64], badch = 'X';
-    int32_t m[64][64], fill = -100, bad = -1000;
+    int ncol = 0, nrow = 0, col[64], row[64];
+    int32_t m[64][64];
+    sfset st;
+    memset(&st, 0, sizeof st);
+    st.fill = -100; st.bad = -1000; st.badch = 'X';
     hz_sftok tok[70];
     char tb[4096];
     hz_sfline l;
@@ -212,7 +265,8 @@ int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *fi
         int ln = l.lineno;
         hz_sfline_cut(&l, strnlen(l.s, l.len));   /* lastz's lines are C strings */
         if (l.eq && !ncol) {
-            if (gscore_setting(sc, path, &l, &fill, &bad, &badch, file_y, file_l, err, errlen)) goto out;
+            if ((rc = gscore_setting(sc, path, &l, &st, file_y, file_l, err, errlen))) goto out;
+            rc = -1;
             continue;
         }
         int nt = hz_sf_tokens(&l, tok, 70);
@@ -240,8 +294,12 @@ int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *fi
         nrow++;
     }
     if (!ncol || !nrow) { snprintf(err, errlen, "%s: no matrix", path); goto out; }
-    gscore_build(sc, col, ncol, row, nrow, m, fill, bad, badch);
+    gscore_build(sc, col, ncol, row, nrow, m, st.fill, st.bad, st.badch);
     rc = 0;
+    /* lastz: without a gapped_threshold, the file's hsp_threshold is the gapped threshold too
+     * (a command-line --gappedthresh / L= still wins; checked live against lastz 1.04.22) */
+    if (st.have[HZ_SK_HSP] && !st.have[HZ_SK_GAPPED]) sc->gappedthresh = sc->hspthresh;
+    if (st.ball) { snprintf(err, errlen, "--ball can't be used with DNA target and query"); rc = -1; }   /* lastz's options check */
 out:
     hz_sfread_close(&rd);
     return rc;

@@ -47,7 +47,8 @@ static const char GAPPED_USAGE[] =
 "'REF.2bit/CHROM[s,e][multiple]', 'REF.2bit/CHROM').  --version: hspz's version line.\n"
 "\n"
 "\n"
-"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--device D] [--force]\n"
+"hspz gapped --outdir OUTDIR -r TARGET -q QUERY [--threads N] [--device D]\n"
+"                   [--allocate:traceback=SIZE] [--force]\n"
 "  runs every line of OUTDIR/lastz-commands.txt (hspz run's output folder), reading TARGET and\n"
 "  QUERY (the files given to hspz run) where the lines name work/ref.2bit and work/query.2bit,\n"
 "  on N worker processes; each line writes its --output file and its 2> file in OUTDIR, the\n"
@@ -55,6 +56,8 @@ static const char GAPPED_USAGE[] =
 "  records; outputs stay inside OUTDIR and are new files unless --force is given.  When every\n"
 "  line succeeds, OUTDIR/gapped-manifest.json records the inputs, settings, each file's sha256\n"
 "  and the times.  hspz run --gapped does all of this in the run (docs/gapped.md).\n"
+"  --allocate:traceback=SIZE (or --traceback=SIZE) is appended to every line, as lastz would\n"
+"  read it there (Batched LASTZ and make_lastz_chains run lastz with 1.99G).\n"
 "\n"
 "  --notrivial                leave out LASTZ's trivial self-alignments (identical records, and\n"
 "                             its second check when a side is partitioned)\n"
@@ -93,6 +96,13 @@ static int die(const char *fmt, ...)
 }
 
 /* --traceback value (§0.2): integer or decimal with K/M/G, rounded in single precision */
+static int64_t parse_units(const char *s);
+int64_t hz_gapped_tb_parse(const char *v)
+{
+    int64_t b = parse_units(v);
+    return b < 0 ? -1 : b < 100 * 1024 ? -2 : b;
+}
+
 static int64_t parse_units(const char *s)
 {
     char *e; errno = 0;
@@ -679,12 +689,13 @@ static int run_gapped(gopts *o)
     if (!sc) return die("hspz gapped: out of memory");
     hz_gscore_default(sc);
     if (o->scores) {                     /* score file (§2.2); command-line values win */
-        int32_t fy = -1, fl = -1; char e[1024];
-        if (hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e)) { die("FAILURE: %s", e); goto fail; }
+        int32_t fy = -1, fl = INT32_MIN; char e[1024];      /* a file's L may be negative */
+        int lr = hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e);
+        if (lr) { die(lr == -2 ? "%s" : "FAILURE: %s", e); goto fail; }
         if (fy >= 0) sc->ydrop = fy;
         /* lastz.c L8943-8949: without gapped_threshold, L = the HSP threshold, which the
          * file's hsp_threshold sets (--segments keeps the x-drop HSP mode) */
-        sc->gappedthresh = fl >= 0 ? fl : sc->hspthresh;
+        sc->gappedthresh = fl != INT32_MIN ? fl : sc->hspthresh;
         if (!sc->hsp_set && sc->dna) score_warning(sc, o->scores);
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;

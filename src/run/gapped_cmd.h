@@ -3,6 +3,7 @@
  * line of an hspz run's lastz-commands.txt; its other entry points are in gapped_run.h). */
 #ifndef HZ_GAPPED_CMD_H
 #define HZ_GAPPED_CMD_H
+#include <stdint.h>
 #include "seqio.h"
 
 /* `hspz gapped ARGS` in lastz's form (argv[0] = "gapped"): lastz's output bytes, its messages
@@ -19,6 +20,12 @@ int hz_gapped_outdir(int argc, char **argv);
  * 2bit files; the passes run on `threads` threads; device as gapped_dev.h reads it (NULL =
  * cpu); a relative --scores= that DIR does not hold is looked for in caller_cwd (where hspz
  * ran).  Returns 0, or 1 after a message on stderr (lastz's wording where lastz has one). */
+/* A traceback value as lastz reads --allocate:traceback= / --traceback= / m= (spec §0.2):
+ * a number with an optional K, M or G (binary units; a decimal or a unit is rounded in single
+ * precision as lastz does).  Returns the bytes, -1 when hspz gapped cannot read it, -2 below
+ * lastz's minimum of 100K. */
+int64_t hz_gapped_tb_parse(const char *v);
+
 int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqset *qs, int force, int threads,
                        const char *device, const char *caller_cwd);
 

@@ -71,12 +71,15 @@ static int inside_dir(const char *path)
     return 1;
 }
 
+/* tbword: --allocate:traceback=V given to --outdir, appended to the line's words as lastz
+ * would read it there (the last one given wins; the axt/maf header shows it last) */
 static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_seqset *qs, int lineno, int force, int threads,
-                    const char *device)
+                    const char *device, const char *tbword)
 {
     char *av[64], *errfile;
-    int n = split_line(line, av, 63, &errfile);
+    int n = split_line(line, av, 62, &errfile);
     if (n < 3 || strcmp(av[0], "lastz")) return die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
+    if (tbword) av[n++] = (char *)tbword;
     char cwd[4096];   /* where a relative --scores= is looked for (hz_gapped_run_line) */
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
     if (chdir(dir)) return die("hspz gapped: %s: %s", dir, strerror(errno));
@@ -151,11 +154,23 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **pref
 int hz_gapped_outdir(int argc, char **argv)
 {
     const char *dir = NULL, *ref = NULL, *qry = NULL, *device = NULL; int threads = 1, force = 0, threads_given = 0;
+    char *tbword = NULL;            /* --allocate:traceback=V as appended to every line */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strncmp(a, "--outdir=", 9)) dir = a + 9;
         else if (!strcmp(a, "--outdir") && v) { dir = v; i++; }
         else if (!strcmp(a, "--force")) force = 1;
+        else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || (!strcmp(a, "--traceback") && v)) {
+            const char *name = a[10] == ':' ? "--allocate:traceback" : "--traceback";
+            const char *val = a[10] == ':' ? a + 21 : a[11] == '=' ? a + 12 : v;
+            if (!a[11]) i++;
+            int64_t b = hz_gapped_tb_parse(val);
+            if (b == -1) return die("hspz gapped: bad %s value '%s' (a number with an optional K, M or G, as lastz reads it)", name, val);
+            if (b == -2) return die("hspz gapped: %s value '%s' is below lastz's minimum of 100K", name, val);
+            free(tbword);
+            if (!(tbword = malloc(strlen(val) + 32))) return die("hspz gapped: out of memory");
+            sprintf(tbword, "%s=%s", name, val);
+        }
         else if (!strncmp(a, "--device=", 9) || (!strcmp(a, "--device") && v)) {
             device = a[8] == '=' ? a + 9 : v; if (a[8] != '=') i++;
             if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto") && strcmp(device, "emu"))
@@ -164,7 +179,7 @@ int hz_gapped_outdir(int argc, char **argv)
         else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
         else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
         else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; threads_given = 1; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
-        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--force])", a);
+        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--allocate:traceback=SIZE] [--force])", a);
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
@@ -182,15 +197,16 @@ int hz_gapped_outdir(int argc, char **argv)
     int rc = run_inputs(dir, &ts, &qs, pre);
     clock_gettime(CLOCK_MONOTONIC, &c1);
     hz_gapped_files fl = { 0, NULL, 0 };
-    if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, device, force, &fl, NULL, 0);
+    if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, device, tbword, force, &fl, NULL, 0);
     clock_gettime(CLOCK_MONOTONIC, &c2);
     if (!rc) {   /* the record of what this command wrote (docs/manifest.md "gapped-manifest.json") */
         double tl = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         double tg = (double)(c2.tv_sec - c1.tv_sec) + 1e-9 * (double)(c2.tv_nsec - c1.tv_nsec);
-        if (hz_gapped_manifest_write(dir, argc, argv, &ts, &qs, pre[0], pre[1], threads, threads_given, force, &fl, tl, tg, start, err, sizeof err))
+        if (hz_gapped_manifest_write(dir, argc, argv, &ts, &qs, pre[0], pre[1], threads, threads_given, tbword, force, &fl, tl, tg, start, err, sizeof err))
             rc = die("hspz gapped: %s", err);
     }
     hz_gapped_files_free(&fl);
+    free(tbword);
     free(pre[0]); free(pre[1]);
     hz_seqset_free(&ts); hz_seqset_free(&qs);
     return rc;
@@ -213,8 +229,8 @@ static void err_first_line(const char *dir, const char *line, char *msg, size_t 
     free(cp);
 }
 
-int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device, int force,
-                         hz_gapped_files *files, char *err, size_t errlen)
+int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device,
+                         const char *tbword, int force, hz_gapped_files *files, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
@@ -278,7 +294,7 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
                  * folder and exits; the workers must not write on) */
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent) _exit(1);
-                _exit(run_line(dir, lines[next], ts, qs, next + 1, force, per, device) ? 1 : 0);
+                _exit(run_line(dir, lines[next], ts, qs, next + 1, force, per, device, tbword) ? 1 : 0);
             }
             pid[next++] = p; running++;
             continue;
@@ -330,8 +346,8 @@ static json_t *jinput(const char *role, const hz_seqset *s)
 }
 
 int hz_gapped_manifest_write(const char *dir, int argc, char **argv, const hz_seqset *t, const hz_seqset *q,
-                             const char *tprefix, const char *qprefix, int threads, int threads_given, int force,
-                             const hz_gapped_files *f, double t_load, double t_gapped, time_t start,
+                             const char *tprefix, const char *qprefix, int threads, int threads_given,
+                             const char *tbword, int force, const hz_gapped_files *f, double t_load, double t_gapped, time_t start,
                              char *err, size_t errlen)
 {
     json_t *m = json_object(), *tool = json_object(), *run = json_object(), *cl = json_array(), *in = json_array();
@@ -359,6 +375,8 @@ int hz_gapped_manifest_write(const char *dir, int argc, char **argv, const hz_se
     json_object_set_new(m, "inputs", in);
     json_object_set_new(set, "threads", jsetting(json_integer(threads), threads_given ? "flag" : "default"));
     json_object_set_new(set, "force", jsetting(json_boolean(force), force ? "flag" : "default"));
+    /* the word appended to every line, or null: each line's own (lastz's default 80M) */
+    json_object_set_new(set, "traceback", jsetting(tbword ? json_string(tbword) : json_null(), tbword ? "flag" : "default"));
     json_object_set_new(set, "target_prefix", jsetting(json_string(tprefix ? tprefix : ""), "manifest.json"));
     json_object_set_new(set, "query_prefix", jsetting(json_string(qprefix ? qprefix : ""), "manifest.json"));
     json_object_set_new(m, "settings", set);

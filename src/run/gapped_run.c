@@ -65,7 +65,7 @@ int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const h
     if (view_make(t, o->target_prefix ? o->target_prefix : "", &tv) || view_make(q, o->query_prefix ? o->query_prefix : "", &qv)) {
         snprintf(err, errlen, "out of memory for the gapped stage's record names");
         rc = -1;
-    } else if (hz_gapped_outdir_run(dir, &tv, &qv, threads > 0 ? threads : 1, NULL, 0, files, err, errlen)) rc = -1;
+    } else if (hz_gapped_outdir_run(dir, &tv, &qv, threads > 0 ? threads : 1, NULL, NULL, 0, files, err, errlen)) rc = -1;
     view_free(&tv); view_free(&qv);
     *secs = now_s() - t0;
     return rc;

@@ -23,21 +23,23 @@ void hz_gapped_files_free(hz_gapped_files *f);
  * run's records with their -T/-Q name prefixes already on the names, read as hspz's 2bit files
  * hold them (letters other than ACGTacgt as N / n; the bytes are not changed); up to `threads`
  * lines at once on worker processes, threads / lines-at-once threads each; device: where the
- * extensions run (gapped_dev.h: "cpu", "cuda", "auto"; NULL = cpu), never changes a byte.  *files (if not
+ * extensions run (gapped_dev.h: "cpu", "cuda", "auto"; NULL = cpu), never changes a byte; tbword
+ * (NULL: none) is appended to every line's words (`--allocate:traceback=V`: the last one lastz reads).  *files (if not
  * NULL) gets the commands and their files.  err NULL: messages on stderr as `hspz gapped` prints them, every
  * line is tried; err given: the first failed line's message (with the first line of its 2> file)
  * into err, no further line is started.  Returns 0, or 1. */
-int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device, int force,
-                         hz_gapped_files *files, char *err, size_t errlen);
+int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device,
+                         const char *tbword, int force, hz_gapped_files *files, char *err, size_t errlen);
 
 /* DIR/gapped-manifest.json of `hspz gapped --outdir` (docs/manifest.md "gapped-manifest.json"):
- * the command line, the -r/-q inputs (path, bytes, sha256), the settings with their sources,
+ * the command line, the -r/-q inputs (path, bytes, sha256), the settings with their sources
+ * (tbword: the traceback word appended to every line, or NULL),
  * every file of f with bytes, lines and sha256, and the times (load, gapped, wall; seconds).
  * Written atomically (temporary file, then placed; over an existing one only with force).
  * Returns 0, or -1 with err set. */
 int hz_gapped_manifest_write(const char *dir, int argc, char **argv, const hz_seqset *t, const hz_seqset *q,
-                             const char *tprefix, const char *qprefix, int threads, int threads_given, int force,
-                             const hz_gapped_files *f, double t_load, double t_gapped, time_t start,
+                             const char *tprefix, const char *qprefix, int threads, int threads_given,
+                             const char *tbword, int force, const hz_gapped_files *f, double t_load, double t_gapped, time_t start,
                              char *err, size_t errlen);
 
 /* --gapped's contradictions of the command line, before any work (exit 2, README "Exit

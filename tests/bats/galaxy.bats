@@ -30,3 +30,20 @@ setup() {
     grep -q '<has_size value="43878"/>' galaxy/hspz.xml
     grep -q '<has_size value="33202"/>' galaxy/hspz.xml
 }
+
+@test "galaxy: alignments mode runs hspz gapped with Batched LASTZ's traceback (1.99G); its stderr check passes lastz's truncation lines, fails any other" {
+    grep -q "hspz gapped --outdir 'hspz_out' .* --allocate:traceback=1.99G ||" galaxy/hspz.xml
+    # the tool's check of the .err files, as the job runs it (Cheetah's \$ is sh's $)
+    sed -n '/^    for e in hspz_out\/\*.err ; do$/,/^    done &&$/p' galaxy/hspz.xml | sed 's/\\\$/$/g; s/done &&$/done/' > "$BATS_TEST_TMPDIR/check.sh"
+    [ "$(wc -l < "$BATS_TEST_TMPDIR/check.sh")" -ge 5 ]
+    [ -d "$HSPZ_SHARED/golden/lastz-gapped" ] || skip "../shared is absent ($HSPZ_SHARED): lastz's truncation lines come from its goldens"
+    cd "$BATS_TEST_TMPDIR" && mkdir -p hspz_out
+    cp "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_mtdna/base_traceback200K.err" hspz_out/a.err   # lastz's own lines
+    grep -q '^truncating alignment' hspz_out/a.err && : > hspz_out/b.err
+    run sh check.sh
+    [ "$status" -eq 0 ] && [ -z "$output" ]
+    echo 'FAILURE: something else' >> hspz_out/b.err
+    run sh check.sh
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "FAILURE: something else" ]
+}

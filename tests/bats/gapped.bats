@@ -528,3 +528,86 @@ mlc_aglobin() {
     lastz_same --segments=pk/tmp1.block0.r0.minus.segments --format=maf --strand=minus "$M/MT-human.fa" 'orc.2bit/orc[1001,9000]'
     [ "$(cat h.rc)" -eq 1 ] && grep -q '^minus strand subrange is ' h.err
 }
+
+@test "gapped --outdir --allocate:traceback=200K: every line = lastz with the option appended by hand (truncation notes, maf header)" {
+    require_cmd lastz
+    local D="$TD/tiny_kegalign_apple_vs_orange_SYNTHETIC" d="$BATS_TEST_TMPDIR/tb"
+    mkdir -p "$d"
+    hz_run run -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" -o "$d/OUT" --tarball --format maf --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    mkdir -p "$d/pkg" && tar xzf "$d/OUT.tar.gz" -C "$d/pkg"
+    cp -r "$d/OUT" "$d/DEF"
+    run "$HSPZ" gapped --outdir "$d/DEF" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz"        # lastz's default 80M
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    local word
+    for word in --allocate:traceback=200K --traceback=200K; do
+        rm -f "$d/OUT"/tmp1.* "$d/OUT/gapped-manifest.json"; cp "$d/DEF"/tmp1.*.segments "$d/OUT/"
+        run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" "$word" --threads 2
+        [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+        # lastz on the package, the same word appended to each line (after --output, before 2>)
+        cd "$d/pkg/galaxy/files" && rm -f tmp1.*.maf tmp1.*.err
+        sed "s/ 2> / $word 2> /" "$d/OUT/lastz-commands.txt" | sh
+        local f n=0
+        for f in tmp1.*.maf tmp1.*.err; do cmp "$f" "$d/OUT/$f"; n=$((n + 1)); done
+        [ "$n" -eq 4 ]
+        grep -q "^# lastz.v1.04.22 .* --output=tmp1.block0.r0.plus.maf $word $" "$d/OUT/tmp1.block0.r0.plus.maf"
+        grep -q '^truncation can be reduced by using --allocate:traceback' "$d/OUT/tmp1.block0.r0.plus.err"
+        [ ! -s "$d/DEF/tmp1.block0.r0.plus.err" ]                     # 80M: no truncation, other alignments
+        ! cmp -s <(grep -v '^#' "$d/DEF/tmp1.block0.r0.plus.maf") <(grep -v '^#' "$d/OUT/tmp1.block0.r0.plus.maf")
+        [ "$(jq -r .settings.traceback.value "$d/OUT/gapped-manifest.json")" = "$word" ]
+        [ "$(jq -r .settings.traceback.source "$d/OUT/gapped-manifest.json")" = flag ]
+        cd "$d"
+    done
+    [ "$(jq -r .settings.traceback.source "$d/DEF/gapped-manifest.json")" = default ]
+    [ "$(jq .settings.traceback.value "$d/DEF/gapped-manifest.json")" = null ]
+    # checked up front, one line, nothing written
+    for word in --traceback=abc --allocate:traceback=50K "--traceback 1X"; do
+        rm -f "$d/OUT"/tmp1.*.maf "$d/OUT"/tmp1.*.err
+        run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" $word --force
+        [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ] || { echo "$word: $output"; return 1; }
+        [[ "$output" == *traceback* ]]
+        ! ls "$d/OUT"/tmp1.*.maf 2>/dev/null
+    done
+}
+
+@test "gapped live: score-file settings read as lastz reads them (seed/T, step, ball, repeated names, decimal and K values, hsp_threshold as L): output, stderr, status" {
+    require_cmd lastz
+    ag_outdir "$BATS_TEST_TMPDIR/sf"
+    cd "$BATS_TEST_TMPDIR/sf/pkg/galaxy/files"
+    local T='work/ref.2bit[nameparse=darkspace][multiple][subset=ref_block0.name]' Q='work/query.2bit[nameparse=darkspace][subset=query_block0.name]'
+    local s fmt n=0 ok=0 fail=0
+    while IFS= read -r s; do
+        for fmt in axt+; do     # its header shows the thresholds, seed and step
+            { printf '%b\n' "$s"; grep -v '^#' "$HZ_REPO/tests/data/scoring/hoxd70.txt"; } > sc.txt
+            lastz_vs_hspz "$T" "$Q" --format=$fmt --strand=plus --segments=tmp1.block0.r0.plus.segments --scores=sc.txt
+            [ "$H_RC" = "$L_RC" ] && [ "$H_ERR" = "$L_ERR" ] || { echo "[$s] $fmt: lastz $L_RC '$L_ERR', hspz $H_RC '$H_ERR'"; return 1; }
+            if [ "$L_RC" = 0 ]; then cmp lastz.out hspz.out || { echo "[$s] $fmt: output differs"; return 1; }; ok=$((ok + 1)); else fail=$((fail + 1)); fi
+            n=$((n + 1))
+        done
+    done <<'CASES'
+seed = 12of19,transition
+seed = 12_of_19,no_transition\nstep = 20
+T = 3\nZ = 7
+seed = 14of22,notransition\nstep = 010
+seed = 12of19
+seed = 12of19 junk
+T = 5
+seed = 12of19,transition\nT = 1
+step = 0
+step = 1.5
+ball = 90%
+ball = x
+hsp_threshold = 1.5
+hsp_threshold = 100000
+hsp_threshold = 100000\ngapped_threshold = 4000
+K = 5000\nL = -5
+y_drop = 1K\nx_drop = 5e2
+y_drop = 0
+fill_score = -50.5
+hsp_threshold = 12abc
+gap open = 3
+bad = X:-5\nbad = -6
+CASES
+    echo "$n runs: $ok equal outputs, $fail equal failures"
+    [ "$ok" -eq 9 ] && [ "$fail" -eq 13 ]
+}

@@ -18,8 +18,10 @@ setup() {
     [ "$(head -n 1 "$BATS_TEST_TMPDIR/w/results/apple_orange.maf")" = "##maf version=1" ]
     [ "$(grep -c '^a score=' "$BATS_TEST_TMPDIR/w/results/apple_orange.maf")" -eq 38 ]
     # the task ran hspz gapped on a folder of links (the merged folder is only read)
-    grep -q "^hspz gapped --outdir gapped -r 'apple.fasta.gz' -q 'orange.fasta.gz' --threads [123]\$" "$BATS_TEST_TMPDIR"/w/work/*-gapped/.command.sh
-    [ "$(grep -c -- ' --allocate:traceback=1.99G  2> ' "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/lastz-commands.txt)" -eq 20 ]
+    # with batched_lastz's traceback memory appended to every line by hspz (no copy of lastz-commands.txt)
+    grep -q "^    hspz gapped --outdir gapped -r 'apple.fasta.gz' -q 'orange.fasta.gz' --threads [123] --allocate:traceback=1.99G\$" "$BATS_TEST_TMPDIR"/w/work/*-gapped/.command.sh
+    [ -L "$(echo "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/lastz-commands.txt)" ]
+    [ "$(jq -r .settings.traceback.value "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/gapped-manifest.json)" = --allocate:traceback=1.99G ]
     [ "$(find "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped -name '*.segments' -type l | wc -l)" -eq 20 ]
 }
 
@@ -229,15 +231,19 @@ SH
     [ "$status" -eq 0 ]
     [[ "$output" == *"1 hspz gapped task"*"-> MAF == lastz on the package's commands in order"* ]]
     ! grep -rq "lastz was called" "$BATS_TEST_TMPDIR"/w1/work/*/.command.err
-    # every command got batched_lastz's traceback memory (the copy of lastz-commands.txt)
-    [ "$(grep -c -- ' --allocate:traceback=1.99G  2> ' "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" -eq 1 ]
-    [ ! -L "$(echo "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" ]
-    # ext.args come after it: 200K of traceback cuts MT's long alignments, hspz notes the
-    # truncations as lastz does, the task passes and the MAF is lastz's with the same memory
+    # every command got batched_lastz's traceback memory (hspz gapped --outdir appends it; no copy)
+    [ "$(jq -r .settings.traceback.value "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/gapped-manifest.json)" = --allocate:traceback=1.99G ]
+    [ -L "$(echo "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" ]
+    # ext.args come after it (then a copy of lastz-commands.txt carries both): 200K of traceback
+    # cuts MT's long alignments, hspz notes the truncations as lastz does, the task passes and
+    # the MAF is lastz's with the same memory
     run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w2" "${pair[@]}" --lastz-args=--allocate:traceback=200K
     echo "$output"
     [ "$status" -eq 0 ]
     grep -q '^truncating alignment ending at ([0-9]*,[0-9]*);  anchor at' "$BATS_TEST_TMPDIR"/w2/work/*-gapped/.command.err
+    [ "$(grep -c -- ' --allocate:traceback=1.99G --allocate:traceback=200K 2> ' "$BATS_TEST_TMPDIR"/w2/work/*-gapped/gapped/lastz-commands.txt)" -eq 1 ]
+    [ ! -L "$(echo "$BATS_TEST_TMPDIR"/w2/work/*-gapped/gapped/lastz-commands.txt)" ]
+    [ "$(jq .settings.traceback.value "$BATS_TEST_TMPDIR"/w2/work/*-gapped/gapped/gapped-manifest.json)" = null ]
     # any other line on a command's stderr fails the task
     HZ_PLANT="hspz gapped: something else" run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w3" "${pair[@]}"
     echo "$output"

@@ -1,6 +1,6 @@
 // HSPZ_GAPPED: LASTZ's gapped stage for every lastz command of a merged hspz folder, in hspz
-// (hspz gapped --outdir: for each line of lastz-commands.txt, with batched_lastz's
-// --allocate:traceback=1.99G and task.ext.args (lastz options) added, the bytes lastz 1.04.22
+// (hspz gapped --outdir --allocate:traceback=1.99G: for each line of lastz-commands.txt, with
+// batched_lastz's traceback memory and task.ext.args (lastz options) added, the bytes lastz 1.04.22
 // writes, reading the pair's own FASTA/2bit, on task.cpus threads), then the alignments in
 // command order in one file named as batched_lastz names its output (EXTENSION: maf, axt).
 // The merged folder is only read: hspz writes into a folder of links to its files.

@@ -2,22 +2,28 @@
 # HSPZ_GAPPED's script (a Nextflow template: Nextflow fills in the task's values; a backslash-dollar is the shell's dollar sign).
 # hspz gapped --outdir writes each command's --output and 2> files beside its segments: it runs
 # on a folder of links to the staged merged folder's files (HSPZ_MERGE's output is never
-# written).  Every command gets the traceback memory batched_lastz gives lastz
-# (--allocate:traceback=1.99G; task.ext.args, lastz options, come after it and win), as in
-# HSPZ_LASTZ: the folder's lastz-commands.txt is a copy with them before each "2>".
+# written).  Every command gets the traceback memory batched_lastz gives lastz: hspz gapped
+# --outdir --allocate:traceback=1.99G appends it to each line, as lastz would read it there.
+# task.ext.args (lastz options, after it, so they win) cannot be given that way: only with them
+# is the folder's lastz-commands.txt a copy, with both before each "2>", as in HSPZ_LASTZ.
 # Each command's stderr file may hold only lastz's truncation notes, as HSPZ_LASTZ and
 # batched_lastz accept them; any other line fails the task.  The notes go to the task's stderr.
 set -eu
+extra='${task.ext.args ?: ''}'
 mkdir gapped
 for f in '${outdir}'/*; do
-    [ "\${f##*/}" = lastz-commands.txt ] || ln -s "\$PWD/\$f" gapped/
+    [ -n "\$extra" ] && [ "\${f##*/}" = lastz-commands.txt ] || ln -s "\$PWD/\$f" gapped/
 done
-awk -v extra=' --allocate:traceback=1.99G ${task.ext.args ?: ''}' '
-    !NF { print; next }
-    { i = index(\$0, " 2> "); if (i) print substr(\$0, 1, i - 1) extra substr(\$0, i); else print \$0 extra }
-' '${outdir}/lastz-commands.txt' > gapped/lastz-commands.txt
 set +e
-hspz gapped --outdir gapped -r '${target}' -q '${query}' --threads ${task.cpus}
+if [ -n "\$extra" ]; then
+    awk -v extra=" --allocate:traceback=1.99G \$extra" '
+        !NF { print; next }
+        { i = index(\$0, " 2> "); if (i) print substr(\$0, 1, i - 1) extra substr(\$0, i); else print \$0 extra }
+    ' '${outdir}/lastz-commands.txt' > gapped/lastz-commands.txt &&
+    hspz gapped --outdir gapped -r '${target}' -q '${query}' --threads ${task.cpus}
+else
+    hspz gapped --outdir gapped -r '${target}' -q '${query}' --threads ${task.cpus} --allocate:traceback=1.99G
+fi
 rc=\$?
 set -e
 find gapped -name '*.err' -exec cat {} + > commands.err
