@@ -10,7 +10,8 @@
 #   REF,QRY      a pair of FASTA(.gz) files (target, query)
 #
 # Environment: RUNS (default 3, runs per variant, alternated), LASTZ (default lastz),
-# T1=1 also times `hspz gapped --threads 1`, FORMAT (default maf-: the package's
+# T1=1 also times `hspz gapped --threads 1`, E2E=1 also times the whole process both ways: `hspz
+# run` alone (the HSP stage, to add to the lastz arm) and `hspz run --gapped --threads N`, FORMAT (default maf-: the package's
 # batched_lastz format; axt+ is not what hspz run writes).
 #
 # Per pair: `hspz run` writes the folder with lastz-commands.txt; the 2bit files of the Galaxy
@@ -82,11 +83,20 @@ for pair in "$@"; do
     ncmd="$(grep -c . "$F/lastz-commands.txt")"
     sed -nE 's/.*--output=([^ ]+) 2> ([^ ]+).*/\1 \2/p' "$F/lastz-commands.txt" | tr ' ' '\n' > "$TMP/outs"
     clean() { (cd "$1" && rm -f $(cat "$TMP/outs")); }
-    variants=(lastz hspz); [ "${T1:-0}" = 1 ] && variants+=(hspz1)
+    variants=(lastz hspz); [ "${T1:-0}" = 1 ] && variants+=(hspz1); [ "${E2E:-0}" = 1 ] && variants+=(hsp e2e)
     rm -f "$P"/*.times
     for ((k = 1; k <= RUNS; k++)); do
         for v in "${variants[@]}"; do
             clean "$F"
+            if [ $v = hsp ]; then   # the HSP stage alone: no alignment output to compare
+                rm -rf "$P/H"; timed "$P/$v.times" "$HSPZ" run -r "$ref" -q "$qry" -o "$P/H" --quiet --threads "$N"; continue
+            fi
+            if [ $v = e2e ]; then   # both stages in one process, its own folder
+                rm -rf "$P/E"; timed "$P/$v.times" "$HSPZ" run -r "$ref" -q "$qry" -o "$P/E" --quiet --threads "$N" --gapped
+                digest "$P/E" > "$P/$v.$k.sum"
+                cmp -s "$P/$v.$k.sum" "$P/lastz.1.sum" || { echo "OUTPUT DIFFERS: $name, hspz run --gapped run $k" >&2; diff "$P/lastz.1.sum" "$P/$v.$k.sum" >&2 || true; exit 1; }
+                continue
+            fi
             case $v in
                 lastz) timed "$P/$v.times" bash -c "$RUN_LASTZ" _ "$F" "$LASTZ" "$N" ;;
                 hspz)  timed "$P/$v.times" "$HSPZ" gapped --outdir "$F" -r "$ref" -q "$qry" --threads "$N" ;;
@@ -102,6 +112,7 @@ for pair in "$@"; do
     done
     for v in "${variants[@]}"; do
         label="lastz × $ncmd, xargs -P $N"; [ $v = hspz ] && label="hspz gapped --threads $N"; [ $v = hspz1 ] && label="hspz gapped --threads 1"
+        [ $v = hsp ] && label="hspz run (HSP stage alone)"; [ $v = e2e ] && label="hspz run --gapped --threads $N (both stages)"
         w="$(cut -d' ' -f1 "$P/$v.times" | median) ($(cut -d' ' -f1 "$P/$v.times" | span))"
         c="$(cut -d' ' -f2 "$P/$v.times" | median) ($(cut -d' ' -f2 "$P/$v.times" | span))"
         echo "| $name | $ncmd | $label | $w | $c |" >> "$TMP/report"
@@ -109,7 +120,7 @@ for pair in "$@"; do
 done
 {
     echo
-    echo "Command: \`bench/gapped_par.sh $BUILD $RESULTS $N $*\` (RUNS=$RUNS${T1:+ T1=$T1})"
+    echo "Command: \`bench/gapped_par.sh $BUILD $RESULTS $N $*\` (RUNS=$RUNS${T1:+ T1=$T1}${E2E:+ E2E=$E2E})"
 } >> "$TMP/report"
 cp "$TMP/report" "$REPORT"
 cat "$REPORT"
