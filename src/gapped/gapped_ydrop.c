@@ -259,6 +259,7 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
         update_bounds(&x);
         if (update_active(&x, cand, ncand, &ci)) return HZ_G_WORST;
         if (w->rec && record_row(w, rev, r, x.LY, x.RY)) return HZ_G_WORST;
+        if (w->poll && r % HZ_G_POLL == 0 && w->poll(w->pollctx, w, rev)) { w->stopped = 1; return 0; }
         if (x.RY < x.LY) x.RY = x.LY;
         int64_t need = x.RY - x.LY + tail;
         if (used + need >= P->tb_cap) { w->trunc = 1; report_truncation(P, rev, a1, a2, br, bc); break; }
@@ -298,7 +299,7 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
             else { C[col] = D[col] = HZ_G_NEG_INF; i = HZ_G_NEG_INF; }
             tp[col] = 0; diag = nxt;
         }
-        used += col - x.LY;
+        used += col - x.LY; w->cells += col - x.LY;
         x.LY = LY;
         if (x.LY >= x.RY) break;
         int64_t NN = (rs->aln >= 0 && x.R > 0) ? x.R - 1 : N;
