@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +69,9 @@ typedef struct {
     int have_ydrop, have_gapped;
     int32_t inner;                /* --inner / H= (0: off) */
     int threads;                  /* --threads=N: passes computed on N threads */
+    int total; int *running;      /* --outdir mode: all threads, and the number of line processes
+                                   * running now (shared memory): a pass started when fewer lines
+                                   * run gets a larger share of the threads */
     int notrivial;                /* --notrivial (§5.10) */
     int outdir, force;            /* --outdir mode (outputs inside DIR, new unless --force) */
     const char *inputs[2];        /* --outdir mode: the -r / -q files */
@@ -377,6 +381,18 @@ static void compute_job(pjob *j, hz_gwork *w)
     if (j->dfile) { fclose(j->dfile); j->dfile = NULL; }
 }
 
+/* threads inside a pass started while `active` passes of this command run (gapped_par.c) */
+static int pass_threads(const grun *g, int active)
+{
+    int share = g->threads;
+    if (g->o->running) {                      /* --outdir: the threads of lines that finished */
+        int np = __atomic_load_n(g->o->running, __ATOMIC_RELAXED);
+        int t = g->o->total / (np > 1 ? np : 1);
+        if (t > share) share = t;
+    }
+    return share / active > 1 ? share / active : 1;
+}
+
 static void *worker(void *arg)
 {
     grun *g = arg;
@@ -387,7 +403,7 @@ static void *worker(void *arg)
         if (g->ntaken == g->nposted) break;
         pjob *j = g->q[g->ntaken++];
         g->active++;                              /* share the threads among the running passes */
-        j->ithreads = g->threads / g->active > 1 ? g->threads / g->active : 1;
+        j->ithreads = pass_threads(g, g->active);
         pthread_mutex_unlock(&g->mu);
         compute_job(j, &w);
         pthread_mutex_lock(&g->mu);
@@ -471,7 +487,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         if (!t) return die("hspz gapped: out of memory");
         g->q = t; g->qcap = c;
     }
-    if (g->threads <= 1) { j->ithreads = 1; compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
+    if (g->threads <= 1) { j->ithreads = pass_threads(g, 1); compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
     pthread_mutex_lock(&g->mu);
     g->q[g->nposted++] = j;
     pthread_cond_broadcast(&g->cv);
@@ -671,7 +687,8 @@ static int inside_dir(const char *path)
     return 1;
 }
 
-static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force, int threads)
+static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, int lineno, int force, int threads,
+                    int total, int *running)
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 63, &errfile);
@@ -696,7 +713,7 @@ static int run_line(const char *dir, char *line, hz_seqset *ts, hz_seqset *qs, i
     gopts o; memset(&o, 0, sizeof o);
     o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
     int rc = parse_args(&o, n, av);
-    o.threads = threads;
+    o.threads = threads; o.total = total; o.running = running;
     if (!rc) {
         /* the package's 2bit files are the user's sequences (spec §1.1): read those instead */
         free(o.file[0]); free(o.file[1]);
@@ -754,6 +771,27 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs)
     return rc;
 }
 
+/* the order in which the lines of lastz-commands.txt start: largest segments file first (the
+ * longest work does not start last), then line order; NULL when out of memory */
+static int *line_order(const char *dir, char **lines, int nl)
+{
+    int *ord = malloc(((size_t)nl + 1) * sizeof *ord);
+    off_t *sz = calloc((size_t)nl + 1, sizeof *sz);
+    if (!ord || !sz) { free(ord); free(sz); return NULL; }
+    for (int k = 0; k < nl; k++) {
+        char path[4096], *s = strstr(lines[k], "--segments=");
+        struct stat st;
+        size_t l = s ? strcspn(s + 11, " \t\r\n") : 0;
+        if (s && l < 2048 && snprintf(path, sizeof path, "%s/%.*s", dir, (int)l, s + 11) < (int)sizeof path && !stat(path, &st))
+            sz[k] = st.st_size;
+        int j = k;
+        while (j > 0 && sz[ord[j - 1]] < sz[k]) { ord[j] = ord[j - 1]; j--; }
+        ord[j] = k;
+    }
+    free(sz);
+    return ord;
+}
+
 static int hz_gapped_outdir(int argc, char **argv)
 {
     const char *dir = NULL, *ref = NULL, *qry = NULL; int threads = 1, force = 0;
@@ -791,25 +829,34 @@ static int hz_gapped_outdir(int argc, char **argv)
     int per = threads / (nl < threads ? (nl ? nl : 1) : threads);   /* threads of each line's process */
     if (per < 1) per = 1;
     pid_t *pid = calloc((size_t)nl + 1, sizeof *pid);
-    while (next < nl || running) {
+    int *ord = line_order(dir, lines, nl);
+    /* the running count, shared with the lines' processes (pass_threads) */
+    int *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) shared = NULL;
+    while (pid && ord && (next < nl || running)) {
         if (next < nl && running < threads) {
+            int k = ord[next];
+            if (shared) __atomic_store_n(shared, running + 1, __ATOMIC_RELAXED);
             pid_t p = fork();
             if (p < 0) { rc = die("hspz gapped: fork: %s", strerror(errno)); break; }
-            if (p == 0) _exit(run_line(dir, lines[next], &ts, &qs, next + 1, force, per) ? 1 : 0);
-            pid[next++] = p; running++;
+            if (p == 0) _exit(run_line(dir, lines[k], &ts, &qs, k + 1, force, per, threads, shared) ? 1 : 0);
+            pid[k] = p; next++; running++;
             continue;
         }
         int st; pid_t p = wait(&st);
         if (p < 0) break;
         running--;
-        for (int k = 0; k < next; k++)
+        if (shared) __atomic_store_n(shared, running, __ATOMIC_RELAXED);
+        for (int k = 0; k < nl; k++)
             if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
                 fprintf(stderr, "hspz gapped: line %d of %s failed (see its .err file)\n", k + 1, path);
                 rc = 1;
             }
     }
+    if (!pid || !ord) rc = die("hspz gapped: out of memory");
+    if (shared) munmap(shared, sizeof *shared);
     for (int k = 0; k < nl; k++) free(lines[k]);
-    free(lines); free(pid);
+    free(lines); free(pid); free(ord);
     hz_seqset_free(&ts); hz_seqset_free(&qs);
     return rc;
 }
