@@ -108,9 +108,21 @@ typedef struct { ppar *p; int64_t k, dep; int32_t seen; } ppoll;
 static int64_t pending_hit(const ppar *p, const pslot *v, int64_t k)
 {
     const hz_ganchor *a = &p->an[k];
+    int64_t r0 = a->a1 - v->nrow[1] - 1, r1 = a->a1 + v->nrow[0] + 1;    /* rows explored, */
+    int64_t c0 = INT64_MAX, c1 = INT64_MIN;                              /* columns, widened */
+    for (int h = 0; h < 2; h++)
+        if (v->nrow[h]) {
+            int64_t l = h ? a->a2 - v->hi[h] : a->a2 + v->lo[h], u = h ? a->a2 - v->lo[h] : a->a2 + v->hi[h];
+            if (l - 3 < c0) c0 = l - 3;
+            if (u + 3 > c1) c1 = u + 3;
+        }
     for (int64_t j = k - 1; j > p->next_commit; j--) {
         const pslot *s = &p->slot[j % p->K];
-        if (s->state == 2 && s->rc == 1 && aln_hits(v, &s->G, a->a1, a->a2)) return j;
+        if (s->state != 2 || s->rc != 1) continue;
+        const hz_galn *G = &s->G;
+        int span = G->s1 <= a->a1 && a->a1 <= G->t1;                     /* (a): no box test */
+        if (!span && (G->t1 < r0 || G->s1 > r1 || G->t2 < c0 || G->s2 > c1)) continue;
+        if (aln_hits(v, G, a->a1, a->a2)) return j;
     }
     return -1;
 }
@@ -121,9 +133,13 @@ static int poll_new(void *ctx, const hz_gwork *w, int rev)
 {
     ppoll *q = ctx;
     pslot v; memset(&v, 0, sizeof v);
-    for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < 2; h++) {                  /* the explored region so far, as keep_region */
         v.rg[h] = w->rg[h]; v.nrow[h] = h < rev ? 0 : w->nrow[h];
-        v.lo[h] = INT64_MIN; v.hi[h] = INT64_MAX;
+        v.lo[h] = INT64_MAX; v.hi[h] = INT64_MIN;
+        for (int64_t b = 0; v.nrow[h] && b <= v.nrow[h] / HZ_G_RGB; b++) {
+            if (v.rg[h][2 * b] < v.lo[h]) v.lo[h] = v.rg[h][2 * b];
+            if (v.rg[h][2 * b + 1] > v.hi[h]) v.hi[h] = v.rg[h][2 * b + 1];
+        }
     }
     pthread_mutex_lock(&q->p->mu);
     int32_t n = q->p->S->n;                                 /* entries below S->n are immutable */
