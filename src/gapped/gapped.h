@@ -111,7 +111,7 @@ typedef struct { int64_t p1, p2, n; int32_t score; } hz_gseg;
 int64_t hz_gapped_anchors(const hz_gpass *P, hz_gseg *segs, int64_t n, int merge, hz_ganchor **out);
 
 /* Growable scratch of one-sided extensions (reused between calls; freed by hz_gwork_free). */
-typedef struct {
+typedef struct hz_gwork {
     int32_t *C, *D; int64_t *mask; int64_t cap;
     uint8_t *tb; int64_t tbcap;
     int64_t *tbrow; int64_t rowcap;
@@ -122,8 +122,17 @@ typedef struct {
     int64_t *rg[2], rgcap[2], nrow[2];   /* per half (index rev): per block of HZ_G_RGB rows the
                                           * smallest LY and largest RY (inclusive) of the rows
                                           * whose masks were built (§4.5); nrow = rows 1..nrow */
+    int (*poll)(void *ctx, const struct hz_gwork *w, int rev);  /* speculative runs (§12): asked
+                                          * every HZ_G_POLL rows of half rev (rows 1..nrow[rev]
+                                          * explored so far); nonzero stops the extension,
+                                          * whose result is then discarded (hz_gapped_extend
+                                          * returns 3) */
+    void *pollctx;
+    int stopped;                     /* set when poll stopped the extension */
+    int64_t cells;                   /* DP cells computed (statistics, never reset here) */
 } hz_gwork;
 #define HZ_G_RGB 32
+#define HZ_G_POLL 256
 void hz_gwork_free(hz_gwork *w);
 
 /* The list of accepted alignments of a pass (spec §5 KEPT and BYEND). */
@@ -158,7 +167,7 @@ int hz_gset_reserve(hz_gset *S, int64_t n);
 int hz_gapped_trivials(const hz_gpass *P, hz_gset *S);
 /* One anchor (a1,a2) against the accepted set S (§5.1-§5.5): 2 = contained (skipped), 0 = empty
  * or below the threshold, 1 = *G is an alignment to accept (ops, pieces malloc'ed, neighbour
- * snapshots not yet set), -1 = out of memory.  rops, rcap: scratch kept between calls. */
+ * snapshots not yet set), 3 = stopped by w->poll (no result, nothing to free), -1 = out of memory.  rops, rcap: scratch kept between calls. */
 int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a1, int64_t a2,
                      hz_galn *G, uint32_t **rops, int32_t *rcap);
 /* Accept G into S (§5.6 neighbours, KEPT/BYEND insertion); S takes G's buffers.  0, -1 OOM. */

@@ -237,20 +237,25 @@ int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a
     { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->kept[m]].s1 > a1) hi = m; else lo = m + 1; } cf = lo; }
     { int32_t lo = 0, hi = S->n; while (lo < hi) { int32_t m = (lo + hi) / 2; if (S->a[S->byend[m]].t1 < a1) hi = m; else lo = m + 1; } cr = lo; }
     int32_t ocap = 0, nr = 0; int64_t e1, e2;
-    w->trunc = 0;
+    w->trunc = 0; w->stopped = 0;
     int32_t sl = hz_gapped_half(P, w, S, 1, a1, a2, low1, high1, low2, high2, left, right,
                                 S->byend ? S->byend + cr : NULL, S->n - cr, &G->ops, &G->nops, &ocap, &e1, &e2);
     if (sl == HZ_G_WORST) goto oom;
+    if (w->stopped) goto stopped;
     G->s1 = a1 + 1 - e1; G->s2 = a2 + 1 - e2;
     int32_t sr = hz_gapped_half(P, w, S, 0, a1, a2, low1, high1, low2, high2, left, right,
                                 S->kept ? S->kept + cf : NULL, S->n - cf, rops, &nr, rcap, &e1, &e2);
     if (sr == HZ_G_WORST) goto oom;
+    if (w->stopped) goto stopped;
     G->t1 = a1 + e1; G->t2 = a2 + e2;
     G->score = sl + sr;
     return hz_gapped_finish(P, G, &ocap, *rops, nr);
 oom:
     free(G->ops); G->ops = NULL;
     return -1;
+stopped:
+    free(G->ops); G->ops = NULL; G->nops = 0;
+    return 3;
 }
 
 int hz_gapped_finish(const hz_gpass *P, hz_galn *G, int32_t *ocap, const uint32_t *rops, int32_t nr)

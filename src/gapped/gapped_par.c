@@ -16,9 +16,20 @@
  * that hit the traceback limit is recomputed at commit so its stderr line comes in order.
  * A worker that finishes checks its result against the alignments accepted meanwhile and
  * extends again from the newest snapshot when they could have changed it (off the critical path).
- * Memory: a window of K = 4 x threads anchors in flight. */
+ * A running extension does the same check every HZ_G_POLL rows on the rows explored so far
+ * (the region only grows, so a hit then is a hit at the end) and stops at once: mostly anchors
+ * that an alignment accepted meanwhile contains, which would otherwise be extended in full.
+ * It also checks the finished, not yet committed results of earlier anchors: one that hits
+ * would make the commit recompute this anchor on the committing thread (the serial path), so
+ * the worker stops, waits until that anchor is committed and extends again itself.  These are
+ * predictions only: whatever a worker delivers is still checked at commit, so the bytes never
+ * depend on them.
+ * Memory: a window of K = 4 x threads anchors in flight.
+ * HSPZ_GAPPED_STATS=1 in the environment: one line per pass on stderr (counters, §12 waste). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include "gapped.h"
 
@@ -36,7 +47,8 @@ typedef struct {
     const hz_ganchor *an; int64_t nan;
     hz_gset *S; psnap *cur;
     pslot *slot; int64_t K, next_claim, next_commit;
-    int stop; int64_t nredo;
+    int stop, stats; int64_t nredo;
+    int64_t nretry, nstop, nwait, nown, wcells, ccells, maxcells; double cbusy;   /* HSPZ_GAPPED_STATS */
     hz_gpre_fn pre; void *prectx;         /* results made elsewhere, against an empty set */
     pthread_mutex_t mu; pthread_cond_t cv_work, cv_done;
 } ppar;
@@ -86,11 +98,70 @@ static int keep_region(pslot *sl, const hz_gwork *w)
 
 static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2);
 
+/* a worker's running extension: anchor k, alignments S->a[0..seen) already checked; dep: the
+ * earlier anchor whose pending alignment stopped it (-1: an accepted one did) */
+typedef struct { ppar *p; int64_t k, dep; int32_t seen; } ppoll;
+
+/* The latest anchor j of (next_commit, k) whose finished speculative alignment, not committed
+ * yet, hits region v of anchor k: once j is accepted, k's result would be recomputed at commit,
+ * on the committing thread.  -1 when none.  (next_commit itself may be in commit(), which can
+ * free its result without the lock; once accepted it is checked as part of S.)  Caller holds mu. */
+static int64_t pending_hit(const ppar *p, const pslot *v, int64_t k)
+{
+    const hz_ganchor *a = &p->an[k];
+    int64_t r0 = a->a1 - v->nrow[1] - 1, r1 = a->a1 + v->nrow[0] + 1;    /* rows explored, */
+    int64_t c0 = INT64_MAX, c1 = INT64_MIN;                              /* columns, widened */
+    for (int h = 0; h < 2; h++)
+        if (v->nrow[h]) {
+            int64_t l = h ? a->a2 - v->hi[h] : a->a2 + v->lo[h], u = h ? a->a2 - v->lo[h] : a->a2 + v->hi[h];
+            if (l - 3 < c0) c0 = l - 3;
+            if (u + 3 > c1) c1 = u + 3;
+        }
+    for (int64_t j = k - 1; j > p->next_commit; j--) {
+        const pslot *s = &p->slot[j % p->K];
+        if (s->state != 2 || s->rc != 1) continue;
+        const hz_galn *G = &s->G;
+        int span = G->s1 <= a->a1 && a->a1 <= G->t1;                     /* (a): no box test */
+        if (!span && (G->t1 < r0 || G->s1 > r1 || G->t2 < c0 || G->s2 > c1)) continue;
+        if (aln_hits(v, G, a->a1, a->a2)) return j;
+    }
+    return -1;
+}
+
+/* hz_gwork.poll: 1 when an alignment accepted since the last call hits the rows explored so
+ * far (half rev running; the forward half runs after the reverse one) */
+static int poll_new(void *ctx, const hz_gwork *w, int rev)
+{
+    ppoll *q = ctx;
+    pslot v; memset(&v, 0, sizeof v);
+    for (int h = 0; h < 2; h++) {                  /* the explored region so far, as keep_region */
+        v.rg[h] = w->rg[h]; v.nrow[h] = h < rev ? 0 : w->nrow[h];
+        v.lo[h] = INT64_MAX; v.hi[h] = INT64_MIN;
+        for (int64_t b = 0; v.nrow[h] && b <= v.nrow[h] / HZ_G_RGB; b++) {
+            if (v.rg[h][2 * b] < v.lo[h]) v.lo[h] = v.rg[h][2 * b];
+            if (v.rg[h][2 * b + 1] > v.hi[h]) v.hi[h] = v.rg[h][2 * b + 1];
+        }
+    }
+    pthread_mutex_lock(&q->p->mu);
+    int32_t n = q->p->S->n;                                 /* entries below S->n are immutable */
+    q->dep = pending_hit(q->p, &v, q->k);
+    pthread_mutex_unlock(&q->p->mu);
+    if (q->dep >= 0) return 1;
+    if (n == q->seen) return 0;
+    const hz_ganchor *a = &q->p->an[q->k];
+    for (int32_t i = q->seen; i < n; i++)
+        if (aln_hits(&v, &q->p->S->a[i], a->a1, a->a2)) return 1;
+    q->seen = n;
+    return 0;
+}
+
 static void *worker(void *arg)
 {
     ppar *p = arg;
     hz_gwork w; memset(&w, 0, sizeof w);
     w.rec = 1;
+    ppoll pq = { p, 0, -1, 0 };
+    w.poll = poll_new; w.pollctx = &pq;
     uint32_t *rops = NULL; int32_t rcap = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
@@ -103,7 +174,7 @@ static void *worker(void *arg)
         /* extend against the newest snapshot; while alignments accepted since then could have
          * changed the result, extend again (at most 3 times) so that the commit seldom redoes
          * it on the committing thread */
-        for (int tries = 0;; tries++) {
+        for (int tries = 0, stops = 0;; tries++) {
             psnap *sn = p->cur; sn->refs++;
             pthread_mutex_unlock(&p->mu);
             int pre = !tries && p->pre ? p->pre(p->prectx, k, p->P, &w, &sl->G) : -1;
@@ -111,6 +182,7 @@ static void *worker(void *arg)
             else {
                 hz_gset V = { p->S->a, sn->n, sn->n, sn->kept, sn->byend, sn->n };
                 sl->nsnap = sn->n;
+                pq.k = k; pq.seen = sn->n;
                 sl->rc = hz_gapped_extend(&p->Pq, &w, &V, p->an[k].a1, p->an[k].a2, &sl->G, &rops, &rcap);
             }
             sl->trunc = w.trunc;
@@ -120,7 +192,24 @@ static void *worker(void *arg)
             }
             pthread_mutex_lock(&p->mu);
             snap_unref(sn);
-            if (sl->rc < 0 || sl->rc == 2 || sl->trunc || tries == 3) break;
+            if (tries) p->nretry++;
+            p->wcells += w.cells; if (w.cells > p->maxcells) p->maxcells = w.cells; w.cells = 0;
+            int64_t dep = sl->rc == 3 ? pq.dep : -1;
+            if (sl->rc == 3) {                              /* stopped: again, from the newest */
+                p->nstop++;
+                if (stops++ >= 16) break;                   /* the commit extends it */
+                tries--;
+            }
+            else if (sl->rc < 0 || sl->rc == 2 || sl->trunc || tries == 3) break;
+            else if ((dep = pending_hit(p, sl, k)) >= 0 && sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
+            if (dep >= 0) {            /* an earlier pending alignment will change it: extend again
+                                        * once that one is committed, here rather than at commit */
+                p->nwait++;
+                while (!p->stop && p->next_commit <= dep) pthread_cond_wait(&p->cv_work, &p->mu);
+                if (p->stop) { sl->rc = 0; break; }
+                continue;
+            }
+            if (sl->rc == 3) continue;
             int hit = 0;
             while (!hit && sl->nsnap < p->S->n) {          /* entries below S->n are immutable */
                 int32_t hi = p->S->n;
@@ -184,13 +273,21 @@ static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2)
 static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t **rops, int32_t *rcap)
 {
     hz_galn G; int rc;
-    int redo = own || sl->rc < 0 || sl->trunc;
+    int redo = own || sl->rc < 0 || sl->rc == 3 || sl->trunc;
     if (!redo && sl->rc != 2)
         for (int32_t i = sl->nsnap; i < p->S->n && !redo; i++)
             if (aln_hits(sl, &p->S->a[i], p->an[k].a1, p->an[k].a2)) redo = 1;
     if (!own && redo) p->nredo++;
     if (!own && sl->rc == 1 && redo) { free(sl->G.ops); free(sl->G.pc); }
-    if (redo) rc = hz_gapped_extend(p->P, w, p->S, p->an[k].a1, p->an[k].a2, &G, rops, rcap);
+    if (redo) {
+        struct timespec t0, t1;
+        if (p->stats) clock_gettime(CLOCK_MONOTONIC, &t0);
+        int64_t c0 = w->cells;
+        rc = hz_gapped_extend(p->P, w, p->S, p->an[k].a1, p->an[k].a2, &G, rops, rcap);
+        p->ccells += w->cells - c0; p->nown += own;
+        if (w->cells - c0 > p->maxcells) p->maxcells = w->cells - c0;
+        if (p->stats) { clock_gettime(CLOCK_MONOTONIC, &t1); p->cbusy += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec); }
+    }
     else { rc = sl->rc; G = sl->G; }
     if (rc < 0) return -1;
     if (rc != 1) return 0;
@@ -211,10 +308,18 @@ int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
                        hz_gset *S, int nthreads, int64_t *nredo, hz_gpre_fn pre, void *prectx)
 {
     if (nredo) *nredo = 0;
-    if ((nthreads <= 1 && !pre) || nan < 2) return hz_gapped_pass(P, w, an, nan, S);
+    const char *env = getenv("HSPZ_GAPPED_STATS");
+    int stats = env && *env && strcmp(env, "0");
+    if ((nthreads <= 1 && !pre) || nan < 2) {
+        int64_t c0 = w->cells;
+        int rc = hz_gapped_pass(P, w, an, nan, S);
+        if (stats) fprintf(stderr, "hspz-gapped-stats: threads 1 anchors %lld alignments %d cells %lld\n",
+                           (long long)nan, S->n, (long long)(w->cells - c0));
+        return rc;
+    }
     if (nthreads < 1) nthreads = 1;
     ppar p; memset(&p, 0, sizeof p);
-    p.pre = pre; p.prectx = prectx;
+    p.stats = stats; p.pre = pre; p.prectx = prectx;
     p.P = P; p.Pq = *P; p.Pq.diag = NULL; p.Pq.reported_trunc = NULL;
     p.an = an; p.nan = nan; p.S = S; p.K = 4 * (int64_t)nthreads;
     if (hz_gset_reserve(S, nan + P->ntrivial + 1) || hz_gapped_trivials(P, S) || publish(&p)) { snap_unref(p.cur); return -1; }
@@ -250,5 +355,12 @@ int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     pthread_mutex_destroy(&p.mu); pthread_cond_destroy(&p.cv_work); pthread_cond_destroy(&p.cv_done);
     if (!rc) S->nout = S->n;
     if (nredo) *nredo = p.nredo;
+    if (p.stats)
+        fprintf(stderr, "hspz-gapped-stats: threads %d anchors %lld alignments %d committer-extended %lld "
+                "(redo %lld, unclaimed %lld) in %.3f s, cells %lld; workers: re-extended %lld, stopped %lld, waited %lld, cells %lld; "
+                "largest extension %lld cells\n",
+                nthreads, (long long)nan, S->n, (long long)(p.nredo + p.nown), (long long)p.nredo, (long long)p.nown,
+                p.cbusy, (long long)p.ccells, (long long)p.nretry, (long long)p.nstop, (long long)p.nwait, (long long)p.wcells,
+                (long long)p.maxcells);
     return rc;
 }

@@ -263,6 +263,7 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
         update_bounds(&x);
         if (update_active(&x, cand, ncand, &ci)) return HZ_G_WORST;
         if (w->rec && record_row(w, rev, r, x.LY, x.RY)) return HZ_G_WORST;
+        if (w->poll && r % HZ_G_POLL == 0 && w->poll(w->pollctx, w, rev)) { w->stopped = 1; return 0; }
         if (x.RY < x.LY) x.RY = x.LY;
         int64_t need = x.RY - x.LY + tail;
         if (used + need >= P->tb_cap) { w->trunc = 1; report_truncation(P, rev, a1, a2, br, bc); break; }
@@ -270,36 +271,40 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
         C = w->C; D = w->D; tb = w->tb;
         w->tbrow[r] = used - x.LY;
         const int32_t *sub = P->sc->sub[A[st * r]];
-        const int64_t *mk = w->mask;
+        /* §4.3 row loop, LASTZ's cell.  Masks are read only when a record is active (no record:
+         * no mark of this row's tag, LASTZ's "active != NULL" test). */
+        const int64_t *mk = w->nact ? w->mask : NULL;
+        const int64_t tag = x.tag, end = x.RY < N + 1 ? x.RY : N + 1;
+        const uint8_t *bp = B + st * (x.LY + 1);
         int32_t i = HZ_G_NEG_INF, diag = HZ_G_NEG_INF;
-        int64_t kept = x.LY;
-        for (col = x.LY; col < x.RY && col <= N; col++) {
-            int32_t d = D[col], nxt = C[col] + sub[B[st * (col + 1)]], v;
+        int64_t kept = x.LY, LY = x.LY;
+        uint8_t *tp = tb + used - x.LY;
+        for (col = x.LY; col < end; col++, bp += st) {
+            int32_t d = D[col], nxt = C[col] + sub[*bp], v;
             uint8_t lk;
-            int prune = 0;
-            if (mk[col] == x.tag) prune = 1;
-            else if (d > diag || i > diag) {
+            if (mk && mk[col] == tag) goto prune;
+            if (d > diag || i > diag) {
                 if (d >= i) { v = d; lk = FROM_D | EXT_I | EXT_D; } else { v = i; lk = FROM_I | EXT_I | EXT_D; }
-                if (v < best - Y) prune = 1;
-                else { C[col] = v; D[col] = d - E; i -= E; tb[used] = lk; kept = col; }
+                if (v < best - Y) goto prune;
+                C[col] = v; D[col] = d - E; i -= E;
             } else {
                 v = diag;
-                if (v < best - Y) prune = 1;
-                else {
-                    if (v >= best) { best = v; br = r; bc = col; }
-                    int32_t op = v - gOE;
-                    if (op > d - E) { D[col] = op; lk = FROM_C; } else { D[col] = d - E; lk = FROM_C | EXT_D; }
-                    if (op > i - E) i = op; else { i -= E; lk |= EXT_I; }
-                    C[col] = v; tb[used] = lk; kept = col;
-                }
+                if (v < best - Y) goto prune;
+                if (v >= best) { best = v; br = r; bc = col; }
+                int32_t op = v - gOE;
+                if (op > d - E) { D[col] = op; lk = FROM_C; } else { D[col] = d - E; lk = FROM_C | EXT_D; }
+                if (op > i - E) i = op; else { i -= E; lk |= EXT_I; }
+                C[col] = v;
             }
-            if (prune) {
-                if (col == x.LY) x.LY++;
-                else { C[col] = D[col] = HZ_G_NEG_INF; i = HZ_G_NEG_INF; }
-                tb[used] = 0;
-            }
-            diag = nxt; used++;
+            tp[col] = lk; kept = col; diag = nxt;
+            continue;
+        prune:
+            if (col == LY) LY++;
+            else { C[col] = D[col] = HZ_G_NEG_INF; i = HZ_G_NEG_INF; }
+            tp[col] = 0; diag = nxt;
         }
+        used += col - x.LY; w->cells += col - x.LY;
+        x.LY = LY;
         if (x.LY >= x.RY) break;
         int64_t NN = (rs->aln >= 0 && x.R > 0) ? x.R - 1 : N;
         if (x.RY > kept + 1) x.RY = kept + 1;

@@ -80,6 +80,9 @@ typedef struct {
     int32_t inner;                /* --inner / H= (0: off) */
     int threads;                  /* --threads=N: passes computed on N threads */
     const char *device;           /* --device=cpu|cuda|auto|emu (gapped_dev.h); NULL = cpu */
+    int total; int *running;      /* --outdir mode: all threads, and the number of line processes
+                                   * running now (shared memory): a pass started when fewer lines
+                                   * run gets a larger share of the threads */
     int notrivial;                /* --notrivial (§5.10) */
     int outdir, force;            /* --outdir mode (outputs inside DIR, new unless --force) */
     int twobit;                   /* --outdir mode: bytes as hspz's 2bit files hold them (twobit_byte) */
@@ -480,6 +483,18 @@ static void compute_job(pjob *j, hz_gwork *w)
     if (j->dfile) { fclose(j->dfile); j->dfile = NULL; }
 }
 
+/* threads inside a pass started while `active` passes of this command run (gapped_par.c) */
+static int pass_threads(const grun *g, int active)
+{
+    int share = g->threads;
+    if (g->o->running) {                      /* --outdir: the threads of lines that finished */
+        int np = __atomic_load_n(g->o->running, __ATOMIC_RELAXED);
+        int t = g->o->total / (np > 1 ? np : 1);
+        if (t > share) share = t;
+    }
+    return share / active > 1 ? share / active : 1;
+}
+
 static void *worker(void *arg)
 {
     grun *g = arg;
@@ -490,7 +505,7 @@ static void *worker(void *arg)
         if (g->ntaken == g->nposted) break;
         pjob *j = g->q[g->ntaken++];
         g->active++;                              /* share the threads among the running passes */
-        j->ithreads = g->threads / g->active > 1 ? g->threads / g->active : 1;
+        j->ithreads = pass_threads(g, g->active);
         pthread_mutex_unlock(&g->mu);
         compute_job(j, &w);
         pthread_mutex_lock(&g->mu);
@@ -577,7 +592,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         if (!t) return die("hspz gapped: out of memory");
         g->q = t; g->qcap = c;
     }
-    if (g->threads <= 1) { j->ithreads = 1; compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
+    if (g->threads <= 1) { j->ithreads = pass_threads(g, 1); compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
     pthread_mutex_lock(&g->mu);
     g->q[g->nposted++] = j;
     pthread_cond_broadcast(&g->cv);
@@ -809,12 +824,12 @@ fail:
 }
 
 int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqset *qs, int force, int threads,
-                       const char *device, const char *cwd)
+                       const char *device, const char *cwd, int total, int *running)
 {
     gopts o; memset(&o, 0, sizeof o);
     o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
     int rc = parse_args(&o, argc, argv);
-    o.threads = threads; o.twobit = 1;
+    o.threads = threads; o.twobit = 1; o.total = total; o.running = running;
     if (device) o.device = device;
     char *scores = NULL;
     /* a relative --scores= names the file given to hspz run -c, relative to where hspz ran

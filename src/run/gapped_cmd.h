@@ -19,7 +19,9 @@ int hz_gapped_outdir(int argc, char **argv);
  * prefixed as the run wrote them, read as hspz's 2bit files hold them) replace the package's
  * 2bit files; the passes run on `threads` threads; device as gapped_dev.h reads it (NULL =
  * cpu); a relative --scores= that DIR does not hold is looked for in caller_cwd (where hspz
- * ran).  Returns 0, or 1 after a message on stderr (lastz's wording where lastz has one). */
+ * ran); total / *running (may be NULL): all threads of the --outdir run and the number of line
+ * processes running now (shared memory), so that a pass started when fewer lines run gets more
+ * threads.  Returns 0, or 1 after a message on stderr (lastz's wording where lastz has one). */
 /* A traceback value as lastz reads --allocate:traceback= / --traceback= / m= (spec §0.2):
  * a number with an optional K, M or G (binary units; a decimal or a unit is rounded in single
  * precision as lastz does).  Returns the bytes, -1 when hspz gapped cannot read it, -2 below
@@ -27,6 +29,6 @@ int hz_gapped_outdir(int argc, char **argv);
 int64_t hz_gapped_tb_parse(const char *v);
 
 int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqset *qs, int force, int threads,
-                       const char *device, const char *caller_cwd);
+                       const char *device, const char *caller_cwd, int total, int *running);
 
 #endif

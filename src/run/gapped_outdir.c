@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,7 +75,7 @@ static int inside_dir(const char *path)
 /* tbword: --allocate:traceback=V given to --outdir, appended to the line's words as lastz
  * would read it there (the last one given wins; the axt/maf header shows it last) */
 static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_seqset *qs, int lineno, int force, int threads,
-                    const char *device, const char *tbword)
+                    const char *device, const char *tbword, int total, int *running)
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 62, &errfile);
@@ -99,7 +100,7 @@ static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_s
         if (fd < 0 || dup2(fd, 2) < 0) return die("hspz gapped: %s/%s: %s", dir, errfile, strerror(errno));
         close(fd);
     }
-    int rc = hz_gapped_run_line(n, av, ts, qs, force, threads, device, cwd);
+    int rc = hz_gapped_run_line(n, av, ts, qs, force, threads, device, cwd, total, running);
     return rc;
 }
 
@@ -229,6 +230,27 @@ static void err_first_line(const char *dir, const char *line, char *msg, size_t 
     free(cp);
 }
 
+/* the order in which the lines of lastz-commands.txt start: largest segments file first (the
+ * longest work does not start last), then line order; NULL when out of memory */
+static int *line_order(const char *dir, char **lines, int nl)
+{
+    int *ord = malloc(((size_t)nl + 1) * sizeof *ord);
+    off_t *sz = calloc((size_t)nl + 1, sizeof *sz);
+    if (!ord || !sz) { free(ord); free(sz); return NULL; }
+    for (int k = 0; k < nl; k++) {
+        char path[4096], *s = strstr(lines[k], "--segments=");
+        struct stat st;
+        size_t l = s ? strcspn(s + 11, " \t\r\n") : 0;
+        if (s && l < 2048 && snprintf(path, sizeof path, "%s/%.*s", dir, (int)l, s + 11) < (int)sizeof path && !stat(path, &st))
+            sz[k] = st.st_size;
+        int j = k;
+        while (j > 0 && sz[ord[j - 1]] < sz[k]) { ord[j] = ord[j - 1]; j--; }
+        ord[j] = k;
+    }
+    free(sz);
+    return ord;
+}
+
 int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device,
                          const char *tbword, int force, hz_gapped_files *files, char *err, size_t errlen)
 {
@@ -281,8 +303,15 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
     int per = threads / (nl < threads ? (nl ? nl : 1) : threads);   /* threads of each line's process */
     if (per < 1) per = 1;
     pid_t parent = getpid();
-    while (next < nl || running) {
+    int *ord = line_order(dir, lines, nl);
+    /* the running count, shared with the lines' processes (gapped_cmd.c pass_threads) */
+    int *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) shared = NULL;
+    if (!ord) { rc = 1; bad = 1; if (err) snprintf(err, errlen, "out of memory"); else die("hspz gapped: out of memory"); }
+    while (ord && (next < nl || running)) {
         if (next < nl && running < threads && !bad) {
+            int k = ord[next];
+            if (shared) __atomic_store_n(shared, running + 1, __ATOMIC_RELAXED);
             pid_t p = fork();
             if (p < 0) {
                 if (err) snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -294,16 +323,17 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
                  * folder and exits; the workers must not write on) */
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent) _exit(1);
-                _exit(run_line(dir, lines[next], ts, qs, next + 1, force, per, device, tbword) ? 1 : 0);
+                _exit(run_line(dir, lines[k], ts, qs, k + 1, force, per, device, tbword, threads, shared) ? 1 : 0);
             }
-            pid[next++] = p; running++;
+            pid[k] = p; next++; running++;
             continue;
         }
         if (next == nl || bad || running >= threads) {
             int st; pid_t p = wait(&st);
             if (p < 0) break;
             running--;
-            for (int k = 0; k < next; k++)
+            if (shared) __atomic_store_n(shared, running, __ATOMIC_RELAXED);
+            for (int k = 0; k < nl; k++)
                 if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
                     if (err && !rc) {          /* hspz run --gapped: the folder is removed, so the .err's line */
                         char m[1024];
@@ -315,8 +345,9 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
                 }
         }
     }
+    if (shared) munmap(shared, sizeof *shared);
     for (int k = 0; k < nl; k++) free(lines[k]);
-    free(lines); free(pid);
+    free(lines); free(pid); free(ord);
     return rc;
 }
 
