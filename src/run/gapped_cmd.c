@@ -690,6 +690,31 @@ static void score_warning(const hz_gscore *sc, const char *path)
                 "This may not work well with default --hspthresh=3000 (may result in too many alignments).\n", path, hi, mx, mx);
 }
 
+/* lastz's FASTA reader takes A C G T N in either case, and the IUPAC letters only with
+ * --ambiguous=iupac; another letter fails the file (sequences.c, 1.04.22: "bad fasta
+ * character").  hspz checks the whole file up front: when the first such letter is in a later
+ * query record, lastz has written the earlier records' alignments by then; hspz writes none
+ * (docs/gapped.md).  Returns 0, or 1 with lastz's two lines on stderr. */
+static int fasta_letters(const hz_seqset *s, int iupac)
+{
+    if (!strcmp(s->kind, "2bit")) return 0;
+    for (size_t r = 0; r < s->n; r++) {
+        const uint8_t *d = s->data + s->off[r];
+        for (uint64_t i = 0; i < s->len[r]; i++) {
+            int c = d[i], u = c & ~0x20;
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) continue;
+            if (strchr("ACGTNX", u) || (iupac && strchr("BDHKMRSVWY", u))) continue;   /* checked live: X is taken */
+            char **h = fasta_headers(s->path, s->n);
+            fprintf(stderr, "FAILURE: bad fasta character in %s, >%s (%s %c)\n"
+                    "remove or replace non-ACGTN characters or consider using --ambiguous=iupac\n",
+                    s->path, h ? h[r] : s->name[r], c == u ? "uppercase" : "lowercase", c);
+            free_headers(h, s->n);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int run_gapped(gopts *o)
 {
     /* every early failure goes to `fail`, which frees what was made so far (LeakSanitizer in
@@ -724,6 +749,10 @@ static int run_gapped(gopts *o)
     else {
         if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
         if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
+    }
+    if (!o->pre[0]) {
+        int iu = o->ambiguous && !strncmp(o->ambiguous, "iupac", 5);
+        if (fasta_letters(&ts, iu) || fasta_letters(&qs, iu)) goto fail;
     }
     if (select_records(&ts, o->subset[0], o->recname[0], o->pre[0] ? -1 : o->darkspace[0], &tix, &tn, NULL) ||
         select_records(&qs, o->subset[1], o->recname[1], o->pre[1] ? -1 : o->darkspace[1], &qix, &qn,

@@ -230,6 +230,70 @@ static void err_first_line(const char *dir, const char *line, char *msg, size_t 
     free(cp);
 }
 
+/* names a folder's lines read or write, for check_lines */
+typedef struct { char *name; int line, out; } lname;
+
+static int lname_add(lname **v, int *n, int *cap, const char *name, size_t len, int line, int out)
+{
+    if (*n == *cap) { int c = *cap ? 2 * *cap : 64; lname *t = realloc(*v, (size_t)c * sizeof *t); if (!t) return -1; *v = t; *cap = c; }
+    while (len > 2 && name[0] == '.' && name[1] == '/') { name += 2; len -= 2; }
+    if (!((*v)[*n].name = strndup(name, len))) return -1;
+    (*v)[*n].line = line; (*v)[*n].out = out; (*n)++;
+    return 0;
+}
+
+/* Before any line runs: no file a line writes (its last --output= and its 2> file) is written
+ * by another line too, or is read by any line (segments, scores, [subset=] and sequence files)
+ * or is the folder's own record (manifest.json, lastz-commands.txt, gapped-manifest.json);
+ * compared by name and, for files that exist, by identity.  Lines run at once, so either
+ * would make the bytes depend on timing or destroy an input (docs/gapped.md "Output files").
+ * Returns 0, or 1 with one line in msg. */
+static int check_lines(const char *dir, char **lines, int nl, char *msg, size_t ml)
+{
+    lname *v = NULL; int n = 0, cap = 0, rc = 0;
+    static const char *const OWN[] = { "manifest.json", "lastz-commands.txt", "gapped-manifest.json", NULL };
+    for (int i = 0; OWN[i] && !rc; i++) rc = lname_add(&v, &n, &cap, OWN[i], strlen(OWN[i]), 0, 0);
+    for (int k = 0; k < nl && !rc; k++) {
+        char *cp = strdup(lines[k]), *av[64], *ef = NULL;
+        int m = cp ? split_line(cp, av, 63, &ef) : -1;
+        const char *out = NULL;
+        for (int i = 1; i < m && !rc; i++) {
+            const char *a = av[i], *sb;
+            if (!strncmp(a, "--output=", 9)) out = a + 9;
+            else if (!strncmp(a, "--segments=", 11)) rc = lname_add(&v, &n, &cap, a + 11, strlen(a + 11), k + 1, 0);
+            else if (!strncmp(a, "--scores=", 9)) rc = lname_add(&v, &n, &cap, a + 9, strlen(a + 9), k + 1, 0);
+            else if (a[0] != '-') {                      /* FILE[actions]: the file and a subset file */
+                rc = lname_add(&v, &n, &cap, a, strcspn(a, "["), k + 1, 0);
+                if (!rc && (sb = strstr(a, "[subset="))) rc = lname_add(&v, &n, &cap, sb + 8, strcspn(sb + 8, "]"), k + 1, 0);
+            }
+        }
+        if (!rc && out) rc = lname_add(&v, &n, &cap, out, strlen(out), k + 1, 1);
+        if (!rc && m > 0 && ef) rc = lname_add(&v, &n, &cap, ef, strlen(ef), k + 1, 1);
+        free(cp);
+    }
+    if (rc) snprintf(msg, ml, "out of memory");
+    for (int i = 0; i < n && !rc; i++) {
+        if (!v[i].out) continue;
+        char pi[4200], pj[4200];
+        snprintf(pi, sizeof pi, "%s/%s", dir, v[i].name);
+        for (int j = 0; j < n && !rc; j++) {
+            if (j == i || (v[j].out && j < i)) continue;
+            snprintf(pj, sizeof pj, "%s/%s", dir, v[j].name);
+            if (strcmp(v[i].name, v[j].name) && !hz_same_file(pi, pj)) continue;
+            if (v[j].out)
+                snprintf(msg, ml, "lastz-commands.txt lines %d and %d both write %s; refused", v[i].line, v[j].line, v[i].name);
+            else if (!v[j].line)
+                snprintf(msg, ml, "lastz-commands.txt line %d writes %s, the folder's own %s; refused", v[i].line, v[i].name, v[j].name);
+            else
+                snprintf(msg, ml, "lastz-commands.txt line %d writes %s, which line %d reads; refused", v[i].line, v[i].name, v[j].line);
+            rc = 1;
+        }
+    }
+    for (int i = 0; i < n; i++) free(v[i].name);
+    free(v);
+    return rc;
+}
+
 /* the order in which the lines of lastz-commands.txt start: largest segments file first (the
  * longest work does not start last), then line order; NULL when out of memory */
 static int *line_order(const char *dir, char **lines, int nl)
@@ -295,6 +359,14 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
         free(lines);
         if (err) { snprintf(err, errlen, "out of memory"); return 1; }
         return die("hspz gapped: out of memory");
+    }
+    char cm[8400];
+    if (check_lines(dir, lines, nl, cm, sizeof cm)) {
+        if (err) snprintf(err, errlen, "%s", cm);
+        else die("hspz gapped: %s/%s", dir, cm);
+        for (int k = 0; k < nl; k++) free(lines[k]);
+        free(lines); free(pid);
+        return 1;
     }
     fflush(NULL);
     /* independent files (spec §12): one worker process per line, at most `threads` at a time;

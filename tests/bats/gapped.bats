@@ -611,3 +611,38 @@ CASES
     echo "$n runs: $ok equal outputs, $fail equal failures"
     [ "$ok" -eq 9 ] && [ "$fail" -eq 13 ]
 }
+
+@test "gapped --outdir: a line that writes another line's output or any line's input (segments, subset, manifest) is refused before any line runs, also with --force" {
+    local A="$HZ_REPO/tests/data/apple_orange" d="$BATS_TEST_TMPDIR/lines"
+    mkdir -p "$d" && cd "$d"
+    "$HSPZ" run -r "$A/apple.fasta.gz" -q "$A/orange.fasta.gz" -o t --quiet
+    cp -r t t2; cp -r t t3
+    local seg; seg=$(sha256sum t/tmp1.block0.r0.minus.segments)
+    sed -i '1s/2> tmp1.block0.r0.plus.err/2> tmp1.block0.r0.minus.segments/' t/lastz-commands.txt
+    run "$HSPZ" gapped --outdir t -r "$A/apple.fasta.gz" -q "$A/orange.fasta.gz" --force --threads 1
+    [ "$status" -eq 1 ] && [[ "$output" == *"line 1 writes tmp1.block0.r0.minus.segments, which line 2 reads; refused"* ]]
+    [ "$(sha256sum t/tmp1.block0.r0.minus.segments)" = "$seg" ] && [ ! -e t/tmp1.block0.r0.plus.maf- ]
+    local man; man=$(sha256sum t2/manifest.json)
+    sed -i '1s/--output=tmp1.block0.r0.plus.maf-/--output=manifest.json/' t2/lastz-commands.txt
+    run "$HSPZ" gapped --outdir t2 -r "$A/apple.fasta.gz" -q "$A/orange.fasta.gz" --force
+    [ "$status" -eq 1 ] && [[ "$output" == *"writes manifest.json, the folder's own manifest.json; refused"* ]]
+    [ "$(sha256sum t2/manifest.json)" = "$man" ]
+    sed -i '2s/--output=tmp1.block0.r0.minus.maf-/--output=tmp1.block0.r0.plus.maf-/; 2s/2> tmp1.block0.r0.minus.err/2> tmp1.block0.r0.plus.err/' t3/lastz-commands.txt
+    run "$HSPZ" gapped --outdir t3 -r "$A/apple.fasta.gz" -q "$A/orange.fasta.gz" --threads 2 --force
+    [ "$status" -eq 1 ] && [[ "$output" == *"lines 1 and 2 both write tmp1.block0.r0.plus.maf-; refused"* ]]
+    [ ! -e t3/tmp1.block0.r0.plus.maf- ]
+}
+
+@test "gapped: a FASTA letter lastz refuses (IUPAC without --ambiguous=iupac, U; X is taken) fails as lastz fails; with iupac the same bytes" {
+    require_cmd lastz
+    cd "$BATS_TEST_TMPDIR"
+    printf '>a desc x\nACGTACGTYACGTNNACGTACGT\n>b\nACGTRACG\n' > iu.fa
+    printf '>a\nACGTACGTACGTxACGTuAC\n' > x.fa
+    printf 'a\t1\t10\ta\t1\t10\t+\t2000\n' > s.seg
+    for c in "iu.fa[multiple] iu.fa" "iu.fa[multiple] iu.fa --ambiguous=n" "x.fa x.fa" "iu.fa[multiple] iu.fa --ambiguous=iupac"; do
+        run "$HSPZ" gapped $c --segments=s.seg --format=axt; hs=$status; ho=$output
+        run lastz $c --segments=s.seg --format=axt; [ "$status" -eq "$hs" ] && [ "$output" = "$ho" ] || { echo "differs: $c"; echo "$ho"; echo "$output"; return 1; }
+    done
+    run "$HSPZ" gapped 'iu.fa[multiple]' iu.fa --segments=s.seg --format=axt
+    [ "$status" -eq 1 ] && [[ "$output" == *"bad fasta character in iu.fa, >a desc x (uppercase Y)"* ]]
+}
