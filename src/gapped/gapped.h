@@ -88,6 +88,9 @@ typedef struct {
     const int32_t *trivial; int32_t ntrivial; /* (target, query) partition pairs that are identical:
                                               * trivial self-alignments (§5.10); query partition
                                               * -1 = the whole unpartitioned query */
+    int32_t tdiag;                           /* added to target positions in truncation messages:
+                                              * -1 for an unpartitioned target (lastz's buffer has no
+                                              * NUL before it there), else 0 */
 } hz_gpass;
 
 /* The partition k (0 .. n-1) holding concatenated position p, given the separators sep[0..n]

@@ -205,9 +205,10 @@ static int push_op(uint32_t **ops, int32_t *n, int32_t *cap, int op)
 static void report_truncation(const hz_gpass *P, int rev, int64_t a1, int64_t a2, int64_t er, int64_t ec)
 {
     if (!P->diag) return;
-    if (!rev) fprintf(P->diag, "truncating alignment ending at (%u,%u);", (unsigned)(er + a1 + 1), (unsigned)(ec + a2 + 1));
-    else fprintf(P->diag, "truncating alignment starting at (%u,%u);", (unsigned)(a1 + 2 - er), (unsigned)(a2 + 2 - ec));
-    fprintf(P->diag, "  anchor at (%u,%u)\n", (unsigned)a1, (unsigned)a2);
+    int64_t t = a1 + P->tdiag;               /* lastz's target position (§4.2) */
+    if (!rev) fprintf(P->diag, "truncating alignment ending at (%u,%u);", (unsigned)(er + t + 1), (unsigned)(ec + a2 + 1));
+    else fprintf(P->diag, "truncating alignment starting at (%u,%u);", (unsigned)(t + 2 - er), (unsigned)(a2 + 2 - ec));
+    fprintf(P->diag, "  anchor at (%u,%u)\n", (unsigned)t, (unsigned)a2);
     if (P->reported_trunc && !*P->reported_trunc) {
         *P->reported_trunc = 1;
         fprintf(P->diag, "truncation can be reduced by using --allocate:traceback to increase traceback memory\n");

@@ -577,8 +577,9 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
     else { j->nm1[0] = qname; j->qnames = j->nm1; j->tru = *qtrue; j->start = *qstart; j->qtrue = &j->tru; j->qstart = &j->start; }
     j->dfile = open_memstream(&j->dbuf, &j->dlen);
     hz_gpass P = { g->T->T, g->T->len, g->T->sep, g->T->n, Q, ql, Qp ? Qp->sep : NULL, Qp ? Qp->n : 0,
-                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), j->dfile, &j->noted, NULL, 0 };
+                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), j->dfile, &j->noted, NULL, 0, 0 };
     j->P = P;
+    j->P.tdiag = g->T->unpart ? -1 : 0;
     if (st == 1 && (j->triv = malloc((2 * (size_t)g->T->n + 2) * sizeof *j->triv))) {
         j->P.trivial = j->triv;
         j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);

@@ -646,3 +646,16 @@ CASES
     run "$HSPZ" gapped 'iu.fa[multiple]' iu.fa --segments=s.seg --format=axt
     [ "$status" -eq 1 ] && [[ "$output" == *"bad fasta character in iu.fa, >a desc x (uppercase Y)"* ]]
 }
+
+@test "gapped: truncation messages name lastz's positions also for a target without [multiple] (REF.2bit/NAME, make_lastz_chains' form)" {
+    require_cmd lastz
+    local AG="$TD/tiny_aglobin_human_vs_cow"
+    cd "$BATS_TEST_TMPDIR"
+    "$HSPZ" run --hspthresh 2400 -r "$AG/aglobin_human.fa.gz" -q "$AG/aglobin_cow.fa.gz" -o seg -D --quiet
+    for spec in "$AG/aglobin.2bit/human $AG/aglobin.2bit/cow" "$AG/aglobin.2bit/human $AG/aglobin.2bit/cow[multiple]" "$AG/aglobin.2bit/human[multiple] $AG/aglobin.2bit/cow"; do
+        "$HSPZ" gapped $spec --segments=seg/tmp1.block0.r0.plus.segments --format=maf- --allocate:traceback=100K >h.out 2>h.err || true
+        lastz $spec --segments=seg/tmp1.block0.r0.plus.segments --format=maf- --allocate:traceback=100K >l.out 2>l.err || true
+        grep -q "^truncating alignment" l.err
+        cmp h.err l.err && cmp h.out l.out
+    done
+}
