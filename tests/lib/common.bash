@@ -154,3 +154,13 @@ assert a["segment_lines"] == b["segment_lines"]
 assert [i["sha256"] for i in a["inputs"]] == [i["sha256"] for i in b["inputs"]]
 PY
 }
+
+# jget FILE .a.b — a JSON value for tests, as `jq -r` prints it (null for null; python3, so that
+# jq is not needed in CI's fresh root)
+jget() {
+    python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].strip(".").split("."):
+    v = v[k]
+print("null" if v is None else (json.dumps(v) if isinstance(v, (dict, list, bool)) else v))' "$1" "$2"
+}
