@@ -554,12 +554,12 @@ mlc_aglobin() {
         grep -q '^truncation can be reduced by using --allocate:traceback' "$d/OUT/tmp1.block0.r0.plus.err"
         [ ! -s "$d/DEF/tmp1.block0.r0.plus.err" ]                     # 80M: no truncation, other alignments
         ! cmp -s <(grep -v '^#' "$d/DEF/tmp1.block0.r0.plus.maf") <(grep -v '^#' "$d/OUT/tmp1.block0.r0.plus.maf")
-        [ "$(jget "$d/OUT/gapped-manifest.json" .settings.traceback.value)" = "$word" ]
-        [ "$(jget "$d/OUT/gapped-manifest.json" .settings.traceback.source)" = flag ]
+        [ "$(mf "$d/OUT/gapped-manifest.json" 'd["settings"]["traceback"]["value"]')" = "$word" ]
+        [ "$(mf "$d/OUT/gapped-manifest.json" 'd["settings"]["traceback"]["source"]')" = flag ]
         cd "$d"
     done
-    [ "$(jget "$d/DEF/gapped-manifest.json" .settings.traceback.source)" = default ]
-    [ "$(jget "$d/DEF/gapped-manifest.json" .settings.traceback.value)" = null ]
+    [ "$(mf "$d/DEF/gapped-manifest.json" 'd["settings"]["traceback"]["source"]')" = default ]
+    [ "$(mf "$d/DEF/gapped-manifest.json" 'd["settings"]["traceback"]["value"]')" = null ]
     # checked up front, one line, nothing written
     for word in --traceback=abc --allocate:traceback=50K "--traceback 1X"; do
         rm -f "$d/OUT"/tmp1.*.maf "$d/OUT"/tmp1.*.err

@@ -34,15 +34,7 @@ sys.exit(1 if errors else 0)
 EOF
 }
 
-# jq_ FILE EXPR — a value of the manifest (python, so that jq is not needed); None prints null.
-mf() {
-    python3 - "$1" "$2" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2], {"d": d})
-print("null" if v is None else (json.dumps(v) if isinstance(v, (dict, list, bool)) else v))
-EOF
-}
+# mf FILE EXPR: tests/lib/common.bash
 
 golden_field() {
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$GOLD/$1/case.json" "$2"

@@ -21,7 +21,7 @@ setup() {
     # with batched_lastz's traceback memory appended to every line by hspz (no copy of lastz-commands.txt)
     grep -q "^    hspz gapped --outdir gapped -r 'apple.fasta.gz' -q 'orange.fasta.gz' --threads [123] --allocate:traceback=1.99G\$" "$BATS_TEST_TMPDIR"/w/work/*-gapped/.command.sh
     [ -L "$(echo "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/lastz-commands.txt)" ]
-    [ "$(jget "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/gapped-manifest.json .settings.traceback.value)" = --allocate:traceback=1.99G ]
+    [ "$(mf "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/gapped-manifest.json 'd["settings"]["traceback"]["value"]')" = --allocate:traceback=1.99G ]
     [ "$(find "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped -name '*.segments' -type l | wc -l)" -eq 20 ]
 }
 
@@ -232,7 +232,7 @@ SH
     [[ "$output" == *"1 hspz gapped task"*"-> MAF == lastz on the package's commands in order"* ]]
     ! grep -rq "lastz was called" "$BATS_TEST_TMPDIR"/w1/work/*/.command.err
     # every command got batched_lastz's traceback memory (hspz gapped --outdir appends it; no copy)
-    [ "$(jget "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/gapped-manifest.json .settings.traceback.value)" = --allocate:traceback=1.99G ]
+    [ "$(mf "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/gapped-manifest.json 'd["settings"]["traceback"]["value"]')" = --allocate:traceback=1.99G ]
     [ -L "$(echo "$BATS_TEST_TMPDIR"/w1/work/*-gapped/gapped/lastz-commands.txt)" ]
     # ext.args come after it (then a copy of lastz-commands.txt carries both): 200K of traceback
     # cuts MT's long alignments, hspz notes the truncations as lastz does, the task passes and
@@ -243,7 +243,7 @@ SH
     grep -q '^truncating alignment ending at ([0-9]*,[0-9]*);  anchor at' "$BATS_TEST_TMPDIR"/w2/work/*-gapped/.command.err
     [ "$(grep -c -- ' --allocate:traceback=1.99G --allocate:traceback=200K 2> ' "$BATS_TEST_TMPDIR"/w2/work/*-gapped/gapped/lastz-commands.txt)" -eq 1 ]
     [ ! -L "$(echo "$BATS_TEST_TMPDIR"/w2/work/*-gapped/gapped/lastz-commands.txt)" ]
-    [ "$(jget "$BATS_TEST_TMPDIR"/w2/work/*-gapped/gapped/gapped-manifest.json .settings.traceback.value)" = null ]
+    [ "$(mf "$BATS_TEST_TMPDIR"/w2/work/*-gapped/gapped/gapped-manifest.json 'd["settings"]["traceback"]["value"]')" = null ]
     # any other line on a command's stderr fails the task
     HZ_PLANT="hspz gapped: something else" run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w3" "${pair[@]}"
     echo "$output"

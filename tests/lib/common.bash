@@ -155,12 +155,13 @@ assert [i["sha256"] for i in a["inputs"]] == [i["sha256"] for i in b["inputs"]]
 PY
 }
 
-# jget FILE .a.b — a JSON value for tests, as `jq -r` prints it (null for null; python3, so that
-# jq is not needed in CI's fresh root)
-jget() {
-    python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2].strip(".").split("."):
-    v = v[k]
-print("null" if v is None else (json.dumps(v) if isinstance(v, (dict, list, bool)) else v))' "$1" "$2"
+# mf FILE EXPR — a value of a JSON file for tests, EXPR a python expression over d (the parsed
+# file), printed as `jq -r` prints it: null for None (python3, so that jq is not needed)
+mf() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"d": d})
+print("null" if v is None else (json.dumps(v) if isinstance(v, (dict, list, bool)) else v))
+EOF
 }
