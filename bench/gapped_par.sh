@@ -10,7 +10,8 @@
 #   REF,QRY      a pair of FASTA(.gz) files (target, query)
 #
 # Environment: RUNS (default 3, runs per variant, alternated), LASTZ (default lastz),
-# T1=1 also times `hspz gapped --threads 1`, E2E=1 also times the whole process both ways: `hspz
+# T1=1 also times `hspz gapped --threads 1`, ALT=PATH also times another hspz binary's `hspz gapped
+# --threads N` (an old build, side by side; its outputs checked too), E2E=1 also times the whole process both ways: `hspz
 # run` alone (the HSP stage, to add to the lastz arm) and `hspz run --gapped --threads N`, FORMAT (default maf-: the package's
 # batched_lastz format; axt+ is not what hspz run writes).
 #
@@ -83,7 +84,7 @@ for pair in "$@"; do
     ncmd="$(grep -c . "$F/lastz-commands.txt")"
     sed -nE 's/.*--output=([^ ]+) 2> ([^ ]+).*/\1 \2/p' "$F/lastz-commands.txt" | tr ' ' '\n' > "$TMP/outs"
     clean() { (cd "$1" && rm -f $(cat "$TMP/outs")); }
-    variants=(lastz hspz); [ "${T1:-0}" = 1 ] && variants+=(hspz1); [ "${E2E:-0}" = 1 ] && variants+=(hsp e2e)
+    variants=(lastz hspz); [ -n "${ALT:-}" ] && variants+=(alt); [ "${T1:-0}" = 1 ] && variants+=(hspz1); [ "${E2E:-0}" = 1 ] && variants+=(hsp e2e)
     rm -f "$P"/*.times
     for ((k = 1; k <= RUNS; k++)); do
         for v in "${variants[@]}"; do
@@ -101,6 +102,7 @@ for pair in "$@"; do
                 lastz) timed "$P/$v.times" bash -c "$RUN_LASTZ" _ "$F" "$LASTZ" "$N" ;;
                 hspz)  timed "$P/$v.times" "$HSPZ" gapped --outdir "$F" -r "$ref" -q "$qry" --threads "$N" ;;
                 hspz1) timed "$P/$v.times" "$HSPZ" gapped --outdir "$F" -r "$ref" -q "$qry" --threads 1 ;;
+                alt)   timed "$P/$v.times" "$ALT" gapped --outdir "$F" -r "$ref" -q "$qry" --threads "$N" ;;
             esac
             digest "$F" > "$P/$v.$k.sum"
             if ! cmp -s "$P/$v.$k.sum" "$P/lastz.1.sum"; then
@@ -112,6 +114,7 @@ for pair in "$@"; do
     done
     for v in "${variants[@]}"; do
         label="lastz × $ncmd, xargs -P $N"; [ $v = hspz ] && label="hspz gapped --threads $N"; [ $v = hspz1 ] && label="hspz gapped --threads 1"
+        [ $v = alt ] && label="ALT hspz gapped --threads $N ($ALT)"
         [ $v = hsp ] && label="hspz run (HSP stage alone)"; [ $v = e2e ] && label="hspz run --gapped --threads $N (both stages)"
         w="$(cut -d' ' -f1 "$P/$v.times" | median) ($(cut -d' ' -f1 "$P/$v.times" | span))"
         c="$(cut -d' ' -f2 "$P/$v.times" | median) ($(cut -d' ' -f2 "$P/$v.times" | span))"
@@ -120,7 +123,7 @@ for pair in "$@"; do
 done
 {
     echo
-    echo "Command: \`bench/gapped_par.sh $BUILD $RESULTS $N $*\` (RUNS=$RUNS${T1:+ T1=$T1}${E2E:+ E2E=$E2E})"
+    echo "Command: \`bench/gapped_par.sh $BUILD $RESULTS $N $*\` (RUNS=$RUNS${T1:+ T1=$T1}${ALT:+ ALT=$ALT}${E2E:+ E2E=$E2E})"
 } >> "$TMP/report"
 cp "$TMP/report" "$REPORT"
 cat "$REPORT"

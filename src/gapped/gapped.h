@@ -191,6 +191,15 @@ typedef int (*hz_gpre_fn)(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, 
  * the speculative scheme runs for nthreads = 1 too.  Same S and bytes. */
 int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
                        hz_gset *S, int nthreads, int64_t *nredo, hz_gpre_fn pre, void *prectx);
+/* How many of a pass's nthreads workers may claim anchors now (clamped to 1..nthreads); asked
+ * again by idle workers, so a running pass takes up threads that other passes or lines free
+ * (gapped_cmd.c).  Never changes S or the bytes, only how many threads compute. */
+typedef int (*hz_gallow_fn)(void *ctx);
+/* hz_gapped_pass_pre with nthreads workers of which allow(allowctx) may work at a time (allow
+ * NULL: all).  Same S and bytes as hz_gapped_pass.  0, -1 on out of memory. */
+int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
+                       hz_gset *S, int nthreads, hz_gallow_fn allow, void *allowctx,
+                       int64_t *nredo, hz_gpre_fn pre, void *prectx);
 /* The tail of hz_gapped_extend (§5.3-§5.5): append the right half's run list rops[0..nr)
  * (traceback order) to G's (the left half's, capacity *ocap), trim, pieces, the empty /
  * threshold test.  G's s, t and score set.  1 = keep, 0 = drop (buffers freed), -1 = OOM. */

@@ -24,7 +24,7 @@
  * the worker stops, waits until that anchor is committed and extends again itself.  These are
  * predictions only: whatever a worker delivers is still checked at commit, so the bytes never
  * depend on them.
- * Memory: a window of K = 4 x threads anchors in flight.
+ * Memory: a window of K = 4 x threads anchors in flight (4 x the threads allow() lets work).
  * HSPZ_GAPPED_STATS=1 in the environment: one line per pass on stderr (counters, §12 waste). */
 #include <pthread.h>
 #include <stdio.h>
@@ -50,6 +50,7 @@ typedef struct {
     int stop, stats; int64_t nredo;
     int64_t nretry, nstop, nwait, nown, wcells, ccells, maxcells; double cbusy;   /* HSPZ_GAPPED_STATS */
     hz_gpre_fn pre; void *prectx;         /* results made elsewhere, against an empty set */
+    hz_gallow_fn allow; void *allowctx;   /* workers [0, allow()) may claim anchors now */
     pthread_mutex_t mu; pthread_cond_t cv_work, cv_done;
 } ppar;
 
@@ -155,9 +156,30 @@ static int poll_new(void *ctx, const hz_gwork *w, int rev)
     return 0;
 }
 
+typedef struct { ppar *p; int t; } pworker;
+
+/* the workers that may claim anchors now, 1..K/4 (caller holds mu) */
+static int64_t allowed(const ppar *p)
+{
+    int64_t a = p->allow ? p->allow(p->allowctx) : p->K / 4;
+    return a < 1 ? 1 : a > p->K / 4 ? p->K / 4 : a;
+}
+
+/* wait on cv_work; a worker held back by allow() also wakes every 20 ms to ask again */
+static void wait_work(ppar *p, int gated)
+{
+    if (!gated) { pthread_cond_wait(&p->cv_work, &p->mu); return; }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 20000000;
+    if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+    pthread_cond_timedwait(&p->cv_work, &p->mu, &ts);
+}
+
 static void *worker(void *arg)
 {
-    ppar *p = arg;
+    ppar *p = ((pworker *)arg)->p;
+    const int t = ((pworker *)arg)->t;
     hz_gwork w; memset(&w, 0, sizeof w);
     w.rec = 1;
     ppoll pq = { p, 0, -1, 0 };
@@ -165,8 +187,12 @@ static void *worker(void *arg)
     uint32_t *rops = NULL; int32_t rcap = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && !(p->next_claim < p->nan && p->next_claim < p->next_commit + p->K))
-            pthread_cond_wait(&p->cv_work, &p->mu);
+        for (;;) {
+            int64_t a = allowed(p);                /* window: 4 anchors per working thread */
+            int ready = p->next_claim < p->nan && p->next_claim < p->next_commit + 4 * a;
+            if (p->stop || (ready && t < a)) break;
+            wait_work(p, p->allow != NULL);
+        }
         if (p->stop) break;
         int64_t k = p->next_claim++;
         pslot *sl = &p->slot[k % p->K];
@@ -307,6 +333,13 @@ int hz_gapped_pass_par(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
 int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
                        hz_gset *S, int nthreads, int64_t *nredo, hz_gpre_fn pre, void *prectx)
 {
+    return hz_gapped_pass_dyn(P, w, an, nan, S, nthreads, NULL, NULL, nredo, pre, prectx);
+}
+
+int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan,
+                       hz_gset *S, int nthreads, hz_gallow_fn allow, void *allowctx,
+                       int64_t *nredo, hz_gpre_fn pre, void *prectx)
+{
     if (nredo) *nredo = 0;
     const char *env = getenv("HSPZ_GAPPED_STATS");
     int stats = env && *env && strcmp(env, "0");
@@ -319,7 +352,7 @@ int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     }
     if (nthreads < 1) nthreads = 1;
     ppar p; memset(&p, 0, sizeof p);
-    p.stats = stats; p.pre = pre; p.prectx = prectx;
+    p.stats = stats; p.pre = pre; p.prectx = prectx; p.allow = allow; p.allowctx = allowctx;
     p.P = P; p.Pq = *P; p.Pq.diag = NULL; p.Pq.reported_trunc = NULL;
     p.an = an; p.nan = nan; p.S = S; p.K = 4 * (int64_t)nthreads;
     if (hz_gset_reserve(S, nan + P->ntrivial + 1) || hz_gapped_trivials(P, S) || publish(&p)) { snap_unref(p.cur); return -1; }
@@ -327,8 +360,12 @@ int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     pthread_mutex_init(&p.mu, NULL); pthread_cond_init(&p.cv_work, NULL); pthread_cond_init(&p.cv_done, NULL);
     int nw = 0, rc = 0;
     pthread_t *tid = calloc((size_t)nthreads, sizeof *tid);
+    pworker *pw = calloc((size_t)nthreads, sizeof *pw);
     /* nthreads workers: the committing thread mostly waits, it only extends what no worker took */
-    for (int t = 0; tid && t < nthreads; t++) if (!pthread_create(&tid[t], NULL, worker, &p)) nw++;
+    for (int t = 0; tid && pw && t < nthreads; t++) {
+        pw[nw].p = &p; pw[nw].t = nw;
+        if (!pthread_create(&tid[nw], NULL, worker, &pw[nw])) nw++;
+    }
     uint32_t *rops = NULL; int32_t rcap = 0;
     for (int64_t k = 0; k < nan && !rc; k++) {
         pthread_mutex_lock(&p.mu);
@@ -350,7 +387,7 @@ int hz_gapped_pass_pre(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
         if (p.slot[k].state == 2 && p.slot[k].rc == 1) { free(p.slot[k].G.ops); free(p.slot[k].G.pc); }
         free(p.slot[k].rg[0]); free(p.slot[k].rg[1]);
     }
-    free(tid); free(rops); free(p.slot);
+    free(tid); free(pw); free(rops); free(p.slot);
     snap_unref(p.cur);
     pthread_mutex_destroy(&p.mu); pthread_cond_destroy(&p.cv_work); pthread_cond_destroy(&p.cv_done);
     if (!rc) S->nout = S->n;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -187,14 +188,15 @@ typedef struct {
     hz_gset S, I; const hz_galn **L; int64_t nl; int rc;
     char *dbuf; size_t dlen; FILE *dfile;    /* the pass's truncation lines */
     int done, ithreads;                      /* ithreads: threads inside the pass (gapped_par.c) */
+    struct grun *g;                          /* for pass_allow */
     hz_gdev *dev; char derr[256];            /* speculative extensions on a device (gapped_dev.h) */
 } pjob;
 
-typedef struct {
+typedef struct grun {
     gopts *o; hz_gscore *sc; const hz_gside *T; hz_gsegrd *r; FILE *out;
     const char *traw;                        /* see pjob */
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
-    int threads; pthread_t *tid; int nt;
+    int threads, pool; pthread_t *tid; int nt;   /* pool: worker threads (--outdir: all of hspz's) */
     hz_gdev *dev;
     pthread_mutex_t mu; pthread_cond_t cv;
     pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop, active;
@@ -224,6 +226,8 @@ static void drop_delayed_trivial(pjob *j)
     j->S.nout = m;
 }
 
+static int pass_allow(void *ctx);
+
 static void compute_job(pjob *j, hz_gwork *w)
 {
     hz_ganchor *an = NULL;
@@ -231,7 +235,11 @@ static void compute_job(pjob *j, hz_gwork *w)
     j->rc = 0;
     hz_gdres *R = NULL; int64_t nredo = 0;
     if (nan >= 2 && j->dev && hz_gdev_pass(j->dev, &j->P, an, nan, &R, j->derr, sizeof j->derr)) j->rc = -1;
-    else if (nan < 0 || hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
+    else if (nan < 0) j->rc = -1;
+    else if (j->ithreads > 1 && j->g && j->g->pool > j->ithreads) {   /* may grow up to the pool */
+        if (hz_gapped_pass_dyn(&j->P, w, an, nan, &j->S, j->g->pool, pass_allow, j->g, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
+    }
+    else if (hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
     if (R && getenv("HSPZ_GAPPED_STATS") && !strcmp(getenv("HSPZ_GAPPED_STATS"), "1")) {           /* how much the device did (bench/) */
         int64_t ok, left; hz_gdres_counts(R, &ok, &left);
         fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s, %lld left to the CPU, %lld redone\n",
@@ -259,16 +267,31 @@ static void compute_job(pjob *j, hz_gwork *w)
     if (j->dfile) { fclose(j->dfile); j->dfile = NULL; }
 }
 
-/* threads inside a pass started while `active` passes of this command run (gapped_par.c) */
-static int pass_threads(const grun *g, int active)
+/* the threads this command may use now: its own, or in --outdir mode hspz's threads shared by
+ * the line processes still running (a line that finishes leaves its threads to the others) */
+static int share_now(const grun *g)
 {
     int share = g->threads;
-    if (g->o->running) {                      /* --outdir: the threads of lines that finished */
+    if (g->o->running) {
         int np = __atomic_load_n(g->o->running, __ATOMIC_RELAXED);
         int t = g->o->total / (np > 1 ? np : 1);
         if (t > share) share = t;
     }
+    return share;
+}
+
+/* threads inside a pass while `active` passes of this command run (gapped_par.c) */
+static int pass_threads(const grun *g, int active)
+{
+    int share = share_now(g);
     return share / active > 1 ? share / active : 1;
+}
+
+/* hz_gallow_fn: a running pass's threads follow the passes and lines still running */
+static int pass_allow(void *ctx)
+{
+    const grun *g = ctx;
+    return pass_threads(g, __atomic_load_n(&g->active, __ATOMIC_RELAXED));
 }
 
 static void *worker(void *arg)
@@ -277,15 +300,24 @@ static void *worker(void *arg)
     hz_gwork w = { 0 };
     pthread_mutex_lock(&g->mu);
     for (;;) {
-        while (g->ntaken == g->nposted && !g->stop) pthread_cond_wait(&g->cv, &g->mu);
+        /* a new pass starts while fewer passes run than the threads allowed now: passes first
+         * (no speculation), the threads left over go into the running passes (pass_allow) */
+        while (!g->stop && (g->ntaken == g->nposted || g->active >= share_now(g))) {
+            if (g->ntaken == g->nposted) { pthread_cond_wait(&g->cv, &g->mu); continue; }
+            struct timespec ts;                   /* held back: ask again as lines finish */
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 50000000;
+            if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+            pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+        }
         if (g->ntaken == g->nposted) break;
         pjob *j = g->q[g->ntaken++];
-        g->active++;                              /* share the threads among the running passes */
+        __atomic_store_n(&g->active, g->active + 1, __ATOMIC_RELAXED);
         j->ithreads = pass_threads(g, g->active);
         pthread_mutex_unlock(&g->mu);
         compute_job(j, &w);
         pthread_mutex_lock(&g->mu);
-        j->done = 1; g->active--;
+        j->done = 1; __atomic_store_n(&g->active, g->active - 1, __ATOMIC_RELAXED);
         pthread_cond_broadcast(&g->cv);
     }
     pthread_mutex_unlock(&g->mu);
@@ -361,7 +393,7 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);
     }
     j->notrivial = g->o->notrivial;
-    j->dev = g->dev;
+    j->dev = g->dev; j->g = g;
     j->T = g->T; j->traw = g->traw; j->qraw = qraw;
     if (g->nposted == g->qcap) {
         int64_t c = g->qcap ? 2 * g->qcap : 64;
@@ -369,13 +401,13 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
         if (!t) return die("hspz gapped: out of memory");
         g->q = t; g->qcap = c;
     }
-    if (g->threads <= 1) { j->ithreads = pass_threads(g, 1); compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
+    if (g->pool <= 1) { j->ithreads = pass_threads(g, 1); compute_job(j, &g->w); j->done = 1; g->q[g->nposted++] = j; return commit_all(g); }
     pthread_mutex_lock(&g->mu);
     g->q[g->nposted++] = j;
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
     int rc = 0;
-    while (!rc && g->nposted - g->ncommit > 2 * (int64_t)g->threads) rc = commit_one(g);   /* bounded memory */
+    while (!rc && g->nposted - g->ncommit > 2 * (int64_t)g->pool) rc = commit_one(g);   /* bounded memory */
     return rc;
 }
 
@@ -556,10 +588,11 @@ static int run_gapped(gopts *o)
     if (o->notrivial && !T.unpart && !o->multiple[1] && fa_q && !(qh = fasta_headers(qs.path, qs.n))) goto fail;
     g.traw = th ? th[tix[0]] : ts.name[tix[0]];
     pthread_mutex_init(&g.mu, NULL); pthread_cond_init(&g.cv, NULL);
-    if (g.threads > 1) {
-        g.tid = calloc((size_t)g.threads, sizeof *g.tid);
-        for (int k = 0; g.tid && k < g.threads; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
-        if (!g.nt) g.threads = 1;
+    g.pool = o->running && o->total > g.threads ? o->total : g.threads;
+    if (g.pool > 1) {
+        g.tid = calloc((size_t)g.pool, sizeof *g.tid);
+        for (int k = 0; g.tid && k < g.pool; k++) if (!pthread_create(&g.tid[k], NULL, worker, &g)) g.nt++;
+        if (!g.nt) g.threads = g.pool = 1;
     }
     rc = 0;
     if (o->device && strcmp(o->device, "cpu")) {      /* gapped_dev.h; auto: the GPU when usable */

@@ -1,25 +1,25 @@
 #!/bin/bash
 # The gapped stage's device path (issue 35; src/gapped/gapped_dev.h), run ON the device machine
 # from the repository root:
-#   1. smoke: one small golden with --device=$DEV, also in batches of 6 halves (HSPZ_GAPPED_BATCH);
+#   1. smoke: one small golden with --device=$DEV, a tiny one in batches of 6 halves (HSPZ_GAPPED_BATCH);
 #   2. E. coli K-12 x 536: hspz run, then `hspz gapped --outdir` with --device cpu and cuda
 #      (--threads $NT): every output and .err byte-identical, wall / CPU seconds; then once more
 #      with HSPZ_GAPPED_STATS=1 (how many halves the GPU did, how many were redone);
 #   3. compute-sanitizer memcheck of a tiny golden, when the tool is there (the kernel uses no
 #      shared memory: no racecheck);
 #   4. the golden and --threads cases of tests/bats/gapped.bats, slow tier included (every golden
-#      of ../shared/golden/lastz-gapped, both strands, maf- and axt+ H=2000), with every
+#      of ../shared/golden/lastz-gapped, both strands, maf- and axt+ H=2000; GD_SLOW=1 adds the slow tier), with every
 #      `hspz gapped` given --device=$DEV: GPU bytes == lastz's == the CPU path's (in the time left).
 # Inputs come from .dev/ (carried): bin/hspz (a CUDA build), bin/lastz, bin/gnutime, lib.tar.xz,
 # shared/ (golden/lastz-gapped and the pairs' data), ec/, bats/ (bats-core).
 # Usage: tests/gpu/gapped_device.sh OUTDIR [NT]   (GD_DEV=emu: the same steps with the emu device, a
 # check of this script where there is no GPU; EC=0 skips step 2; BATS_LIMIT: seconds for step 4)
 set -u
-OUT=${1:?outdir}; NT=${2:-16}; DEV=${GD_DEV:-cuda}
+OUT=${1:?outdir}; NT=${2:-16}; DEV=${GD_DEV:-cuda}; DD=${GD_DIR:-.dev}   # GD_DIR: the carried folder
 R=$PWD
-mkdir -p /tmp/lib && tar xJf .dev/lib.tar.xz -C /tmp/lib
-export LD_LIBRARY_PATH=/tmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PATH=$R/.dev/bin:$R/.dev/bats/bin:$PATH
-B=$R/.dev/bin/hspz
+mkdir -p /tmp/lib && tar xJf $DD/lib.tar.xz -C /tmp/lib
+export LD_LIBRARY_PATH=/tmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PATH=$R/$DD/bin:$R/$DD/bats/bin:$PATH
+B=$R/$DD/bin/hspz
 log() { echo "$@" | tee -a "$OUT/gapped_device.log"; }
 log "== $(date -u +%FT%TZ) commit $(cat COMMIT 2>/dev/null || git log -1 --format=%h 2>/dev/null) $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "cores $(nproc); $($B version 2>&1 | head -1)"
@@ -33,19 +33,21 @@ exec $B "\$@"
 EOF
 chmod +x "$W/hspz-cuda"
 
-export HSPZ_SHARED=$R/.dev/shared
+export HSPZ_SHARED=$R/$DD/shared
 # 1. smoke
-for batch in "" 6; do
-    HSPZ=$B HSPZ_GAPPED_BATCH=$batch HSPZ_GAPPED_EXTRA=--device=$DEV tests/lib/gapped_golden.sh \
-        small_hpylori_g27_vs_els37 maf minus "$W/smoke$batch" 2>&1 | tee -a "$OUT/gapped_device.log"
-done
+HSPZ=$B HSPZ_GAPPED_EXTRA=--device=$DEV tests/lib/gapped_golden.sh \
+    small_hpylori_g27_vs_els37 maf minus "$W/smoke" 2>&1 | tee -a "$OUT/gapped_device.log"
+# small batches: many launches, each as long as its slowest half (one GPU thread per half), so
+# on a tiny pair
+HSPZ=$B HSPZ_GAPPED_BATCH=6 HSPZ_GAPPED_EXTRA=--device=$DEV timeout 120 tests/lib/gapped_golden.sh \
+    tiny_aglobin_human_vs_cow maf plus "$W/smoke6" 2>&1 | tee -a "$OUT/gapped_device.log"
 HSPZ=$B HSPZ_GAPPED_STATS=1 HSPZ_GAPPED_EXTRA=--device=$DEV tests/lib/gapped_golden.sh \
     small_hpylori_g27_vs_els37 maf minus "$W/smokestats" >/dev/null 2>&1
 log "stats: $(cat "$W/smokestats/stderr.txt")"
 
 # 2. E. coli
 if [ "${EC:-1}" != 0 ]; then
-E=$R/.dev/ec; ref=$E/ecoli_K12_MG1655.fa.gz; qry=$E/ecoli_536_NC_008253.fa.gz
+E=$R/$DD/ec; ref=$E/ecoli_K12_MG1655.fa.gz; qry=$E/ecoli_536_NC_008253.fa.gz
 $B run -r "$ref" -q "$qry" -o "$W/ec" --quiet || log "hspz run failed"
 for arm in cpu $DEV; do
     rm -rf "$W/ec.$arm"; cp -r "$W/ec" "$W/ec.$arm"
@@ -72,7 +74,7 @@ else log "compute-sanitizer: not on this machine"; fi
 
 # 4. gapped.bats on the GPU
 t0=$(date +%s)
-HSPZ=$W/hspz-cuda HSPZ_SLOW=1 timeout ${BATS_LIMIT:-$(( 570 - SECONDS > 60 ? 570 - SECONDS : 60 ))} bats --filter 'golden|--threads' tests/bats/gapped.bats > "$OUT/gapped_bats_cuda.tap" 2>&1
+HSPZ=$W/hspz-cuda HSPZ_SLOW=${GD_SLOW:-0} timeout ${BATS_LIMIT:-$(( 570 - SECONDS > 60 ? 570 - SECONDS : 60 ))} bats --filter 'golden|--threads' tests/bats/gapped.bats > "$OUT/gapped_bats_cuda.tap" 2>&1
 log "gapped.bats --device=$DEV: rc=$? $(grep -c '^ok' "$OUT/gapped_bats_cuda.tap") ok, $(grep -c '^not ok' "$OUT/gapped_bats_cuda.tap") not ok, $(grep -c '# skip' "$OUT/gapped_bats_cuda.tap") skipped, $(( $(date +%s) - t0 )) s"
 grep '^not ok' "$OUT/gapped_bats_cuda.tap" | head -20 | tee -a "$OUT/gapped_device.log"
 

@@ -52,6 +52,13 @@ static int same_sets(const hz_gset *A, const hz_gset *B)
  * repeat (12 mutated copies of one 300-bp unit) against a mutated copy of itself, one anchor
  * per pair of copies: every alignment runs into the others (bounds, masks, containment), so
  * many speculative extensions must be recomputed. */
+/* hz_gallow_fn for test_par: a different allowance (0..8, clamped by the pass) at each call */
+static int vary_allow(void *ctx)
+{
+    uint32_t *x = ctx;
+    return (int)(rnd(x) % 9);
+}
+
 static void test_par(const hz_gscore *sc)
 {
     enum { U = 300, NC = 12, LEN = U * NC + 200 };
@@ -88,6 +95,16 @@ static void test_par(const hz_gscore *sc)
         hz_gset_free(&S2);
     }
     check(redo_all > 0, "speculative results were recomputed (%lld): the validity check was exercised", (long long)redo_all);
+    /* a pass whose allowed threads change while it runs (gapped_cmd.c pass_allow): 1..7 of 7 */
+    for (int seed = 1; seed <= 3; seed++) {
+        hz_gset S2 = { 0 }; int64_t redo = 0;
+        uint32_t ctx = (uint32_t)seed, calls0;
+        rc = hz_gapped_pass_dyn(&P, &w, an, nan, &S2, 7, vary_allow, &ctx, &redo, NULL, NULL);
+        calls0 = ctx;
+        check(rc == 0 && same_sets(&S1, &S2) && calls0 != (uint32_t)seed,
+              "tandem repeat, 7 threads allowed 1..7 at random (seed %d): the same alignments (%lld recomputed)", seed, (long long)redo);
+        hz_gset_free(&S2);
+    }
     hz_gset_free(&S1); hz_gwork_free(&w); free(an); free(t); free(q);
 }
 
