@@ -83,7 +83,7 @@ for pair in "$@"; do
     if [ "${FORMAT:-maf-}" != maf- ]; then sed -i "s/--format=maf- /--format=$FORMAT /; s/\.maf- /.$FORMAT /g" "$F/lastz-commands.txt"; fi
     ncmd="$(grep -c . "$F/lastz-commands.txt")"
     sed -nE 's/.*--output=([^ ]+) 2> ([^ ]+).*/\1 \2/p' "$F/lastz-commands.txt" | tr ' ' '\n' > "$TMP/outs"
-    clean() { (cd "$1" && rm -f $(cat "$TMP/outs")); }
+    clean() { (cd "$1" && rm -f $(cat "$TMP/outs") gapped-manifest.json); }
     variants=(lastz hspz); [ -n "${ALT:-}" ] && variants+=(alt); [ "${T1:-0}" = 1 ] && variants+=(hspz1); [ "${E2E:-0}" = 1 ] && variants+=(hsp e2e)
     rm -f "$P"/*.times
     for ((k = 1; k <= RUNS; k++)); do
