@@ -9,7 +9,8 @@
 #      shared memory: no racecheck);
 #   4. the golden and --threads cases of tests/bats/gapped.bats, slow tier included (every golden
 #      of ../shared/golden/lastz-gapped, both strands, maf- and axt+ H=2000; GD_SLOW=1 adds the slow tier), with every
-#      `hspz gapped` given --device=$DEV: GPU bytes == lastz's == the CPU path's (in the time left).
+#      `hspz gapped` given --device=$DEV: GPU bytes == lastz's == the CPU path's (in the time left);
+#   5. GD_FUZZ=SECONDS: the differential fuzz (tests/bats/gapped_fuzz.bats) on the device.
 # Inputs come from .dev/ (carried): bin/hspz (a CUDA build), bin/lastz, bin/gnutime, lib.tar.xz,
 # shared/ (golden/lastz-gapped and the pairs' data), ec/, bats/ (bats-core).
 # Usage: tests/gpu/gapped_device.sh OUTDIR [NT]   (GD_DEV=emu: the same steps with the emu device, a
@@ -77,5 +78,12 @@ t0=$(date +%s)
 HSPZ=$W/hspz-cuda HSPZ_SLOW=${GD_SLOW:-0} timeout ${BATS_LIMIT:-$(( 570 - SECONDS > 60 ? 570 - SECONDS : 60 ))} bats --filter 'golden|--threads' tests/bats/gapped.bats > "$OUT/gapped_bats_cuda.tap" 2>&1
 log "gapped.bats --device=$DEV: rc=$? $(grep -c '^ok' "$OUT/gapped_bats_cuda.tap") ok, $(grep -c '^not ok' "$OUT/gapped_bats_cuda.tap") not ok, $(grep -c '# skip' "$OUT/gapped_bats_cuda.tap") skipped, $(( $(date +%s) - t0 )) s"
 grep '^not ok' "$OUT/gapped_bats_cuda.tap" | head -20 | tee -a "$OUT/gapped_device.log"
+
+# 5. the differential fuzz with every `hspz gapped` on the device (GPU bytes == lastz's)
+if [ "${GD_FUZZ:-0}" -gt 0 ]; then
+    python3 tests/lib/gapped_fuzz.py --hspz "$W/hspz-cuda" --seconds "$GD_FUZZ" --seed "${GD_SEED:-35}" \
+        --work "$W/fuzz" --repro "$W/fuzz-repro" --quiet > "$OUT/gapped_fuzz_cuda.log" 2>&1
+    log "gapped fuzz --device=$DEV, $GD_FUZZ s, seed ${GD_SEED:-35}: rc=$? $(tail -1 "$OUT/gapped_fuzz_cuda.log")"
+fi
 
 rm -rf "$W"
