@@ -255,6 +255,23 @@ SH
     [[ "$output" == *"hspz gapped failed (exit 3)"* ]]
 }
 
+@test "nextflow: HSPZ_GAPPED takes ext.args verbatim (single quotes, a space in a path): MAF == lastz with the same words" {
+    require_cmd lastz
+    local sc="$BATS_TEST_TMPDIR/my scores.q"
+    printf 'gap_open_penalty = 500\ngap_extend_penalty = 40\n     A     C     G     T\nA   91  -114   -31  -123\nC -114   100  -125   -31\nG  -31  -125   100  -114\nT -123   -31  -114    91\n' > "$sc"
+    run python3 tests/nextflow/harness.py --hspz "$HSPZ" --work "$BATS_TEST_TMPDIR/w" \
+        --target tests/data/tiny_mtdna_human_vs_orangutan/MT-human.fa --query tests/data/tiny_mtdna_human_vs_orangutan/MT-orang.fa \
+        --min-units 1 --gapped "--lastz-args=--scores='$sc' --ydrop=3400"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"1 hspz gapped task"*"-> MAF == lastz on the package's commands in order"* ]]
+    # the words reached every line as written, and they count: 3 alignments (lastz's, compared
+    # above) where the default scores give 2 (the 1,172,765 one is cut by the dearer gaps)
+    [ "$(grep -c -F -- " --allocate:traceback=1.99G --scores='$sc' --ydrop=3400 2> " "$BATS_TEST_TMPDIR"/w/work/*-gapped/gapped/lastz-commands.txt)" -ge 1 ]
+    [[ "$output" == *"(3 alignment blocks)"* ]]
+    ! grep -q "^a score=1172765$" "$BATS_TEST_TMPDIR"/w/results/*.maf
+}
+
 @test "nextflow: --gapped_tool is hspz or lastz; hspz gapped's formats (maf-, maf, axt, axt+), others need lastz (main.nf's checks)" {
     grep -q "def tool = gappedTool(params.gapped_tool)" main.nf
     grep -q "if (gapped && tool == 'hspz' && !hspzGappedWrites(format))" main.nf

@@ -9,14 +9,19 @@
 # Each command's stderr file may hold only lastz's truncation notes, as HSPZ_LASTZ and
 # batched_lastz accept them; any other line fails the task.  The notes go to the task's stderr.
 set -eu
-extra='${task.ext.args ?: ''}'
+# task.ext.args verbatim (a quoted here-document: its quotes, spaces and dollars stay as written)
+extra=\$(cat <<'HSPZ_EXT_ARGS'
+${task.ext.args ?: ''}
+HSPZ_EXT_ARGS
+)
 mkdir gapped
 for f in '${outdir}'/*; do
     [ -n "\$extra" ] && [ "\${f##*/}" = lastz-commands.txt ] || ln -s "\$PWD/\$f" gapped/
 done
 set +e
 if [ -n "\$extra" ]; then
-    awk -v extra=" --allocate:traceback=1.99G \$extra" '
+    HSPZ_EXTRA=" --allocate:traceback=1.99G \$extra" awk '
+        BEGIN { extra = ENVIRON["HSPZ_EXTRA"] }
         !NF { print; next }
         { i = index(\$0, " 2> "); if (i) print substr(\$0, 1, i - 1) extra substr(\$0, i); else print \$0 extra }
     ' '${outdir}/lastz-commands.txt' > gapped/lastz-commands.txt &&
