@@ -389,6 +389,27 @@ static void revcomp_parts(hz_gside *Q)
     }
 }
 
+/* --output=PATH that is a symbolic link, in the drop-in only: lastz fopen()s it "w", and
+ * /dev/stdout, /dev/stderr, /dev/fd/N are links to what this process already writes.  Opened
+ * without O_CREAT/O_TRUNC (nothing changes yet), then kept only when it resolves to a
+ * non-regular file (pipe, terminal, character device, socket) or to the regular file that is
+ * already our stdout/stderr (truncated then, as lastz's "w" does).  Any other link: -1 with
+ * errno ELOOP (refused: never replace a file through a link). */
+static int open_through_link(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) { errno = ELOOP; return -1; }
+    struct stat st, s1;
+    if (fstat(fd, &st)) { close(fd); errno = ELOOP; return -1; }
+    if (!S_ISREG(st.st_mode)) return fd;
+    for (int k = 1; k <= 2; k++)
+        if (!fstat(k, &s1) && s1.st_dev == st.st_dev && s1.st_ino == st.st_ino) {
+            if (ftruncate(fd, 0)) break;
+            return fd;
+        }
+    close(fd); errno = ELOOP; return -1;
+}
+
 /* --output=FILE opened for writing (README "Output" rules, docs/gapped.md): never through a
  * symbolic link (O_NOFOLLOW), never one of the command's inputs (by (dev, ino)); in --outdir
  * mode also never an existing file without --force.  NULL with the message written. */
@@ -406,6 +427,7 @@ static FILE *open_output(const gopts *o)
     if (fd >= 0 && o->outdir && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
         close(fd); die("hspz gapped: --output=%s is not a regular file; refused", o->output); return NULL;
     }
+    if (fd < 0 && errno == ELOOP && !o->outdir) fd = open_through_link(o->output);
     if (fd < 0) {
         if (errno == ELOOP) die("hspz gapped: --output=%s is a symbolic link; refused (hspz never writes through one)", o->output);
         else if (errno == EEXIST) die("hspz gapped: --output=%s exists; refused without --force", o->output);

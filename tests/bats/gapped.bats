@@ -659,3 +659,18 @@ CASES
         cmp h.err l.err && cmp h.out l.out
     done
 }
+
+@test "gapped drop-in: --output=/dev/stdout and /dev/stderr write like lastz; a link to a regular file is still refused" {
+    command -v lastz >/dev/null || skip "lastz is not installed: this case compares with live lastz"
+    cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/trim_initial_indel"
+    local A=('t.fa[multiple]' q.fa --segments=s.seg --format=maf- --strand=plus --gappedthresh=3000 --ydrop=9430)
+    local want; want=$(lastz "${A[@]}" --output=/dev/stdout | sha256sum)
+    [ "$(lastz "${A[@]}" | sha256sum)" = "$want" ] && [ "$want" != "$(printf '' | sha256sum)" ]
+    [ "$("$HSPZ" gapped "${A[@]}" --output=/dev/stdout | sha256sum)" = "$want" ]
+    [ "$("$HSPZ" gapped "${A[@]}" --output=/dev/stderr 2>&1 >/dev/null | sha256sum)" = "$want" ]
+    "$HSPZ" gapped "${A[@]}" --output=/dev/stdout > "$BATS_TEST_TMPDIR/o.maf"
+    [ "$(sha256sum < "$BATS_TEST_TMPDIR/o.maf")" = "$want" ]
+    ln -s "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/lnk"
+    run "$HSPZ" gapped "${A[@]}" --output="$BATS_TEST_TMPDIR/lnk"
+    [ "$status" -ne 0 ] && [[ "$output" == *"symbolic link; refused"* ]] && [ ! -e "$BATS_TEST_TMPDIR/victim" ]
+}
