@@ -674,3 +674,23 @@ CASES
     run "$HSPZ" gapped "${A[@]}" --output="$BATS_TEST_TMPDIR/lnk"
     [ "$status" -ne 0 ] && [[ "$output" == *"symbolic link; refused"* ]] && [ ! -e "$BATS_TEST_TMPDIR/victim" ]
 }
+
+@test "gapped drop-in: open failures, empty files and a too-small --allocate:traceback give lastz's stderr and exit status" {
+    command -v lastz >/dev/null || skip "lastz is not installed: this case compares with live lastz"
+    cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/trim_initial_indel"
+    local E="$BATS_TEST_TMPDIR/empty.fa" n=0; : > "$E"
+    local cases=("nope.fa q.fa --segments=s.seg" "t.fa nope.fa --segments=s.seg" "t.fa q.fa --segments=nope"
+        "t.fa q.fa --segments=s.seg --scores=nope" "t.fa q.fa --segments=s.seg --allocate:traceback=10"
+        "t.fa q.fa --segments=s.seg --allocate:traceback=500" "t.fa q.fa --segments=s.seg --traceback=99K"
+        "t.fa q.fa --segments=s.seg --traceback=101377" "$E q.fa --segments=s.seg" "t.fa $E --segments=s.seg"
+        "$E[multiple] q.fa --segments=s.seg")
+    for c in "${cases[@]}"; do
+        local ls lr hs hr
+        ls=$(lastz $c --format=maf 2>&1 >/dev/null) && lr=0 || lr=$?
+        hs=$("$HSPZ" gapped $c --format=maf 2>&1 >/dev/null) && hr=0 || hr=$?
+        echo "[$c] lastz $lr: $ls | hspz $hr: $hs"
+        [ "$lr" -ne 0 ] && [ -n "$ls" ] && [ "$hs" = "$ls" ] && [ "$hr" = "$lr" ]
+        n=$((n + 1))
+    done
+    [ "$n" -eq 11 ]
+}
