@@ -694,3 +694,26 @@ CASES
     done
     [ "$n" -eq 11 ]
 }
+
+@test "gapped --outdir: '#' comment and blank lines of lastz-commands.txt are skipped; a refused line names its reason, not a missing .err" {
+    local D="$HSPZ_SHARED/data/tiny_kegalign_apple_vs_orange_SYNTHETIC" d="$BATS_TEST_TMPDIR/oc"
+    local G="$HSPZ_SHARED/golden/lastz-gapped/tiny_kegalign_apple_vs_orange_SYNTHETIC/maf"
+    mkdir -p "$d"; hz_run run -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" -o "$d/OUT" --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local C="$d/OUT/lastz-commands.txt" first; first=$(head -1 "$C")
+    { echo "# edited by hand"; echo; cat "$C"; echo "   # lastz --nonsense"; } > "$d/c" && cat "$d/c" > "$C"
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" --threads 1
+    echo "$output"; [ "$status" -eq 0 ]
+    local f k=0
+    for f in "$G"/tmp1.*.maf-*; do b=$(basename "${f%.gz}"); case $f in *.gz) gunzip -c "$f" | cmp - "$d/OUT/$b" ;; *) cmp "$f" "$d/OUT/$b" ;; esac; k=$((k + 1)); done
+    [ "$k" -gt 0 ]
+    # a line refused before it runs: its 2> file is a symbolic link, so no .err is written
+    local e; e=$(sed -n 's/.*2> *\([^ ]*\)$/\1/p' <<< "$first"); e=${e//\'/}
+    [ -n "$e" ]; rm -f "$d/OUT/$e"; ln -s "$BATS_TEST_TMPDIR/elsewhere" "$d/OUT/$e"
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" --threads 1 --force
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"$e is a symbolic link; refused"* ]]
+    [[ "$output" == *"no .err file was written for it"* ]] && [[ "$output" != *"see its .err"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/elsewhere" ]
+}
