@@ -199,7 +199,14 @@ int hz_gapped_args(gopts *o, int argc, char **argv)
         else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
             o->tb_bytes = parse_units(v);
             if (o->tb_bytes < 0) return die("hspz gapped: '%s': hspz gapped reads a number with an optional K, M or G only; run lastz for it", a);
-            if (o->tb_bytes < 100 * 1024) return die("FAILURE: --traceback has to be at least 100K");
+            if (o->tb_bytes < 100 * 1024) {
+                /* lastz.c's wording, the size as its unitize() prints it (one decimal, the next
+                 * unit of 1024 once the value passes 99; measured against lastz 1.04.22) */
+                double x = (double)o->tb_bytes; const char *u = "";
+                if (x > 99) { x /= 1024; u = "K"; }
+                if (x > 99) { x /= 1024; u = "M"; }
+                return die("--allocate:traceback must be at least 100K (it's only %.1f%s)", x, u);
+            }
         }
         else if (!strncmp(a, "--inner=", 8) || !strncmp(a, "H=", 2)) {
             if (parse_score(a, v, &o->inner)) return 1;

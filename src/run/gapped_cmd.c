@@ -421,6 +421,50 @@ static void revcomp_parts(hz_gside *Q)
     }
 }
 
+/* 1 when path opens for reading (lastz's fopen_or_die test). */
+static int readable(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    close(fd);
+    return 1;
+}
+
+/* lastz's own messages for a sequence file it cannot use before reading a record
+ * (utilities.c fopen_or_die with "rb"; lastz.c "<side> file %s contains no sequence" for a
+ * file of 0 bytes).  side: "target" or "query".  0, or 1 with the message written. */
+static int lastz_open_check(const char *path, const char *side)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return die("FAILURE: fopen_or_die failed to open \"%s\" for \"rb\"", path);
+    struct stat st;
+    int empty = !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size == 0;
+    close(fd);
+    if (empty) return die("FAILURE: %s file %s contains no sequence", side, path);
+    return 0;
+}
+
+/* --output=PATH that is a symbolic link, in the drop-in only: lastz fopen()s it "w", and
+ * /dev/stdout, /dev/stderr, /dev/fd/N are links to what this process already writes.  Opened
+ * without O_CREAT/O_TRUNC (nothing changes yet), then kept only when it resolves to a
+ * non-regular file (pipe, terminal, character device, socket) or to the regular file that is
+ * already our stdout/stderr (truncated then, as lastz's "w" does).  Any other link: -1 with
+ * errno ELOOP (refused: never replace a file through a link). */
+static int open_through_link(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) { errno = ELOOP; return -1; }
+    struct stat st, s1;
+    if (fstat(fd, &st)) { close(fd); errno = ELOOP; return -1; }
+    if (!S_ISREG(st.st_mode)) return fd;
+    for (int k = 1; k <= 2; k++)
+        if (!fstat(k, &s1) && s1.st_dev == st.st_dev && s1.st_ino == st.st_ino) {
+            if (ftruncate(fd, 0)) break;
+            return fd;
+        }
+    close(fd); errno = ELOOP; return -1;
+}
+
 /* --output=FILE opened for writing (README "Output" rules, docs/gapped.md): never through a
  * symbolic link (O_NOFOLLOW), never one of the command's inputs (by (dev, ino)); in --outdir
  * mode also never an existing file without --force.  NULL with the message written. */
@@ -438,6 +482,7 @@ static FILE *open_output(const gopts *o)
     if (fd >= 0 && o->outdir && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
         close(fd); die("hspz gapped: --output=%s is not a regular file; refused", o->output); return NULL;
     }
+    if (fd < 0 && errno == ELOOP && !o->outdir) fd = open_through_link(o->output);
     if (fd < 0) {
         if (errno == ELOOP) die("hspz gapped: --output=%s is a symbolic link; refused (hspz never writes through one)", o->output);
         else if (errno == EEXIST) die("hspz gapped: --output=%s exists; refused without --force", o->output);
@@ -539,6 +584,7 @@ static int run_gapped(gopts *o)
     hz_gscore_default(sc);
     if (o->scores) {                     /* score file (§2.2); command-line values win */
         int32_t fy = -1, fl = INT32_MIN; char e[1024];      /* a file's L may be negative */
+        if (!readable(o->scores)) { die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", o->scores); goto fail; }
         int lr = hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e);
         if (lr) { die(lr == -2 ? "%s" : "FAILURE: %s", e); goto fail; }
         if (fy >= 0) sc->ydrop = fy;
@@ -556,6 +602,7 @@ static int run_gapped(gopts *o)
     char err[1024];
     if (o->pre[0]) { ts = *o->pre[0]; qs = *o->pre[1]; }
     else {
+        if (lastz_open_check(o->file[0], "target") || lastz_open_check(o->file[1], "query")) goto fail;
         if (hz_seqset_load(o->file[0], &ts, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
         if (hz_seqset_load(o->file[1], &qs, err, sizeof err)) { die("hspz gapped: %s", err); goto fail; }
     }

@@ -79,29 +79,29 @@ static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_s
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 62, &errfile);
-    if (n < 3 || strcmp(av[0], "lastz")) return die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
+    if (n < 3 || strcmp(av[0], "lastz")) return 1 + die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
     if (tbword) av[n++] = (char *)tbword;
     char cwd[4096];   /* where a relative --scores= is looked for (hz_gapped_run_line) */
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
-    if (chdir(dir)) return die("hspz gapped: %s: %s", dir, strerror(errno));
+    if (chdir(dir)) return 1 + die("hspz gapped: %s: %s", dir, strerror(errno));
     for (int k = 1; k < n; k++)          /* hspz writes these files: only inside DIR (docs/gapped.md) */
         if (!strncmp(av[k], "--output=", 9) && !inside_dir(av[k] + 9))
-            return die("hspz gapped: lastz-commands.txt line %d: --output=%s is outside %s; refused", lineno, av[k] + 9, dir);
+            return 1 + die("hspz gapped: lastz-commands.txt line %d: --output=%s is outside %s; refused", lineno, av[k] + 9, dir);
     if (errfile) {
-        if (!inside_dir(errfile)) return die("hspz gapped: lastz-commands.txt line %d: 2> %s is outside %s; refused", lineno, errfile, dir);
+        if (!inside_dir(errfile)) return 1 + die("hspz gapped: lastz-commands.txt line %d: 2> %s is outside %s; refused", lineno, errfile, dir);
         const char *in[2] = { ts->path, qs->path };
         for (int k = 0; k < 2; k++)
-            if (hz_same_file(errfile, in[k])) return die("hspz gapped: %s/%s is an input of this command; refused", dir, errfile);
+            if (hz_same_file(errfile, in[k])) return 1 + die("hspz gapped: %s/%s is an input of this command; refused", dir, errfile);
         int fd = open(errfile, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0666);
         struct stat st;
-        if (fd < 0 && errno == ELOOP) return die("hspz gapped: %s/%s is a symbolic link; refused (hspz never writes through one)", dir, errfile);
-        if (fd < 0 && errno == EEXIST) return die("hspz gapped: %s/%s exists; refused without --force", dir, errfile);
-        if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) { close(fd); return die("hspz gapped: %s/%s is not a regular file; refused", dir, errfile); }
-        if (fd < 0 || dup2(fd, 2) < 0) return die("hspz gapped: %s/%s: %s", dir, errfile, strerror(errno));
+        if (fd < 0 && errno == ELOOP) return 1 + die("hspz gapped: %s/%s is a symbolic link; refused (hspz never writes through one)", dir, errfile);
+        if (fd < 0 && errno == EEXIST) return 1 + die("hspz gapped: %s/%s exists; refused without --force", dir, errfile);
+        if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) { close(fd); return 1 + die("hspz gapped: %s/%s is not a regular file; refused", dir, errfile); }
+        if (fd < 0 || dup2(fd, 2) < 0) return 1 + die("hspz gapped: %s/%s: %s", dir, errfile, strerror(errno));
         close(fd);
     }
     int rc = hz_gapped_run_line(n, av, ts, qs, force, threads, device, cwd, total, running);
-    return rc;
+    return rc && !errfile ? 2 : rc;
 }
 
 /* prefix every record name (hspz run's -T/-Q: the names its 2bit and name files hold) */
@@ -329,7 +329,8 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
     char **lines = NULL; int nl = 0, cap = 0; char *buf = NULL; size_t bc = 0;
     int rc = 0;
     while (getline(&buf, &bc, f) >= 0) {
-        if (buf[strspn(buf, " \t\r\n")] == 0) continue;
+        char c0 = buf[strspn(buf, " \t\r\n")];
+        if (c0 == 0 || c0 == '#') continue;      /* a blank or comment line is no command (as in sh) */
         if (nl == cap) { cap = cap ? 2 * cap : 64; char **t = realloc(lines, (size_t)cap * sizeof *t); if (!t) { rc = 1; break; } lines = t; }
         if (!(lines[nl] = strdup(buf))) { rc = 1; break; }
         nl++;
@@ -395,7 +396,9 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
                  * folder and exits; the workers must not write on) */
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent) _exit(1);
-                _exit(run_line(dir, lines[k], ts, qs, k + 1, force, per, device, tbword, threads, shared) ? 1 : 0);
+                /* 2: refused or failed with its message on our stderr (no .err of this line) */
+                int lr = run_line(dir, lines[k], ts, qs, k + 1, force, per, device, tbword, threads, shared);
+                _exit(lr == 2 ? 2 : lr ? 1 : 0);
             }
             pid[k] = p; next++; running++;
             continue;
@@ -407,7 +410,12 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
             if (shared) __atomic_store_n(shared, running, __ATOMIC_RELAXED);
             for (int k = 0; k < nl; k++)
                 if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-                    if (err && !rc) {          /* hspz run --gapped: the folder is removed, so the .err's line */
+                    int noerr = WIFEXITED(st) && WEXITSTATUS(st) == 2;   /* its message is on stderr */
+                    if (noerr && err && !rc)
+                        snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed (its message is above)", k + 1);
+                    else if (noerr && !err)
+                        fprintf(stderr, "hspz gapped: line %d of %s failed (its message is above; no .err file was written for it)\n", k + 1, path);
+                    else if (err && !rc) {     /* hspz run --gapped: the folder is removed, so the .err's line */
                         char m[1024];
                         err_first_line(dir, lines[k], m, sizeof m);
                         snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed%s%s", k + 1, m[0] ? ": " : "", m);

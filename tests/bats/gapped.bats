@@ -659,3 +659,61 @@ CASES
         cmp h.err l.err && cmp h.out l.out
     done
 }
+
+@test "gapped drop-in: --output=/dev/stdout and /dev/stderr write like lastz; a link to a regular file is still refused" {
+    command -v lastz >/dev/null || skip "lastz is not installed: this case compares with live lastz"
+    cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/trim_initial_indel"
+    local A=('t.fa[multiple]' q.fa --segments=s.seg --format=maf- --strand=plus --gappedthresh=3000 --ydrop=9430)
+    local want; want=$(lastz "${A[@]}" --output=/dev/stdout | sha256sum)
+    [ "$(lastz "${A[@]}" | sha256sum)" = "$want" ] && [ "$want" != "$(printf '' | sha256sum)" ]
+    [ "$("$HSPZ" gapped "${A[@]}" --output=/dev/stdout | sha256sum)" = "$want" ]
+    [ "$("$HSPZ" gapped "${A[@]}" --output=/dev/stderr 2>&1 >/dev/null | sha256sum)" = "$want" ]
+    "$HSPZ" gapped "${A[@]}" --output=/dev/stdout > "$BATS_TEST_TMPDIR/o.maf"
+    [ "$(sha256sum < "$BATS_TEST_TMPDIR/o.maf")" = "$want" ]
+    ln -s "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/lnk"
+    run "$HSPZ" gapped "${A[@]}" --output="$BATS_TEST_TMPDIR/lnk"
+    [ "$status" -ne 0 ] && [[ "$output" == *"symbolic link; refused"* ]] && [ ! -e "$BATS_TEST_TMPDIR/victim" ]
+}
+
+@test "gapped drop-in: open failures, empty files and a too-small --allocate:traceback give lastz's stderr and exit status" {
+    command -v lastz >/dev/null || skip "lastz is not installed: this case compares with live lastz"
+    cd "$HSPZ_SHARED/golden/lastz-gapped/edge_cases_synthetic/trim_initial_indel"
+    local E="$BATS_TEST_TMPDIR/empty.fa" n=0; : > "$E"
+    local cases=("nope.fa q.fa --segments=s.seg" "t.fa nope.fa --segments=s.seg" "t.fa q.fa --segments=nope"
+        "t.fa q.fa --segments=s.seg --scores=nope" "t.fa q.fa --segments=s.seg --allocate:traceback=10"
+        "t.fa q.fa --segments=s.seg --allocate:traceback=500" "t.fa q.fa --segments=s.seg --traceback=99K"
+        "t.fa q.fa --segments=s.seg --traceback=101377" "$E q.fa --segments=s.seg" "t.fa $E --segments=s.seg"
+        "$E[multiple] q.fa --segments=s.seg")
+    for c in "${cases[@]}"; do
+        local ls lr hs hr
+        ls=$(lastz $c --format=maf 2>&1 >/dev/null) && lr=0 || lr=$?
+        hs=$("$HSPZ" gapped $c --format=maf 2>&1 >/dev/null) && hr=0 || hr=$?
+        echo "[$c] lastz $lr: $ls | hspz $hr: $hs"
+        [ "$lr" -ne 0 ] && [ -n "$ls" ] && [ "$hs" = "$ls" ] && [ "$hr" = "$lr" ]
+        n=$((n + 1))
+    done
+    [ "$n" -eq 11 ]
+}
+
+@test "gapped --outdir: '#' comment and blank lines of lastz-commands.txt are skipped; a refused line names its reason, not a missing .err" {
+    local D="$HSPZ_SHARED/data/tiny_kegalign_apple_vs_orange_SYNTHETIC" d="$BATS_TEST_TMPDIR/oc"
+    local G="$HSPZ_SHARED/golden/lastz-gapped/tiny_kegalign_apple_vs_orange_SYNTHETIC/maf"
+    mkdir -p "$d"; hz_run run -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" -o "$d/OUT" --threads 1 --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local C="$d/OUT/lastz-commands.txt" first; first=$(head -1 "$C")
+    { echo "# edited by hand"; echo; cat "$C"; echo "   # lastz --nonsense"; } > "$d/c" && cat "$d/c" > "$C"
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" --threads 1
+    echo "$output"; [ "$status" -eq 0 ]
+    local f k=0
+    for f in "$G"/tmp1.*.maf-*; do b=$(basename "${f%.gz}"); case $f in *.gz) gunzip -c "$f" | cmp - "$d/OUT/$b" ;; *) cmp "$f" "$d/OUT/$b" ;; esac; k=$((k + 1)); done
+    [ "$k" -gt 0 ]
+    # a line refused before it runs: its 2> file is a symbolic link, so no .err is written
+    local e; e=$(sed -n 's/.*2> *\([^ ]*\)$/\1/p' <<< "$first"); e=${e//\'/}
+    [ -n "$e" ]; rm -f "$d/OUT/$e"; ln -s "$BATS_TEST_TMPDIR/elsewhere" "$d/OUT/$e"
+    run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" --threads 1 --force
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"$e is a symbolic link; refused"* ]]
+    [[ "$output" == *"no .err file was written for it"* ]] && [[ "$output" != *"see its .err"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/elsewhere" ]
+}
