@@ -83,7 +83,8 @@ static const char *USAGE =
 "      --inner N                    lastz --inner=N (interpolation threshold) [0 = none]\n"
 "      --nogapped                   write no lastz commands\n"
 "      --gapped                     also run them in hspz (hspz gapped, on --threads): each\n"
-"                                   command's alignments in OUTDIR, lastz's bytes\n""      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
+"                                   command's alignments in OUTDIR, lastz's bytes\n"
+"      --traceback SIZE             --gapped's lastz --allocate:traceback (e.g. 1.99G) [80M]\n""      --data-folder DIR            folder prefix of ref.2bit/query.2bit [work/]\n"
 "      --print-commands             also print the commands on stdout\n"
 "Packaging\n"
 "  --tarball [PATH]                 also write Galaxy's data package (galaxy/commands.json,\n"
@@ -146,7 +147,7 @@ static char *plan_config_file(const hz_unitplan *p, char *err, size_t errlen)
 static int plan_flag_ok(const char *key)
 {
     static const char *const OK[] = { "target", "query", "output", "force", "threads", "device", "gpus",
-                                      "quiet", "progress", "gapped", NULL };
+                                      "quiet", "progress", "gapped", "traceback", NULL };
     for (int i = 0; OK[i]; i++) if (!strcmp(OK[i], key)) return 1;
     return 0;
 }
@@ -160,7 +161,7 @@ static int plan_settings(const char *planpath, hz_unitplan *P, hz_config *cfg, c
     for (int i = 0; i < hz_param_count(); i++)
         if (set[i] && !plan_flag_ok(hz_param_at(i)->key)) {
             fprintf(stderr, "hspz: %s: the plan %s holds the settings; with a plan only -r, -q, -o, --force, "
-                    "--threads, --device, --gpus, --quiet, --progress and --gapped may be given\n", hz_param_at(i)->flag, planpath);
+                    "--threads, --device, --gpus, --quiet, --progress, --gapped and --traceback may be given\n", hz_param_at(i)->flag, planpath);
             return 2;
         }
     /* the environment is the command's too (usage, exit 2), whatever the plan holds */

@@ -117,6 +117,7 @@ static const run_opt RUN_OPTS[] = {
     { {"notrivial"}, 0, 0, ON(o.notrivial) },
     { {"nogapped"}, 0, 0, ON(o.nogapped) },
     { {"gapped"}, 0, 0, ON(o.gapped) },
+    { {"traceback"}, 0, 1, STR(o.traceback) },
     { {"inner"}, 0, 1, NUM(A_I32, o.inner, "--inner", 0, 2000000000) },
     { {"no-hostname"}, 0, 0, ON(o.no_hostname) },
     { {"data-folder", "data_folder"}, 0, 1, STR(o.data_folder) },

@@ -76,6 +76,7 @@ static const hz_param PARAMS[] = {
     { "output", "notrivial", "--notrivial", HZ_P_BOOL, OFF(notrivial), 0, 1, NULL, "lastz --notrivial in the lastz commands" },
     { "output", "nogapped", "--nogapped", HZ_P_BOOL, OFF(nogapped), 0, 1, NULL, "write no lastz commands" },
     { "output", "gapped", "--gapped", HZ_P_BOOL, OFF(gapped), 0, 1, NULL, "also run the lastz commands in hspz (hspz gapped): their alignments in OUTDIR" },
+    { "output", "traceback", "--traceback", HZ_P_NSTR, OFF(traceback), 0, 0, NULL, "lastz --allocate:traceback of --gapped's alignments (null = lastz's 80M)" },
     { "output", "data_folder", "--data-folder", HZ_P_STR, OFF(data_folder), 0, 0, NULL, "folder prefix of ref.2bit/query.2bit in the commands" },
     { "output", "print_commands", "--print-commands", HZ_P_BOOL, OFF(print_commands), 0, 1, NULL, "also print the lastz commands on stdout" },
     { "output", "tarball", "--tarball[=PATH]", HZ_P_NSTR, OFF(tarball), 0, 0, NULL, "Galaxy data package: null = none, \"\" = OUTDIR.tar.gz, else the path" },

@@ -33,6 +33,7 @@ typedef struct {
     int32_t inner;                  /* lastz --inner=N in the commands; 0 = none */
     int notrivial, nogapped;
     int gapped;                     /* --gapped: also the alignments (gapped_run.h) into OUTDIR */
+    char *traceback;                /* --traceback SIZE: --gapped's lastz --allocate:traceback, NULL = 80M */
     uint64_t max_hits;              /* 0 = one batch per chunk */
     int threads;                    /* 0 = all cores */
     int gpus;                       /* CUDA devices to use, 0 = all visible */

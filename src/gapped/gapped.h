@@ -133,10 +133,30 @@ typedef struct hz_gwork {
     void *pollctx;
     int stopped;                     /* set when poll stopped the extension */
     int64_t cells;                   /* DP cells computed (statistics, never reset here) */
+    int32_t *sv; int64_t svcap;      /* hz_gapped_row's scratch */
 } hz_gwork;
 #define HZ_G_RGB 32
 #define HZ_G_POLL 256
 void hz_gwork_free(hz_gwork *w);
+
+/* One row r of the y-drop DP (spec §4.3, LASTZ's cell) over columns [LY, end): C, D (index =
+ * column) and tp (tp[col] = traceback byte of (r, col)) are updated in place.  bp points at
+ * B(LY+1), step st (+1 forward, -1 reverse half); sub = the 256 scores of A(r); mk: the mask
+ * array when a §4.5 record is active (cells with mk[col] == tag are pruned), else NULL.  sv:
+ * scratch of at least end-LY values for the block path, or NULL to run cell by cell (the
+ * caller passes NULL unless hz_gapped_row_vec_ok).  In: best (the extension's best so far),
+ * kept = LY.  Out: best and bc (the row's last column that reached best, -1 when none),
+ * LY (the left bound after pruning), kept (the last column not pruned).  Returns I after the
+ * last column.  gapped_row.c. */
+typedef struct {
+    int32_t *C, *D; uint8_t *tp; const uint8_t *bp; int64_t st; const int32_t *sub;
+    const int64_t *mk; int64_t tag; int32_t E, gOE, Y, best; int64_t bc, LY, kept, lo;
+    int32_t *sv;
+    int portable;      /* tests: 1 = the portable vector instance even where AVX2 runs */
+} hz_grow;
+int32_t hz_gapped_row(hz_grow *R, int64_t end);
+/* 1 when the block path applies to gap open O, extend E and y-drop Y (scores in range) */
+int hz_gapped_row_vec_ok(int32_t O, int32_t E, int32_t Y);
 
 /* The list of accepted alignments of a pass (spec §5 KEPT and BYEND). */
 typedef struct {

@@ -19,7 +19,7 @@ typedef struct {
 void hz_gwork_free(hz_gwork *w)
 {
     free(w->C); free(w->D); free(w->mask); free(w->tb); free(w->tbrow); free(w->act);
-    free(w->rg[0]); free(w->rg[1]);
+    free(w->rg[0]); free(w->rg[1]); free(w->sv);
     memset(w, 0, sizeof *w);
 }
 
@@ -33,6 +33,16 @@ static int ensure_cols(hz_gwork *w, int64_t need)
     int64_t *m = realloc(w->mask, (size_t)c * sizeof *m); if (!m) return -1; w->mask = m;
     memset(m + w->cap, 0, (size_t)(c - w->cap) * sizeof *m);
     w->cap = c;
+    return 0;
+}
+
+static int ensure_sv(hz_gwork *w, int64_t need)
+{
+    if (need <= w->svcap) return 0;
+    int64_t c = w->svcap ? w->svcap : 1024;
+    while (c < need) c *= 2;
+    int32_t *t = realloc(w->sv, (size_t)c * sizeof *t); if (!t) return -1;
+    w->sv = t; w->svcap = c;
     return 0;
 }
 
@@ -228,6 +238,7 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
     if (M <= 0 || N <= 0) return 0;
     const int32_t E = P->sc->gap_extend, gOE = P->sc->gap_open + E, Y = P->sc->ydrop;
     const int64_t tail = E ? Y / E + 6 : (N + 1 < 500000 ? N + 1 : 500000);
+    const int vec = hz_gapped_row_vec_ok(P->sc->gap_open, E, Y);
     /* A(r), B(c) of §4.1 as pointer and step */
     const uint8_t *A = rev ? P->T + a1 + 1 : P->T + a1, *B = rev ? P->Q + a2 + 1 : P->Q + a2;
     const int64_t st = rev ? -1 : 1;
@@ -271,39 +282,17 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
         if (ensure_rows(w, r + 1) || ensure_tb(w, used + need + 1) || ensure_cols(w, x.RY + 2)) return HZ_G_WORST;
         C = w->C; D = w->D; tb = w->tb;
         w->tbrow[r] = used - x.LY;
-        const int32_t *sub = P->sc->sub[A[st * r]];
         /* §4.3 row loop, LASTZ's cell.  Masks are read only when a record is active (no record:
          * no mark of this row's tag, LASTZ's "active != NULL" test). */
-        const int64_t *mk = w->nact ? w->mask : NULL;
-        const int64_t tag = x.tag, end = x.RY < N + 1 ? x.RY : N + 1;
-        const uint8_t *bp = B + st * (x.LY + 1);
-        int32_t i = HZ_G_NEG_INF, diag = HZ_G_NEG_INF;
-        int64_t kept = x.LY, LY = x.LY;
-        uint8_t *tp = tb + used - x.LY;
-        for (col = x.LY; col < end; col++, bp += st) {
-            int32_t d = D[col], nxt = C[col] + sub[*bp], v;
-            uint8_t lk;
-            if (mk && mk[col] == tag) goto prune;
-            if (d > diag || i > diag) {
-                if (d >= i) { v = d; lk = FROM_D | EXT_I | EXT_D; } else { v = i; lk = FROM_I | EXT_I | EXT_D; }
-                if (v < best - Y) goto prune;
-                C[col] = v; D[col] = d - E; i -= E;
-            } else {
-                v = diag;
-                if (v < best - Y) goto prune;
-                if (v >= best) { best = v; br = r; bc = col; }
-                int32_t op = v - gOE;
-                if (op > d - E) { D[col] = op; lk = FROM_C; } else { D[col] = d - E; lk = FROM_C | EXT_D; }
-                if (op > i - E) i = op; else { i -= E; lk |= EXT_I; }
-                C[col] = v;
-            }
-            tp[col] = lk; kept = col; diag = nxt;
-            continue;
-        prune:
-            if (col == LY) LY++;
-            else { C[col] = D[col] = HZ_G_NEG_INF; i = HZ_G_NEG_INF; }
-            tp[col] = 0; diag = nxt;
-        }
+        const int64_t end = x.RY < N + 1 ? x.RY : N + 1;
+        if (vec && ensure_sv(w, end - x.LY)) return HZ_G_WORST;
+        hz_grow R = { C, D, tb + used - x.LY, B + st * (x.LY + 1), st, P->sc->sub[A[st * r]],
+                      w->nact ? w->mask : NULL, x.tag, E, gOE, Y, best, -1, x.LY, x.LY, x.LY,
+                      vec ? w->sv : NULL, 0 };
+        int32_t i = hz_gapped_row(&R, end);
+        if (R.bc >= 0) { best = R.best; br = r; bc = R.bc; }
+        col = end;
+        int64_t kept = R.kept, LY = R.LY;
         used += col - x.LY; w->cells += col - x.LY;
         x.LY = LY;
         if (x.LY >= x.RY) break;

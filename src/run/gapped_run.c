@@ -1,5 +1,6 @@
 /* gapped_run — `hspz run --gapped` (gapped_run.h, docs/gapped.md). */
 #include "gapped_run.h"
+#include "gapped_cmd.h"
 #include "manifest.h"
 #include "outsafe.h"
 #include <errno.h>
@@ -12,6 +13,13 @@
 
 int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen)
 {
+    if (o->traceback) {
+        int64_t b = hz_gapped_tb_parse(o->traceback);
+        if (!o->gapped) snprintf(err, errlen, "--traceback sets the traceback memory of --gapped's alignments; give --gapped too");
+        else if (b == -1) snprintf(err, errlen, "--traceback: '%s' is not a size (an integer or decimal, optionally with K, M or G)", o->traceback);
+        else if (b == -2) snprintf(err, errlen, "--traceback: '%s' is below lastz's minimum, 100K", o->traceback);
+        if (b < 0 || !o->gapped) return 2;
+    }
     if (!o->gapped) return 0;
     const char *f = o->format;
     if (o->nogapped) snprintf(err, errlen, "--gapped runs the lastz commands, which --nogapped turns off");
@@ -65,7 +73,18 @@ int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const h
     if (view_make(t, o->target_prefix ? o->target_prefix : "", &tv) || view_make(q, o->query_prefix ? o->query_prefix : "", &qv)) {
         snprintf(err, errlen, "out of memory for the gapped stage's record names");
         rc = -1;
-    } else if (hz_gapped_outdir_run(dir, &tv, &qv, threads > 0 ? threads : 1, NULL, NULL, 0, files, err, errlen)) rc = -1;
+    } else {
+        /* --traceback: appended to every line's words, as `hspz gapped --outdir
+         * --allocate:traceback=SIZE` and Batched LASTZ do (lastz takes the last one) */
+        char *tb = NULL;
+        if (o->traceback && !(tb = malloc(strlen(o->traceback) + 24))) {
+            snprintf(err, errlen, "out of memory"); rc = -1;
+        } else {
+            if (tb) sprintf(tb, "--allocate:traceback=%s", o->traceback);
+            if (hz_gapped_outdir_run(dir, &tv, &qv, threads > 0 ? threads : 1, NULL, tb, 0, files, err, errlen)) rc = -1;
+            free(tb);
+        }
+    }
     view_free(&tv); view_free(&qv);
     *secs = now_s() - t0;
     return rc;

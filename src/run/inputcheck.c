@@ -125,15 +125,18 @@ static const char *const FAULT[3] = {
 static const char *const FAULT_ONE[3] = { "has an empty name", "has no bases", "has a name longer than 255 bytes" };
 static const char *const FAULT_MANY[3] = { "have an empty name", "have no bases", "have a name longer than 255 bytes" };
 
-/* With --tarball: the first record of s that breaks a package rule is an error. */
-static int check_package(const hz_side *s, char *err, size_t errlen)
+/* With --tarball or --gapped: the first record of s that breaks a package rule is an error
+ * (--gapped gives lastz's bytes for the package's lines, and lastz fails those lines: refused
+ * here, before any work, rather than in the gapped stage after the HSPs).  what: "--tarball
+ * cannot package it" or "--gapped cannot align it". */
+static int check_package(const hz_side *s, const char *what, char *err, size_t errlen)
 {
     for (size_t i = 0; i < s->n_rec; i++)
         for (int k = 0; k < 3; k++)
             if (package_fault(s, i, k)) {
                 char nb[72];
-                snprintf(err, errlen, "%s: record %zu '%s' %s, so --tarball cannot package it", s->seqs->path,
-                         i + 1, shown(s->name[i], nb), FAULT[k]);
+                snprintf(err, errlen, "%s: record %zu '%s' %s, so %s", s->seqs->path,
+                         i + 1, shown(s->name[i], nb), FAULT[k], what);
                 return -1;
             }
     return 0;
@@ -189,9 +192,16 @@ int hz_input_check(const hz_opts *o, const hz_side *t, const hz_side *q, char *e
 {
     if (check_always(t, "--target-prefix", o->target_prefix, err, errlen)) return -1;
     if (check_always(q, "--query-prefix", o->query_prefix, err, errlen)) return -1;
-    if (o->tarball && !o->segments_archive && (check_package(t, err, errlen) || check_package(q, err, errlen))) return -1;
+    if (o->tarball && !o->segments_archive) {
+        const char *w = "--tarball cannot package it";
+        if (check_package(t, w, err, errlen) || check_package(q, w, err, errlen)) return -1;
+    }
+    if (o->gapped && !o->nogapped) {
+        const char *w = "--gapped cannot align it";
+        if (check_package(t, w, err, errlen) || check_package(q, w, err, errlen)) return -1;
+    }
     if (o->quiet) return 0;
-    if (!o->tarball && !o->nogapped) { note_package(t); note_package(q); }
+    if (!o->tarball && !o->gapped && !o->nogapped) { note_package(t); note_package(q); }
     note_other(t);
     note_other(q);
     note_seedable(t);

@@ -38,11 +38,12 @@ int hz_path_check(const char *flag, const char *path, char *err, size_t errlen);
  *   - a name with a whitespace or control byte (possible in a 2bit index);
  *   - a non-empty name that an earlier record of the same file already has (after the
  *     prefix): segment lines could not say which record they mean.
- * With o->tarball also refused (the package's 2bit files and lastz commands need them):
+ * With o->tarball or o->gapped also refused (the package's 2bit files and lastz commands need
+ * them, and --gapped gives what lastz gives on them):
  *   - an empty name (lastz: "contigs-of-interest file is empty"),
  *   - a record of 0 bases (LASTZ refuses a 2bit record of length 0: "bad 2bit length"),
  *   - a name longer than 255 bytes (the 2bit index limit).
- * Without --tarball these three are accepted as KegAlign does, each kind with one
+ * Without --tarball and --gapped these three are accepted as KegAlign does, each kind with one
  * "hspz: note:" line (count, first record) on stderr unless o->quiet or o->nogapped.
  * Unless o->quiet, a file with bases that are not IUPAC letters (hz_seqset.n_other) gets one
  * note with the count and the first one's record and byte offset.

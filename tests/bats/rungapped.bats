@@ -208,3 +208,55 @@ PY
     hz_run run -r "$d/t.fa" -q "$AG/aglobin_cow.fa.gz" -o "$d/o" --quiet
     [ "$status" -eq 0 ]
 }
+
+@test "run --gapped --traceback SIZE: truncated alignments = gapped --outdir --allocate:traceback and = lastz with the word appended; bad sizes refused" {
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR" line f n=0
+    hz_run run -r "$AG/aglobin_human.fa.gz" -q "$AG/aglobin_cow.fa.gz" -o "$d/g" --quiet --gapped --traceback 100K --tarball
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    grep -q '^truncating alignment' "$d"/g/*.err                # 100K truncates alpha-globin's alignments
+    python3 -c 'import json,sys; v = json.load(open(sys.argv[1]))["config"]["values"]["traceback"]; assert (v["value"], v["source"]) == ("100K", "flag"), v' "$d/g/manifest.json"
+    hz_run run -r "$AG/aglobin_human.fa.gz" -q "$AG/aglobin_cow.fa.gz" -o "$d/two" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    run "$HSPZ" gapped --outdir "$d/two" -r "$AG/aglobin_human.fa.gz" -q "$AG/aglobin_cow.fa.gz" --allocate:traceback=100K
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    diff -r -x manifest.json -x gapped-manifest.json "$d/g" "$d/two"
+    # lastz on the package's lines, each with --allocate:traceback=100K appended
+    mkdir -p "$d/pkg" && tar xzf "$d/g.tar.gz" -C "$d/pkg" && cd "$d/pkg/galaxy/files"
+    while read -r line; do
+        eval "$line --allocate:traceback=100K"
+        for f in $(sed 's/.*--output=\([^ ]*\) 2> \(.*\)/\1 \2/' <<<"$line"); do cmp "$f" "$d/g/$f"; done
+        n=$((n + 1))
+    done < "$d/g/lastz-commands.txt"
+    cd "$HZ_REPO"
+    [ "$n" -gt 0 ]
+    # without it: lastz's 80M, no truncation
+    hz_run run -r "$AG/aglobin_human.fa.gz" -q "$AG/aglobin_cow.fa.gz" -o "$d/n" --quiet --gapped
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    ! grep -q truncating "$d"/n/*.err
+    local a
+    for a in "--traceback 1G" "--gapped --traceback 50K" "--gapped --traceback lots"; do
+        hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$d/r" $a
+        assert_one_error_line 2 || { echo "with $a"; return 1; }
+        [[ "$stderr" == "hspz: "*"--traceback"* ]]
+        assert_no_outdir "$d/r"
+    done
+}
+
+@test "run --gapped: an empty record name or a record without bases is refused before any work (one line, exit 1, no OUTDIR)" {
+    local d="$BATS_TEST_TMPDIR"
+    { echo ">"; sed 1d "$MT/MT-orang.fa"; } > "$d/empty.fa"
+    { cat "$MT/MT-orang.fa"; echo ">nobases"; } > "$d/nobases.fa"
+    hz_run run -r "$MT/MT-human.fa" -q "$d/empty.fa" -o "$d/e" --gapped
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $d/empty.fa: record 1 '' has an empty name;"*"so --gapped cannot align it" ]]
+    assert_no_outdir "$d/e"
+    hz_run run -r "$d/nobases.fa" -q "$MT/MT-human.fa" -o "$d/n" --gapped
+    assert_one_error_line 1
+    [[ "$stderr" == *"record 2 'nobases' has no bases;"*"so --gapped cannot align it" ]]
+    assert_no_outdir "$d/n"
+    # without --gapped: KegAlign's bytes, with a note
+    hz_run run -r "$MT/MT-human.fa" -q "$d/empty.fa" -o "$d/k"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [[ "$stderr" == *"note:"*"empty name"* ]]
+}

@@ -1,0 +1,160 @@
+/* gapped_row — one row of the y-drop DP (../shared/spec/lastz-gapped-spec.md §4.3), LASTZ's
+ * cell, in blocks of 8 columns with vector arithmetic.
+ *
+ * Why blocks: the cell's case (gap or diagonal) is data-dependent and a scalar cell costs ~17
+ * cycles.  Within a row two chains are serial: I (the running horizontal gap) and best (the
+ * row's running maximum, which decides pruning).  With the cell rewritten as
+ *   value = max(D, I, diag);  diagonal cell when diag >= D and diag >= I;
+ *   I' = max(I - E, open)  with open = diag - (O+E) when D <= diag, else nothing
+ * (an I above the diagonal wins that max anyway since O >= 0), I is a max-plus prefix scan of
+ * values known before the row's dependencies, and best a prefix maximum of the diagonal cells'
+ * values: both are log-step scans over 8 lanes.  That holds while no cell of the block is
+ * pruned (a pruned cell resets I and moves LY): a block is computed this way speculatively,
+ * and when any of its cells is pruned it is computed again cell by cell from the same entry
+ * state (its cells before the first pruned one were exact, so the test sees the first pruned
+ * cell as the scalar cell would); so does a block with a masked cell (§4.5).  Rows under 16
+ * columns and scoring outside the block path's range run cell by cell.  tests/unit/test_gapped_row.c checks both paths cell
+ * for cell on random rows. */
+#include <stdint.h>
+#include <string.h>
+#include "gapped.h"
+
+enum { FROM_C = 0, FROM_I = 1, FROM_D = 2, EXT_I = 4, EXT_D = 8 };
+
+/* "nothing": below every value the block path meets, with room for 8 gap extensions below
+ * it; a block whose entering I or whose D is below ROW_LOW (values LASTZ's cell lets drift
+ * below NEG_INF by E a column or row; never near in practice) runs cell by cell */
+#define ROW_NONE (INT32_MIN + (1 << 24))
+#define ROW_LOW (INT32_MIN + (1 << 25))
+
+/* the state carried from column to column */
+typedef struct { int32_t i, diag, best; int64_t bc, LY, kept; } rstate;
+
+/* LASTZ's cell (gapped_extend.c ydrop_one_sided_align) at column col; nxt: C[col] (old) +
+ * sub(A(r), B(col+1)), the next column's diagonal */
+static inline void cell1(const hz_grow *R, rstate *s, int64_t col, int32_t nxt)
+{
+    int32_t *C = R->C, *D = R->D;
+    const int32_t E = R->E, gOE = R->gOE;
+    int32_t d = D[col], i = s->i, diag = s->diag, v;
+    uint8_t lk;
+    s->diag = nxt;
+    if (R->mk && R->mk[col] == R->tag) goto prune;
+    if (d > diag || i > diag) {
+        if (d >= i) { v = d; lk = FROM_D | EXT_I | EXT_D; } else { v = i; lk = FROM_I | EXT_I | EXT_D; }
+        if (v < s->best - R->Y) goto prune;
+        C[col] = v; D[col] = d - E; s->i = i - E;
+    } else {
+        v = diag;
+        if (v < s->best - R->Y) goto prune;
+        if (v >= s->best) { s->best = v; s->bc = col; }
+        int32_t op = v - gOE;
+        if (op > d - E) { D[col] = op; lk = FROM_C; } else { D[col] = d - E; lk = FROM_C | EXT_D; }
+        if (op > i - E) s->i = op; else { s->i = i - E; lk |= EXT_I; }
+        C[col] = v;
+    }
+    R->tp[col] = lk; s->kept = col;
+    return;
+prune:
+    if (col == s->LY) s->LY++;
+    else { C[col] = D[col] = HZ_G_NEG_INF; s->i = HZ_G_NEG_INF; }
+    R->tp[col] = 0;
+}
+
+static void row_scalar(const hz_grow *R, rstate *s, int64_t lo, int64_t end)
+{
+    const uint8_t *bp = R->bp + R->st * (lo - R->lo);   /* R->bp is at column R->lo */
+    for (int64_t col = lo; col < end; col++, bp += R->st)
+        cell1(R, s, col, R->C[col] + R->sub[*bp]);
+}
+
+typedef int32_t v8 __attribute__((vector_size(32)));
+typedef uint8_t v8b __attribute__((vector_size(8)));
+
+#define B8(x) ((v8){ 0 } + (x))
+#define SEL(m, a, b) (((m) & (a)) | (~(m) & (b)))
+/* lanes moved up by k, the k lowest taken from f */
+#define UP1(x, f) __builtin_shuffle((x), (f), (v8){ 8, 0, 1, 2, 3, 4, 5, 6 })
+#define UP2(x, f) __builtin_shuffle((x), (f), (v8){ 8, 9, 0, 1, 2, 3, 4, 5 })
+#define UP4(x, f) __builtin_shuffle((x), (f), (v8){ 8, 9, 10, 11, 0, 1, 2, 3 })
+
+/* the portable instance: GCC's generic vectors (SSE2 on x86-64, NEON elsewhere) */
+#define VMAX(a, b) SEL((a) > (b), (a), (b))
+/* lane 0 of the horizontal maximum (log-step shuffles) */
+static inline __attribute__((always_inline)) int32_t v8hmax(v8 x)
+{
+    x = VMAX(x, __builtin_shuffle(x, (v8){ 4, 5, 6, 7, 0, 1, 2, 3 }));
+    x = VMAX(x, __builtin_shuffle(x, (v8){ 2, 3, 0, 1, 6, 7, 4, 5 }));
+    x = VMAX(x, __builtin_shuffle(x, (v8){ 1, 0, 3, 2, 5, 4, 7, 6 }));
+    return x[0];
+}
+#define VANY(m) (v8hmax(-(m)) > 0)
+#define VLAST(m, lane) v8hmax(SEL((m), (lane), B8(-1)))
+/* sv[k] = sub(A(r), B(lo+k+1)) filled by the caller */
+#define SUBV(R, sv, k) ({ v8 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
+static inline __attribute__((always_inline)) int masked8(const int64_t *mk, int64_t tag)
+{
+    int m = 0;
+    for (int k = 0; k < 8; k++) m |= mk[k] == tag;
+    return m;
+}
+#define MASKED(mk, tag) masked8((mk), (tag))
+#define ROW_FN row_blocks
+#include "gapped_row_blk.h"
+#undef ROW_FN
+#undef VMAX
+#undef VANY
+#undef VLAST
+#undef SUBV
+#undef MASKED
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* the AVX2 instance (chosen at run time): one-instruction maxima, tests and lane masks */
+#include <immintrin.h>
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define VMAX(a, b) ((v8)_mm256_max_epi32((__m256i)(a), (__m256i)(b)))
+#define VANY(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
+static inline int32_t v8last(v8 m)
+{
+    unsigned b = (unsigned)_mm256_movemask_ps((__m256)m);
+    return b ? 31 - __builtin_clz(b) : -1;
+}
+#define VLAST(m, lane) v8last(m)
+/* sv[k] = sub(A(r), B(lo+k+1)) filled by the caller (a gather instruction measured slower) */
+#define SUBV(R, sv, k) ({ v8 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
+static inline int masked8_avx2(const int64_t *mk, int64_t tag)
+{
+    const __m256i t = _mm256_set1_epi64x(tag);
+    __m256i a = _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)mk), t);
+    a = _mm256_or_si256(a, _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)(mk + 4)), t));
+    return !_mm256_testz_si256(a, a);
+}
+#define MASKED(mk, tag) masked8_avx2((mk), (tag))
+#define ROW_FN row_blocks_avx2
+#include "gapped_row_blk.h"
+#pragma GCC pop_options
+#define ROW_AVX2 1
+#endif
+
+int hz_gapped_row_vec_ok(int32_t O, int32_t E, int32_t Y)
+{
+    return O >= 0 && E >= 0 && E < (1 << 16) && O < (1 << 28) && Y >= 0 && Y < (1 << 29);
+}
+
+int32_t hz_gapped_row(hz_grow *R, int64_t end)
+{
+    const int64_t lo = R->LY;
+    rstate s = { HZ_G_NEG_INF, HZ_G_NEG_INF, R->best, -1, R->LY, R->kept };
+    if (R->sv && end - lo >= 16) {
+        const uint8_t *bp = R->bp;
+        for (int64_t k = 0; k < end - lo; k++, bp += R->st) R->sv[k] = R->sub[*bp];
+#ifdef ROW_AVX2
+        if (!R->portable && __builtin_cpu_supports("avx2")) row_blocks_avx2(R, &s, lo, end, R->sv);
+        else
+#endif
+        row_blocks(R, &s, lo, end, R->sv);
+    } else row_scalar(R, &s, lo, end);
+    R->best = s.best; R->bc = s.bc; R->LY = s.LY; R->kept = s.kept;
+    return s.i;
+}
