@@ -90,6 +90,8 @@ static inline __attribute__((always_inline)) int32_t v8hmax(v8 x)
 }
 #define VANY(m) (v8hmax(-(m)) > 0)
 #define VLAST(m, lane) v8hmax(SEL((m), (lane), B8(-1)))
+#define BCAST7(x) __builtin_shuffle((x), (v8){ 7, 7, 7, 7, 7, 7, 7, 7 })
+#define PACK8(x, p) do { const v8b b_ = __builtin_convertvector((x), v8b); memcpy((p), &b_, sizeof b_); } while (0)
 /* sv[k] = sub(A(r), B(lo+k+1)) filled by the caller */
 #define SUBV(R, sv, k) ({ v8 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
 static inline __attribute__((always_inline)) int masked8(const int64_t *mk, int64_t tag)
@@ -105,6 +107,8 @@ static inline __attribute__((always_inline)) int masked8(const int64_t *mk, int6
 #undef VMAX
 #undef VANY
 #undef VLAST
+#undef BCAST7
+#undef PACK8
 #undef SUBV
 #undef MASKED
 
@@ -121,6 +125,14 @@ static inline int32_t v8last(v8 m)
     return b ? 31 - __builtin_clz(b) : -1;
 }
 #define VLAST(m, lane) v8last(m)
+#define BCAST7(x) ((v8)_mm256_permutevar8x32_epi32((__m256i)(x), _mm256_set1_epi32(7)))
+static inline void pack8_avx2(v8 x, uint8_t *p)
+{
+    const __m256i y = (__m256i)x;
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
+}
+#define PACK8(x, p) pack8_avx2((x), (p))
 /* sv[k] = sub(A(r), B(lo+k+1)) filled by the caller (a gather instruction measured slower) */
 #define SUBV(R, sv, k) ({ v8 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
 static inline int masked8_avx2(const int64_t *mk, int64_t tag)
