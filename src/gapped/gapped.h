@@ -53,15 +53,21 @@ typedef struct {
     char rows[16]; int nrows;        /* matrix letters for the axt/maf header (§7.3) */
     int32_t hdr[16][16];
     int hsp_set, dna;                /* score file: hsp_threshold given; rows and columns DNA (§2.2) */
+    char rowch[72], colch[72];       /* lastz's rowChars/colChars: the matrix letters in file order,
+                                      * then (DNA alphabets) their lower case; "ACGTacgt" default */
+    int rows_dna, cols_dna;          /* lastz's is_dna_alphabet of the rows / columns */
+    int badcol;                      /* lastz's badCol: the bad_score letter ('X') */
     const char *seed;                /* axt+ header's seed line text (a score file's seed/T; §7.3) */
     uint32_t step;                   /* axt+ header's step (a score file's step/Z; default 1) */
 } hz_gscore;
 
 /* Build HOXD70 with O=400 E=30 (spec §2.1); ydrop/gappedthresh from LASTZ's defaults. */
 void hz_gscore_default(hz_gscore *sc);
-/* Derive sc->msub from sc->sub (spec §2.4); call after the matrix is final. */
+/* Derive sc->msub from sc->sub (spec §2.4, lastz's masked_score_set); call after the file is
+ * read and before hz_gscore_ambiguous, as lastz does. */
 void hz_gscore_mask(hz_gscore *sc);
-/* Apply --ambiguous=n[,R,P] or iupac[,R,P] (spec §2.3).  Returns 0, -1 on a bad value. */
+/* Apply --ambiguous=n[,R,P] or iupac[,R,P] (spec §2.3; lastz's ambiguate_iupac then ambiguate_n,
+ * over the matrix alphabets rowch/colch, to sub and msub).  Returns 0, -1 on a bad value. */
 int hz_gscore_ambiguous(hz_gscore *sc, const char *arg);
 /* Read a LASTZ score file (spec §2.2) into sc (after hz_gscore_default).  file_y/file_l get
  * y_drop / gapped_threshold when the file sets them (else unchanged).  Settings are read as

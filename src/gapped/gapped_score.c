@@ -46,6 +46,8 @@ void hz_gscore_default(hz_gscore *sc)
     sc->xdrop = 10 * HOXD70[0][0];                        /* 910 */
     sc->nrows = 4;
     memcpy(sc->rows, "ACGT", 4);
+    strcpy(sc->rowch, "ACGTacgt"); strcpy(sc->colch, "ACGTacgt");   /* new_dna_score_set */
+    sc->rows_dna = sc->cols_dna = sc->dna = 1; sc->badcol = 'X';
     sc->seed = "1110100110010101111 w/transition"; sc->step = 1;
     for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) sc->hdr[r][c] = HOXD70[r][c];
 }
@@ -63,29 +65,59 @@ static int amb_value(const char *p, size_t len, int32_t *v)
     return 0;
 }
 
+static int dna_lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* ambiguate_iupac (dna_utilities.c L1588) on one matrix */
+static void amb_iupac(int32_t sub[256][256], const hz_gscore *sc, int32_t R, int32_t nP)
+{
+    static const char AMB[] = "NnBDHKMRSVWYbdhkmrsvwy";
+    for (const char *r = AMB; *r; r++)
+        for (const char *c = AMB; *c; c++) sub[(uint8_t)*r][(uint8_t)*c] = dna_lower(*r) == dna_lower(*c) ? R : nP;
+    if (sc->rows_dna)
+        for (const char *r = sc->rowch; *r; r++)
+            for (const char *c = AMB; *c; c++) {
+                if (*r == 'N' && (*c == 'N' || *c == 'n')) continue;
+                sub[(uint8_t)*r][(uint8_t)*c] = sub[dna_lower((uint8_t)*r)][(uint8_t)*c] = nP;
+            }
+    if (sc->cols_dna)
+        for (const char *c = sc->colch; *c; c++)
+            for (const char *r = AMB; *r; r++) {
+                if (*c == 'N' && (*r == 'N' || *r == 'n')) continue;
+                sub[(uint8_t)*r][(uint8_t)*c] = sub[(uint8_t)*r][dna_lower((uint8_t)*c)] = nP;
+            }
+}
+
+/* ambiguate_n (dna_utilities.c L1544) on one matrix.  Only 'N' is skipped in the loops: a file
+ * whose alphabet has N also lists n (lower case added), so N-n and n-n end as -P there. */
+static void amb_n(int32_t sub[256][256], const hz_gscore *sc, int32_t R, int32_t nP)
+{
+    sub['N']['N'] = sub['N']['n'] = sub['n']['N'] = sub['n']['n'] = R;
+    if (sc->cols_dna)
+        for (const char *r = sc->rowch; *r; r++) {
+            if (*r == 'N') continue;
+            int ch = (uint8_t)*r, lo = dna_lower(ch);
+            sub[ch]['N'] = sub[ch]['n'] = sub[lo]['N'] = sub[lo]['n'] = nP;
+        }
+    if (sc->rows_dna)
+        for (const char *c = sc->colch; *c; c++) {
+            if (*c == 'N') continue;
+            int ch = (uint8_t)*c, lo = dna_lower(ch);
+            sub['N'][ch] = sub['n'][ch] = sub['N'][lo] = sub['n'][lo] = nP;
+        }
+}
+
 int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
 {
-    static const char MATRIX[] = "ACGTacgt", IUPAC[] = "NnBDHKMRSVWYbdhkmrsvwy";
     int32_t R = 0, P = 0;
     hz_ambig a;
     hz_ambiguous_split(arg, &a);   /* scoring.h: the HSP stage reads it the same way */
     if (a.word == HZ_AMB_OTHER || (a.nparts != 1 && a.nparts != 3)) return -1;
     if (a.nparts == 3 && (!a.plen[1] || amb_value(a.part[1], a.plen[1], &R) || amb_value(a.part[2], a.plen[2], &P)))
         return -1;
-    int iupac = a.word == HZ_AMB_IUPAC;
-    if (iupac)
-        for (const char *x = IUPAC; *x; x++) {
-            for (const char *b = IUPAC; *b; b++)
-                sc->sub[(uint8_t)*x][(uint8_t)*b] = ((*x | 0x20) == (*b | 0x20)) ? R : -P;
-            for (const char *m = MATRIX; *m; m++)
-                sc->sub[(uint8_t)*x][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*x] = -P;
-        }
-    const char *nn = "Nn";
-    for (const char *x = nn; *x; x++) {
-        for (const char *b = nn; *b; b++) sc->sub[(uint8_t)*x][(uint8_t)*b] = R;
-        for (const char *m = MATRIX; *m; m++)
-            sc->sub[(uint8_t)*x][(uint8_t)*m] = sc->sub[(uint8_t)*m][(uint8_t)*x] = -P;
-    }
+    /* lastz.c L9021-9039: iupac (allowAmbiDNA) first, then n (nIsAmbiguous; iupac sets it
+     * too), each on the plain and the masked matrix */
+    if (a.word == HZ_AMB_IUPAC) { amb_iupac(sc->sub, sc, R, -P); amb_iupac(sc->msub, sc, R, -P); }
+    amb_n(sc->sub, sc, R, -P); amb_n(sc->msub, sc, R, -P);
     /* lastz prints the header after --ambiguous (lastz.c L9021-9039 before the output
      * header): a score file's N row and column show R and -P (§7.3) */
     for (int r = 0; r < sc->nrows; r++)
@@ -93,13 +125,32 @@ int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
     return 0;
 }
 
+/* masked_score_set (dna_utilities.c L497): lower-case matrix letters, n, X and N unless N is
+ * a matrix letter get the bad score sub[first row letter][bad column], rows and columns */
 void hz_gscore_mask(hz_gscore *sc)
 {
-    static const char MASKED[] = "acgtNnXx";
-    int32_t bad = sc->sub['A']['X'];
     memcpy(sc->msub, sc->sub, sizeof sc->msub);
-    for (const char *m = MASKED; *m; m++)
-        for (int c = 1; c < 256; c++) sc->msub[(uint8_t)*m][c] = sc->msub[c][(uint8_t)*m] = bad;
+    int32_t bad = sc->sub[(uint8_t)sc->rowch[0]][sc->badcol];
+    if (sc->rows_dna) {
+        int nrow = 0;
+        for (const char *r = sc->rowch; *r; r++) nrow |= *r == 'N';
+        for (const char *r = sc->rowch; *r; r++)
+            if (!(*r >= 'A' && *r <= 'Z')) for (int c = 1; c < 256; c++) sc->msub[(uint8_t)*r][c] = bad;
+        for (int c = 1; c < 256; c++) {
+            if (!nrow) sc->msub['N'][c] = bad;
+            sc->msub['n'][c] = sc->msub['X'][c] = bad;
+        }
+    }
+    if (sc->cols_dna) {
+        int ncol = 0;
+        for (const char *c = sc->colch; *c; c++) ncol |= *c == 'N';
+        for (const char *c = sc->colch; *c; c++)
+            if (!(*c >= 'A' && *c <= 'Z')) for (int r = 1; r < 256; r++) sc->msub[r][(uint8_t)*c] = bad;
+        for (int r = 1; r < 256; r++) {
+            if (!ncol) sc->msub[r]['N'] = bad;
+            sc->msub[r]['n'] = sc->msub[r]['X'] = bad;
+        }
+    }
 }
 
 /* a score value as lastz's string_to_score reads it (checked live against lastz 1.04.22): a
@@ -119,10 +170,34 @@ static int score_value(const char *s, int32_t *v)
     return 0;
 }
 
+/* lastz's is_dna_alphabet (dna_utilities.c L1437): ACGT, ACGTN, ACGTacgt or ACGTacgtN in any
+ * order (a label listed twice is refused before this) */
 static int dna_alphabet(const int *c, int n)
 {
-    for (int i = 0; i < n; i++) if (!strchr("ACGTN", c[i]) || !c[i]) return 0;
-    return n > 0;
+    int up = 0, lo = 0, hasn = 0;
+    for (int i = 0; i < n; i++) {
+        up += c[i] == 'A' || c[i] == 'C' || c[i] == 'G' || c[i] == 'T';
+        lo += c[i] == 'a' || c[i] == 'c' || c[i] == 'g' || c[i] == 't';
+        hasn |= c[i] == 'N';
+    }
+    if (n == 4) return up == 4;
+    if (n == 5) return up == 4 && hasn;
+    if (n == 8) return up + lo == 8;
+    if (n == 9) return up + lo == 8 && hasn;
+    return 0;
+}
+
+/* lastz's letters of a DNA alphabet: the labels in order, then each one's lower case when absent */
+static void alphabet(char *out, const int *c, int n, int dna)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) out[k++] = (char)c[i];
+    out[k] = 0;
+    if (dna)
+        for (int i = 0; i < n; i++) {
+            char l = (char)dna_lower(c[i]);
+            if (!memchr(out, l, (size_t)k)) { out[k++] = l; out[k] = 0; }
+        }
 }
 
 /* tok[0 .. len) as a C string in buf (cut at bufsz - 1 bytes, as a line of fgets) */
@@ -229,7 +304,10 @@ static void gscore_build(hz_gscore *sc, const int *col, int ncol, const int *row
 {
     for (int r = 0; r < 256; r++) for (int c = 0; c < 256; c++) sc->sub[r][c] = fill;
     for (int r = 0; r < nrow; r++) for (int c = 0; c < ncol; c++) sc->sub[row[r]][col[c]] = m[r][c];
-    sc->dna = dna_alphabet(col, ncol) && dna_alphabet(row, nrow);
+    sc->cols_dna = dna_alphabet(col, ncol); sc->rows_dna = dna_alphabet(row, nrow);
+    sc->dna = sc->cols_dna && sc->rows_dna;
+    alphabet(sc->colch, col, ncol, sc->cols_dna); alphabet(sc->rowch, row, nrow, sc->rows_dna);
+    sc->badcol = badch;
     if (dna_alphabet(col, ncol))
         for (int r = 0; r < 256; r++) for (int c = 0; c < ncol; c++) sc->sub[r][col[c] | 0x20] = sc->sub[r][col[c]];
     if (dna_alphabet(row, nrow))
@@ -294,6 +372,16 @@ int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *fi
         nrow++;
     }
     if (!ncol || !nrow) { snprintf(err, errlen, "%s: no matrix", path); goto out; }
+    /* lastz fails a label listed twice; a matrix whose rows or columns are not one of its DNA
+     * alphabets is a quantum one to lastz (bottlenecks, other letters): not built here */
+    for (int i = 0; i < ncol; i++) for (int j = 0; j < i; j++)
+        if (col[i] == col[j]) { snprintf(err, errlen, "hspz gapped: %s: column label '%c' is given twice (lastz fails such a file); run lastz for it", path, col[i]); rc = -2; goto out; }
+    for (int i = 0; i < nrow; i++) for (int j = 0; j < i; j++)
+        if (row[i] == row[j]) { snprintf(err, errlen, "hspz gapped: %s: row label '%c' is given twice (lastz fails such a file); run lastz for it", path, row[i]); rc = -2; goto out; }
+    if (!dna_alphabet(col, ncol) || !dna_alphabet(row, nrow)) {
+        snprintf(err, errlen, "hspz gapped: %s: rows and columns other than A C G T [N] [a c g t] make a quantum matrix to lastz, which hspz gapped does not build; run lastz for it", path);
+        rc = -2; goto out;
+    }
     gscore_build(sc, col, ncol, row, nrow, m, st.fill, st.bad, st.badch);
     rc = 0;
     /* lastz: without a gapped_threshold, the file's hsp_threshold is the gapped threshold too

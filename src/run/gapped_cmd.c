@@ -595,10 +595,10 @@ static int run_gapped(gopts *o)
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;
+    hz_gscore_mask(sc);                  /* lastz: masked_score_set, then --ambiguous on both */
     if (o->ambiguous && hz_gscore_ambiguous(sc, o->ambiguous)) { die("hspz gapped: --ambiguous=%s is not supported by hspz gapped (n, iupac, n,R,P and iupac,R,P with integers R, P are); run lastz for it", o->ambiguous); goto fail; }
     sc->inner = o->inner;
     if (o->inner > 0 && o->ambiguous) { die("hspz gapped: --ambiguous together with --inner is not supported yet; run lastz for it"); goto fail; }
-    hz_gscore_mask(sc);
     char err[1024];
     if (o->pre[0]) { ts = *o->pre[0]; qs = *o->pre[1]; }
     else {

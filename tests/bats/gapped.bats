@@ -717,3 +717,44 @@ CASES
     [[ "$output" == *"no .err file was written for it"* ]] && [[ "$output" != *"see its .err"* ]]
     [ ! -e "$BATS_TEST_TMPDIR/elsewhere" ]
 }
+
+# both_ways ARGS...: lastz and hspz gapped on ARGS (each with --output=res.out): output, stderr
+# and status equal; prints the alignment count
+both_ways() {
+    local rc
+    rc=0; lastz "$@" --output=res.out 2> l.err || rc=$?; echo $rc > l.rc; mv res.out l.out 2>/dev/null || : > l.out
+    rc=0; "$HSPZ" gapped "$@" --output=res.out 2> h.err || rc=$?; echo $rc > h.rc; mv res.out h.out 2>/dev/null || : > h.out
+    for x in out err rc; do cmp l.$x h.$x || { echo "differs ($x): $*"; cat h.err l.err; return 1; }; done
+    echo "equal ($(grep -c '^[0-9]' l.out || true) alignments, status $(cat l.rc)): $*"
+}
+
+@test "gapped live: --ambiguous with a score file's N row on lower-case n (lastz's alphabets: N-n and n-n score -P), matrices lastz reads as quantum or with a repeated label refused" {
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR" sc amb n=0
+    cd "$d"
+    printf '>t\nnnnnnnnnnnnnnnnatgattagataaaaatgaattttaatattatcaaa\n' > t.fa
+    printf '>q\ngtctactatatgagaattaattggtatctactaatctnnnnnnnnnnnnn\n' > q.fa
+    printf 't\t39\t49\tq\t39\t49\t-\t3780\n' > s.seg
+    local M='   A    C    G    T    N\nA  116 -210 -194 -127  -68\nC  -96   78 -133 -201  -12\nG -107 -151   46 -222  -36\nT -203 -124    7  131  -97\n'
+    printf "gap_open_penalty = 464\ngap_extend_penalty = 59\ngapped_threshold = 2974\n${M}N  -95  -23 -166  -32  -14\n" > n5.txt
+    printf "gap_open_penalty = 464\ngap_extend_penalty = 59\ngapped_threshold = 900\n${M}N  -95  -23 -166  -32  300\n" > n5hi.txt
+    for sc in n5.txt n5hi.txt; do
+        for amb in "" --ambiguous=n --ambiguous=n,163,93 --ambiguous=iupac,163,93 --ambiguous=n,400,5; do
+            both_ways 't.fa[multiple]' q.fa --segments=s.seg --format=axt --scores=$sc $amb
+            n=$((n + $(grep -c '^[0-9]' l.out || true)))
+        done
+    done
+    [ "$n" -gt 0 ]                                      # some settings align, so the scores matter
+    # lastz reads these as quantum matrices or fails them: refused, with the run-lastz line
+    printf '    A   C   G   T\nA  91 -90 -25 -100\nC -90 100 -100 -25\nG -25 -100 100 -90\nT -100 -25 -90 91\nA 1 2 3 4\n' > dup.txt
+    printf '    A   C   G\nA  91 -90 -25\nC -90 100 -100\nG -25 -100 100\n' > three.txt
+    printf '    a   c   g   t\na  91 -90 -25 -100\nc -90 100 -100 -25\ng -25 -100 100 -90\nt -100 -25 -90 91\n' > lower.txt
+    rm -f h.out
+    for sc in dup.txt three.txt lower.txt; do
+        run lastz 't.fa[multiple]' q.fa --segments=s.seg --format=axt --scores=$sc --output=l.out
+        [ "$status" -ne 0 ]
+        run "$HSPZ" gapped 't.fa[multiple]' q.fa --segments=s.seg --format=axt --scores=$sc --output=h.out
+        [ "$status" -ne 0 ] && [ "${#lines[@]}" -eq 1 ] && [[ "$output" == "hspz gapped: $sc: "*"run lastz for it" ]]
+        [ ! -e h.out ]
+    done
+}
