@@ -172,7 +172,9 @@ int hz_gapped_args(gopts *o, int argc, char **argv)
         }
         o->args[o->nargs++] = a;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HZ_GAPPED_USAGE, stdout); exit(0); }
-        else if (!strncmp(a, "--segments=", 11)) o->segments = v;
+        /* lastz refuses a second --segments= or --scores= (lastz.c L5960, L7534: "Duplicated or
+         * conflicting option", exit 1; its usage text goes to stdout) */
+        else if (!strncmp(a, "--segments=", 11)) { if (o->segments) return die("Duplicated or conflicting option \"%s\"", a); o->segments = v; }
         else if (!strncmp(a, "--output=", 9)) o->output = v;
         else if (!strncmp(a, "--format=", 9)) {
             if (strcmp(v, "maf-") && strcmp(v, "maf") && strcmp(v, "axt") && strcmp(v, "axt+"))
@@ -195,7 +197,7 @@ int hz_gapped_args(gopts *o, int argc, char **argv)
         }
         else if (!strncmp(a, "--ambiguous=", 12)) o->ambiguous = v;
         else if (!strcmp(a, "--notrivial")) o->notrivial = 1;
-        else if (!strncmp(a, "--scores=", 9) || !strncmp(a, "Q=", 2)) o->scores = v;
+        else if (!strncmp(a, "--scores=", 9) || !strncmp(a, "Q=", 2)) { if (o->scores) return die("Duplicated or conflicting option \"%s\"", a); o->scores = v; }
         else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
             o->tb_bytes = parse_units(v);
             if (o->tb_bytes < 0) return die("hspz gapped: '%s': hspz gapped reads a number with an optional K, M or G only; run lastz for it", a);
