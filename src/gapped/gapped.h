@@ -75,8 +75,9 @@ int hz_gscore_ambiguous(hz_gscore *sc, const char *arg);
  * string_to_score (integer, decimal rounded, exponent, 0x, K/M/G), step an integer, seed/T one
  * of lastz's four seeds (shown in the axt+ header); seeding-only settings change no alignment.
  * Returns 0, -1 with lastz's message (without "FAILURE: ") in err, or -2 with a line for a
- * setting hspz gapped does not read (bottleneck: run lastz). */
-int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *file_l,
+ * setting hspz gapped does not read (bottleneck: run lastz).  path is opened; messages say name
+ * (the file as the command line names it). */
+int hz_gscore_load(hz_gscore *sc, const char *path, const char *name, int32_t *file_y, int32_t *file_l,
                    char *err, size_t errlen);
 
 /* A pass: sequences and state shared by the stages. */

@@ -324,11 +324,12 @@ static void gscore_build(hz_gscore *sc, const int *col, int ncol, const int *row
 }
 
 /* The file's lines (scorefile.h reads them): settings, the column labels, the rows. */
-int hz_gscore_load(hz_gscore *sc, const char *path, int32_t *file_y, int32_t *file_l,
+int hz_gscore_load(hz_gscore *sc, const char *path, const char *name, int32_t *file_y, int32_t *file_l,
                    char *err, size_t errlen)
 {
     hz_sfread rd;
-    if (hz_sfread_open(&rd, path, err, errlen)) { snprintf(err, errlen, "%s: cannot open", path); return -1; }
+    if (hz_sfread_open(&rd, path, err, errlen)) { snprintf(err, errlen, "%s: cannot open", name); return -1; }
+    path = name;                                  /* messages name the file as the line does */
     int ncol = 0, nrow = 0, col[64], row[64];
     int32_t m[64][64];
     sfset st;

@@ -584,14 +584,15 @@ static int run_gapped(gopts *o)
     hz_gscore_default(sc);
     if (o->scores) {                     /* score file (§2.2); command-line values win */
         int32_t fy = -1, fl = INT32_MIN; char e[1024];      /* a file's L may be negative */
-        if (!readable(o->scores)) { die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", o->scores); goto fail; }
-        int lr = hz_gscore_load(sc, o->scores, &fy, &fl, e, sizeof e);
+        const char *sn = o->scores_word ? o->scores_word : o->scores;   /* lastz names it so */
+        if (!readable(o->scores)) { die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", sn); goto fail; }
+        int lr = hz_gscore_load(sc, o->scores, sn, &fy, &fl, e, sizeof e);
         if (lr) { die(lr == -2 ? "%s" : "FAILURE: %s", e); goto fail; }
         if (fy >= 0) sc->ydrop = fy;
         /* lastz.c L8943-8949: without gapped_threshold, L = the HSP threshold, which the
          * file's hsp_threshold sets (--segments keeps the x-drop HSP mode) */
         sc->gappedthresh = fl != INT32_MIN ? fl : sc->hspthresh;
-        if (!sc->hsp_set && sc->dna) score_warning(sc, o->scores);
+        if (!sc->hsp_set && sc->dna) score_warning(sc, sn);
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;
@@ -723,7 +724,7 @@ int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqs
     if (!rc && o.scores && o.scores[0] != '/' && cwd && cwd[0] && access(o.scores, F_OK) &&
         (scores = malloc(strlen(cwd) + strlen(o.scores) + 2))) {
         sprintf(scores, "%s/%s", cwd, o.scores);
-        o.scores = scores;
+        o.scores_word = o.scores; o.scores = scores;
     }
     if (!rc) {
         /* the package's 2bit files are the user's sequences (spec §1.1): read those instead */

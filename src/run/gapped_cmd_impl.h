@@ -12,6 +12,8 @@ typedef struct {
     char *recname[2];             /* FILE/NAME: the one record (raw name) */
     uint64_t rs[2], re[2];        /* [s,e] sub-range, 1-based closed; rs = 0: whole records */
     const char *segments, *output, *format, *ambiguous, *scores;
+    const char *scores_word;      /* --outdir mode: --scores= as the line writes it (messages) when
+                                   * scores was resolved against hspz's folder; else NULL */
     hz_seqset *pre[2];            /* sequences loaded by the caller (--outdir mode), else NULL */
     int strand;                   /* 1 plus, 2 minus, 3 both */
     int64_t tb_bytes;

@@ -260,3 +260,25 @@ PY
     [ "$status" -eq 0 ] || { show_run; return 1; }
     [[ "$stderr" == *"note:"*"empty name"* ]]
 }
+
+@test "run --gapped and gapped --outdir: a relative -c score file is named in lastz's warning as the line writes it (= lastz run where hspz ran)" {
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR" line f
+    cp "$HZ_REPO/tests/data/scoring/lastz_d_aglobin.txt" "$d/sc.txt"
+    cd "$d"
+    hz_run run -r "$AG/aglobin_human.fa.gz" -q "$AG/aglobin_cow.fa.gz" -c sc.txt --format maf -o g --quiet --gapped --tarball
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    grep -q 'absent from sc.txt\.$' g/tmp1.block0.r0.plus.err
+    # lastz on each line from here (where sc.txt is), with the package's 2bit files under work/
+    mkdir -p pkg && tar xzf g.tar.gz -C pkg && ln -s pkg/galaxy/files/work work
+    while read -r line; do
+        line="${line/ --output=/ --output=pkg/}"; line="${line/ 2> / 2> pkg/}"
+        line="${line/--segments=/--segments=pkg/galaxy/files/}"
+        line="${line//subset=/subset=pkg/galaxy/files/}"
+        eval "$line"
+    done < g/lastz-commands.txt
+    for f in g/*.err; do cmp "$f" "pkg/${f#g/}"; done
+    for f in g/*.maf; do                             # the header's command words differ (paths)
+        [ "$(grep -vc '^#' "$f")" -gt 10 ] && cmp <(grep -v '^#' "$f") <(grep -v '^#' "pkg/${f#g/}")
+    done
+}

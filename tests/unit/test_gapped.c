@@ -123,7 +123,7 @@ static void test_scorefile(void)
     int32_t fy = -1, fl = -1;
     char err[512] = "";
     hz_gscore_default(sc);
-    int rc = hz_gscore_load(sc, path, &fy, &fl, err, sizeof err);
+    int rc = hz_gscore_load(sc, path, path, &fy, &fl, err, sizeof err);
     check(rc == 0 && sc->gap_open == 500 && sc->sub['A']['C'] == -114 && sc->sub['c']['a'] == -114 &&
           sc->sub['N']['G'] == -5 && sc->sub['X']['A'] == -2000 && sc->ydrop == 500 + 300 * 30,
           "score file: settings, \\v-separated labels, lower case copied, N row, bad score (%s)", err);
@@ -134,7 +134,7 @@ static void test_scorefile(void)
     check(fd >= 0 && write(fd, txt, strlen(txt)) == (ssize_t)strlen(txt), "score file rewritten");
     close(fd);
     hz_gscore_default(sc);
-    rc = hz_gscore_load(sc, path, &fy, &fl, err, sizeof err);
+    rc = hz_gscore_load(sc, path, path, &fy, &fl, err, sizeof err);
     check(rc == -1 && strstr(err, "line 1: bad column label '00'"), "score file: label 00 refused (%s)", err);
     unlink(path);
     free(sc);
