@@ -106,24 +106,46 @@ static int check_always(const hz_side *s, const char *flag, const char *prefix, 
     return 0;
 }
 
-/* The package rules: kind 0 empty name, 1 no bases, 2 name over 255 bytes. */
+/* 1 when LASTZ reads the name as another one: it drops a trailing ".nib", ".2bit", ".hsx",
+ * ".fasta" or ".fa" (case-sensitive) from a name longer than that ending (lastz-gapped-spec.md
+ * §1.3 step 5; Debian's lastz 1.04.22: "x.fa" -> "x", "x.FA" and ".fa" kept), so the
+ * package's [subset=...] and segment lines name a record lastz does not have */
+static int lastz_renames(const char *name)
+{
+    static const char *const END[] = { ".nib", ".2bit", ".hsx", ".fasta", ".fa" };
+    size_t l = strlen(name);
+    for (int k = 0; k < 5; k++) {
+        size_t el = strlen(END[k]);
+        if (l > el && !strcmp(name + l - el, END[k])) return 1;
+    }
+    return 0;
+}
+
+/* The package rules: kind 0 empty name, 1 no bases, 2 name over 255 bytes, 3 a name LASTZ
+ * shortens. */
+#define N_FAULT 4
 static int package_fault(const hz_side *s, size_t i, int kind)
 {
     switch (kind) {
     case 0: return s->name[i][0] == 0;
     case 1: return s->seqs->len[i] == 0;
-    default: return strlen(s->name[i]) > HZ_2BIT_NAME_MAX;
+    case 2: return strlen(s->name[i]) > HZ_2BIT_NAME_MAX;
+    default: return lastz_renames(s->name[i]);
     }
 }
 
-static const char *const FAULT[3] = {
+static const char *const FAULT[N_FAULT] = {
     "has an empty name; lastz selects records by name (an empty name gives "
     "\"contigs-of-interest file is empty\")",
     "has no bases; LASTZ refuses a 2bit record of length 0 (\"bad 2bit length\")",
     "has a name longer than 255 bytes, the 2bit limit",
+    "has a name ending in .fa, .fasta, .nib, .2bit or .hsx, which lastz drops from the names it reads "
+    "(its lines would fail: \"extra segments in file\")",
 };
-static const char *const FAULT_ONE[3] = { "has an empty name", "has no bases", "has a name longer than 255 bytes" };
-static const char *const FAULT_MANY[3] = { "have an empty name", "have no bases", "have a name longer than 255 bytes" };
+static const char *const FAULT_ONE[N_FAULT] = { "has an empty name", "has no bases", "has a name longer than 255 bytes",
+                                                "has a name ending in .fa, .fasta, .nib, .2bit or .hsx (lastz drops the ending)" };
+static const char *const FAULT_MANY[N_FAULT] = { "have an empty name", "have no bases", "have a name longer than 255 bytes",
+                                                 "have a name ending in .fa, .fasta, .nib, .2bit or .hsx (lastz drops the ending)" };
 
 /* With --tarball or --gapped: the first record of s that breaks a package rule is an error
  * (--gapped gives lastz's bytes for the package's lines, and lastz fails those lines: refused
@@ -132,7 +154,7 @@ static const char *const FAULT_MANY[3] = { "have an empty name", "have no bases"
 static int check_package(const hz_side *s, const char *what, char *err, size_t errlen)
 {
     for (size_t i = 0; i < s->n_rec; i++)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < N_FAULT; k++)
             if (package_fault(s, i, k)) {
                 char nb[72];
                 snprintf(err, errlen, "%s: record %zu '%s' %s, so %s", s->seqs->path,
@@ -145,7 +167,7 @@ static int check_package(const hz_side *s, const char *what, char *err, size_t e
 /* Without --tarball: one note per package rule that some records break. */
 static void note_package(const hz_side *s)
 {
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < N_FAULT; k++) {
         size_t n = 0, first = 0;
         for (size_t i = 0; i < s->n_rec; i++)
             if (package_fault(s, i, k) && n++ == 0) first = i;

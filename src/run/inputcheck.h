@@ -42,8 +42,12 @@ int hz_path_check(const char *flag, const char *path, char *err, size_t errlen);
  * them, and --gapped gives what lastz gives on them):
  *   - an empty name (lastz: "contigs-of-interest file is empty"),
  *   - a record of 0 bases (LASTZ refuses a 2bit record of length 0: "bad 2bit length"),
- *   - a name longer than 255 bytes (the 2bit index limit).
- * Without --tarball and --gapped these three are accepted as KegAlign does, each kind with one
+ *   - a name longer than 255 bytes (the 2bit index limit),
+ *   - a name ending in ".fa", ".fasta", ".nib", ".2bit" or ".hsx" (case-sensitive) and longer
+ *     than that ending: LASTZ drops the ending from names it reads (lastz-gapped-spec.md §1.3
+ *     step 5), so the lines' [subset=...] and segments name a record it does not have ("extra
+ *     segments in file").
+ * Without --tarball and --gapped these four are accepted as KegAlign does, each kind with one
  * "hspz: note:" line (count, first record) on stderr unless o->quiet or o->nogapped.
  * Unless o->quiet, a file with bases that are not IUPAC letters (hz_seqset.n_other) gets one
  * note with the count and the first one's record and byte offset.

@@ -47,14 +47,8 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: output directory exists and is not empty (use --force to replace it)", o->outdir);
         return -1;
     }
-    char mp[4200], qp[4200];   /* --force replaces only a folder hspz wrote: its manifest.json, or a query list's queries.tsv */
-    snprintf(mp, sizeof mp, "%s/manifest.json", o->outdir);
-    snprintf(qp, sizeof qp, "%s/queries.tsv", o->outdir);
-    if (!empty && lstat(mp, &st) != 0 && lstat(qp, &st) != 0) {
-        snprintf(err, errlen, "%s: not an output folder of hspz (no manifest.json); --force replaces only a folder hspz wrote", o->outdir);
-        return -1;
-    }
-    if (!empty && hz_outdir_holds_input(o, err, errlen)) return -1;
+    /* --force replaces only a folder that is provably an hspz OUTDIR, nothing else in it */
+    if (!empty && (hz_outdir_is_hspz(o->outdir, err, errlen) || hz_outdir_holds_input(o, err, errlen))) return -1;
     return 0;
 }
 
@@ -460,6 +454,7 @@ int hz_publish(const hz_opts *o, const char *tmpdir, const char *tarball, hz_sig
                      S_ISDIR(st.st_mode) && !outdir_empty(o->outdir) ? "is not empty any more" : "appeared meanwhile");
             goto out;
         }
+        if (hz_outdir_is_hspz(o->outdir, err, errlen)) goto out;   /* again: a file added during the run stays */
         snprintf(old, sizeof old, "%s.old-%ld-%s", o->outdir, (long)getpid(), hz_out_token());
     }
     if (tp) snprintf(oldtar, sizeof oldtar, "%s.old-%ld-%s", tp, (long)getpid(), hz_out_token());

@@ -19,12 +19,23 @@
 /* OUTDIR rules: its parent must exist and be writable (OUTDIR.tmp-<pid>-<token> is made there:
  * access(2) W_OK|X_OK, so a read-only file system counts too); if OUTDIR exists it must be a folder, empty unless
  * --force (hidden .hspz.tmp-* temporaries do not count), and with --force a folder hspz wrote
- * (manifest.json or queries.tsv) not holding an input (it is removed after the run).  Runs
+ * (hz_outdir_is_hspz) not holding an input (it is removed after the run).  Runs
  * hz_recover_outdir first; before it, an existing OUTDIR that is (by identity) the current
  * folder or a folder above it or above an input is refused.
  * Returns 0, or -1 with err set (docs/cli.md "Exit status": exit 1, but main.c checks
  * hz_outdir_holds_input first, exit 2). */
 int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
+
+/* What --force may replace (src/run/publish_force.c; docs/cli.md "--force"): 0 when the folder
+ * outdir is provably an hspz OUTDIR, else -1 with err (one line naming outdir and the first
+ * foreign entry by name).  A run's OUTDIR: its manifest.json is a regular file whose JSON has
+ * hspz's manifest_version, tool.name "hspz", tool.version and outputs[].name, and every entry
+ * is a regular file that is manifest.json, a listed output, report.html or report.png (hspz
+ * report), gapped-manifest.json (hspz gapped --outdir's, tool.name "hspz"), or S.err or
+ * S.<the run's --format> of a listed S.segments (the gapped stage's).  A query list's OUTDIR:
+ * queries.tsv with hspz's header, folders of the jobs it names (each a run's OUTDIR) and their
+ * <job>.tar.gz.  Hidden .hspz.tmp-* temporaries of hspz runs do not count. */
+int hz_outdir_is_hspz(const char *outdir, char *err, size_t errlen);
 
 /* With --force, an existing OUTDIR must not hold the target, query, scoring or --config file
  * (--force deletes the old OUTDIR).  A contradiction of the command line, whatever OUTDIR

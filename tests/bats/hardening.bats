@@ -189,6 +189,39 @@ refused() {
 
 # ---------------------------------------------------------------- item 7: shell quoting
 
+@test "hardening: a name ending in .fa, .fasta, .nib, .2bit or .hsx: refused with --tarball and --gapped, a note without" {
+    require_cmd lastz
+    # why: lastz drops those endings (case-sensitive) from a longer name, so the package's lines
+    # select and name a record lastz does not have
+    local s; s="$(sed -n 2,8p "$MTR" | tr -d '\n')"
+    printf '>x.fa\n%s\n>y.FA\n%s\n>.fa\n%s\n' "$s" "$s" "$s" >"$T/n.fa"
+    run lastz "$T/n.fa[multiple]" "$T/n.fa" --format=general:name1 --strand=plus --nogapped
+    [ "$(tail -n +2 <<<"$output" | sort -u | tr '\n' ' ')" = ".fa x y.FA " ] || { echo "$output"; return 1; }
+    sed '1s/^>MT_orang/>MT_orang.fa/' "$MTQ" >"$T/q.fa"
+    refused 1 "q\.fa: record 1 'MT_orang\.fa' has a name ending in \.fa, \.fasta, \.nib, \.2bit or \.hsx, which lastz drops .*so --tarball cannot package it" \
+        -r "$MTR" -q "$T/q.fa" -o "$OUT" --tarball
+    refused 1 "q\.fa: record 1 'MT_orang\.fa' has a name ending in .*so --gapped cannot align it" -r "$MTR" -q "$T/q.fa" -o "$OUT" --gapped
+    local e
+    for e in fasta nib 2bit hsx; do
+        sed "1s/^>MT_human.*/>h.$e/" "$MTR" >"$T/t.fa"
+        refused 1 "t\.fa: record 1 'h\.$e' has a name ending in " -r "$T/t.fa" -q "$MTQ" -o "$OUT" --tarball
+    done
+    # a --target-prefix does not help (the ending stays last)
+    refused 1 "q\.fa: record 1 'po\.MT_orang\.fa' has a name ending in " -r "$MTR" -q "$T/q.fa" -o "$OUT" --tarball --query-prefix po.
+    # without them: KegAlign's segments with a note
+    hz_run run -r "$MTR" -q "$T/q.fa" -o "$OUT"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ "$(grep -c "^hspz: note: .*q\.fa: 1 record has a name ending in \.fa, \.fasta, \.nib, \.2bit or \.hsx (lastz drops the ending) (first: record 1 'MT_orang\.fa')" <<<"$stderr")" -eq 1 ]
+    diff <(cat "$OUT"/*.segments) <(sed 's/MT_orang/MT_orang.fa/' "$HZ_GOLDEN"/tiny_mtdna_human_vs_orangutan/default/segments/*.segments)
+    rm -rf "$OUT"
+    # what lastz keeps is accepted, and its package runs
+    sed '1s/^>MT_orang.*/>MT_orang.FA/' "$MTQ" >"$T/q2.fa"
+    hz_run run -r "$MTR" -q "$T/q2.fa" -o "$OUT" --tarball --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    run_commands "$OUT" "$OUT.tar.gz" "$T/x" 1
+    grep -q '^s MT_orang\.FA ' "$T/x/galaxy/files/tmp1.block0.r0.plus.maf-"
+}
+
 @test "hardening: lastz-commands.txt quotes every value for sh; running it runs lastz and nothing else" {
     require_cmd lastz
     local df='$(touch PWNED) `touch PWNED2` it'"'"'s;x/'

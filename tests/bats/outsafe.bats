@@ -140,6 +140,51 @@ EOF
     [ "$(cat "$OUT/notes.txt")" = mine ]
 }
 
+@test "outsafe 5: --force replaces only a provable hspz OUTDIR: a foreign manifest.json or any file hspz did not write is refused, nothing removed" {
+    # docs/cli.md: "--force replaces only a regular file or a folder hspz wrote: its manifest.json is hspz's ... and every entry is one hspz writes there"
+    mkdir "$OUT"; echo '{"name":"app"}' >"$OUT/manifest.json"; echo precious >"$OUT/thesis.tex"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $OUT: not an output folder of hspz: 'manifest.json' is not one hspz wrote;"* ]] || { show_run; return 1; }
+    [ "$(cat "$OUT/thesis.tex")" = precious ] && [ "$(cat "$OUT/manifest.json")" = '{"name":"app"}' ]
+    [ ! -e "$OUT.failed-manifest.json" ] && [ -z "$(compgen -G "$OUT.*" || true)" ]
+    echo '{}' >"$OUT/manifest.json"; rm "$OUT/thesis.tex"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [ "$(cat "$OUT/manifest.json")" = '{}' ]
+    # a real OUTDIR with a file of the user's: refused naming it, every file kept
+    rm -rf "$OUT"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    echo precious >"$OUT/thesis.tex"
+    local before; before="$(cd "$OUT" && sha256sum *)"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [ "$stderr" = "hspz: $OUT: not an output folder of hspz: 'thesis.tex' is not a file hspz wrote there; --force replaces only a folder hspz wrote, nothing removed" ]
+    [ "$(cd "$OUT" && sha256sum *)" = "$before" ]
+    # what hspz itself adds later (hspz report, hspz gapped --outdir) goes with it
+    rm "$OUT/thesis.tex"
+    hz_run report "$OUT" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run gapped --outdir "$OUT" -r "$AOR" -q "$AOQ"
+    [ "$status" -eq 0 ] && [ -f "$OUT/gapped-manifest.json" ] && [ -f "$OUT/tmp1.block0.r0.plus.maf-" ] || { show_run; return 1; }
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    manifest_true "$OUT"
+    [ ! -e "$OUT/report.html" ] && [ ! -e "$OUT/gapped-manifest.json" ] && [ ! -e "$OUT/tmp1.block0.r0.plus.maf-" ]
+    # a query list's OUTDIR: a file added to a job's folder is named with the folder
+    printf '%s\n' "$PWD/$AOQ" >"$T/ql.txt"
+    hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet --force
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    echo mine >"$T/ql/000001/notes.txt"
+    hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet --force
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $T/ql: not an output folder of hspz: '000001/notes.txt' is not a file hspz wrote there;"* ]] || { show_run; return 1; }
+    [ "$(cat "$T/ql/000001/notes.txt")" = mine ]
+}
+
 @test "outsafe 6: an existing empty OUTDIR is filled in place: same folder, owner, group, mode, setgid" {
     # README: "An existing empty OUTDIR (a folder you made, a mount point ...) is filled in place: its owner, group, mode and setgid bit stay"
     mkdir "$OUT"; chmod 2750 "$OUT"; chgrp daemon "$OUT" 2>/dev/null || true

@@ -197,12 +197,12 @@ PY
     [[ "$output" == *"--gapped "* ]]
 }
 
-@test "run --gapped: a command lastz would fail fails the run: one line with lastz's message, no OUTDIR" {
+@test "run --gapped: a record lastz could not select (name ending in .fa) is refused before any work: one line, no OUTDIR" {
     local d="$BATS_TEST_TMPDIR"
     { echo ">chr1.fa"; gunzip -c "$AG/aglobin_human.fa.gz" | grep -v '>'; } > "$d/t.fa"   # lastz drops '.fa' from names
     hz_run run -r "$d/t.fa" -q "$AG/aglobin_cow.fa.gz" -o "$d/o" --gapped --quiet
     assert_one_error_line 1
-    [[ "$stderr" == "hspz: gapped stage: line 1 of lastz-commands.txt failed: FAILURE: bad target sequence name"* ]]
+    [[ "$stderr" == "hspz: $d/t.fa: record 1 'chr1.fa' has a name ending in .fa, "*"so --gapped cannot align it" ]]
     assert_no_outdir "$d/o"
     # the HSP stage alone still succeeds on it
     hz_run run -r "$d/t.fa" -q "$AG/aglobin_cow.fa.gz" -o "$d/o" --quiet

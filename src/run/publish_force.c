@@ -1,0 +1,190 @@
+/* publish_force — what --force may replace: only a folder that is provably an hspz OUTDIR
+ * (see publish.h hz_outdir_is_hspz; docs/cli.md "Errors, temporary files and publishing"). */
+#include "publish.h"
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define QL_HEADER "job\tquery\tbytes\tsha256\trecords\tbases\tquery_blocks\tsegments\tfiles\n"
+
+/* path as JSON when it is a regular file (not followed) of at most 64 MiB that parses, else NULL */
+static json_t *load_reg_json(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) return NULL;
+    return json_load_file(path, 0, NULL);
+}
+
+/* 1 when m holds the fields every manifest hspz writes has (src/out/manifest.c,
+ * src/run/gapped_outdir.c): manifest_version, tool.name "hspz", tool.version, outputs[].name */
+static int hspz_manifest(const json_t *m)
+{
+    const json_t *tool = json_object_get(m, "tool"), *outs = json_object_get(m, "outputs");
+    const char *name = json_string_value(json_object_get(tool, "name"));
+    if (!json_is_integer(json_object_get(m, "manifest_version")) || !name || strcmp(name, "hspz") ||
+        !json_is_string(json_object_get(tool, "version")) || !json_is_array(outs)) return 0;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(outs, i, e) if (!json_is_string(json_object_get(e, "name"))) return 0;
+    return 1;
+}
+
+/* The manifest's outputs[].name as the keys of m's "hspz:names" (added here, never written):
+ * one lookup per entry, however many files a run wrote.  0, or -1 out of memory. */
+static int index_names(json_t *m)
+{
+    json_t *set = json_object();
+    size_t i;
+    const json_t *e;
+    if (!set) return -1;
+    json_array_foreach(json_object_get(m, "outputs"), i, e)
+        if (json_object_set_new(set, json_string_value(json_object_get(e, "name")), json_true())) { json_decref(set); return -1; }
+    return json_object_set_new(m, "hspz:names", set);
+}
+
+/* 1 when nm is one of the manifest's outputs[].name (index_names ran) */
+static int listed(const json_t *m, const char *nm)
+{
+    return json_object_get(json_object_get(m, "hspz:names"), nm) != NULL;
+}
+
+/* 1 when nm is what the gapped stage of a listed S.segments writes (hspz gapped --outdir, a
+ * lastz command of lastz-commands.txt): S.err, or S.<format> with the run's --format */
+static int gapped_file(const json_t *m, const char *nm)
+{
+    const char *fmt = json_string_value(json_object_get(
+        json_object_get(json_object_get(json_object_get(m, "config"), "values"), "format"), "value"));
+    const char *suf[2] = { "err", fmt ? fmt : "maf-" };
+    size_t l = strlen(nm);
+    for (int k = 0; k < 2; k++) {
+        size_t sl = strlen(suf[k]);
+        if (!sl || l < sl + 2 || strcmp(nm + l - sl, suf[k]) || nm[l - sl - 1] != '.') continue;
+        char seg[1024];
+        if (snprintf(seg, sizeof seg, "%.*s.segments", (int)(l - sl - 1), nm) < (int)sizeof seg && listed(m, seg)) return 1;
+    }
+    return 0;
+}
+
+/* 1 when dir/nm is something hspz writes into a run's OUTDIR whose manifest is m */
+static int run_entry_ok(const char *dir, const char *nm, const json_t *m)
+{
+    char p[4400];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, nm);
+    if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    if (!strcmp(nm, "manifest.json") || listed(m, nm) || gapped_file(m, nm)) return 1;
+    if (!strcmp(nm, "report.html") || !strcmp(nm, "report.png")) return 1;   /* hspz report's defaults */
+    if (!strcmp(nm, "gapped-manifest.json")) {   /* hspz gapped --outdir's record */
+        json_t *g = load_reg_json(p);
+        int ok = g && hspz_manifest(g);
+        json_decref(g);
+        return ok;
+    }
+    return 0;
+}
+
+/* The jobs queries.tsv (path) names (its first column, digits) as the keys of a JSON object,
+ * or NULL (unreadable, out of memory) */
+static json_t *ql_jobs(const char *tsv)
+{
+    FILE *f = fopen(tsv, "r");
+    json_t *jobs = f ? json_object() : NULL;
+    char *line = NULL, id[64];
+    size_t cap = 0;
+    while (jobs && getline(&line, &cap, f) > 0) {
+        size_t l = strspn(line, "0123456789");
+        if (l && l < sizeof id && line[l] == '\t') {
+            snprintf(id, sizeof id, "%.*s", (int)l, line);
+            json_object_set_new(jobs, id, json_true());
+        }
+    }
+    free(line);
+    if (f) fclose(f);
+    return jobs;
+}
+
+static int ql_job(const json_t *jobs, const char *nm) { return json_object_get(jobs, nm) != NULL; }
+
+static int check_dir(const char *dir, const char *top, const char *prefix, char *err, size_t errlen);
+
+/* 1 when dir/nm is something a query list writes into its OUTDIR (queries.tsv at tsv): the
+ * file itself, a job's folder (an hspz OUTDIR: checked, -1 with err when not) or its
+ * <job>.tar.gz; jobs: ql_jobs of that file */
+static int ql_entry_ok(const char *dir, const char *top, const char *nm, const json_t *jobs, char *err, size_t errlen)
+{
+    char p[4400], job[256], pre[300];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, nm);
+    if (lstat(p, &st) != 0) return 0;
+    if (!strcmp(nm, "queries.tsv")) return S_ISREG(st.st_mode);
+    size_t l = strlen(nm);
+    if (S_ISDIR(st.st_mode) && ql_job(jobs, nm)) {
+        snprintf(pre, sizeof pre, "%s/", nm);
+        return check_dir(p, top, pre, err, errlen) == 0 ? 1 : -1;
+    }
+    if (!S_ISREG(st.st_mode) || l < 8 || l - 7 >= sizeof job || strcmp(nm + l - 7, ".tar.gz")) return 0;
+    snprintf(job, sizeof job, "%.*s", (int)(l - 7), nm);
+    return ql_job(jobs, job);
+}
+
+/* 0 when dir is an hspz OUTDIR (a run's, or with prefix "" a query list's), else -1 with err
+ * naming top (OUTDIR as the user gave it) and the first foreign entry by name (prefix: dir's
+ * place in top, "" or "<job>/") */
+static int check_dir(const char *dir, const char *top, const char *prefix, char *err, size_t errlen)
+{
+    int depth = prefix[0] != 0;
+    char mp[4400], tsv[4400];
+    snprintf(mp, sizeof mp, "%s/manifest.json", dir);
+    snprintf(tsv, sizeof tsv, "%s/queries.tsv", dir);
+    json_t *m = load_reg_json(mp);
+    int is_run = m && hspz_manifest(m), is_ql = 0;
+    if (!is_run && depth == 0) {
+        FILE *f = fopen(tsv, "r");
+        char head[256] = "";
+        struct stat st;
+        is_ql = lstat(tsv, &st) == 0 && S_ISREG(st.st_mode) && f && fgets(head, sizeof head, f) && !strcmp(head, QL_HEADER);
+        if (f) fclose(f);
+    }
+    if (!is_run && !is_ql) {
+        json_decref(m);
+        struct stat st;
+        if (lstat(mp, &st) != 0 && (depth || lstat(tsv, &st) != 0))
+            snprintf(err, errlen, "%s: not an output folder of hspz (no %smanifest.json); --force replaces only a folder hspz wrote", top, prefix);
+        else
+            snprintf(err, errlen, "%s: not an output folder of hspz: '%s%s' is not one hspz wrote; --force replaces only a folder hspz wrote, nothing removed",
+                     top, prefix, lstat(mp, &st) == 0 ? "manifest.json" : "queries.tsv");
+        return -1;
+    }
+    json_t *jobs = is_ql ? ql_jobs(tsv) : NULL;
+    struct dirent **ents = NULL;
+    int n = (is_run ? index_names(m) : !jobs) ? -1 : scandir(dir, &ents, NULL, alphasort), rc = 0;
+    if (n < 0) {
+        json_decref(m); json_decref(jobs);
+        snprintf(err, errlen, "%s: cannot list %s; --force replaces only a folder hspz wrote", top, prefix[0] ? prefix : "it");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *nm = ents[i]->d_name;
+        if (rc || !strcmp(nm, ".") || !strcmp(nm, "..") || !strncmp(nm, ".hspz.tmp-", 10)) continue;   /* hidden temporaries of hspz runs */
+        int ok = is_run ? run_entry_ok(dir, nm, m) : ql_entry_ok(dir, top, nm, jobs, err, errlen);
+        if (ok < 0) rc = -1;   /* a job folder's own message */
+        else if (!ok) {
+            snprintf(err, errlen, "%s: not an output folder of hspz: '%s%s' is not a file hspz wrote there; --force replaces only a folder hspz wrote, nothing removed",
+                     top, prefix, nm);
+            rc = -1;
+        }
+    }
+    for (int i = 0; i < n; i++) free(ents[i]);
+    free(ents);
+    json_decref(m);
+    json_decref(jobs);
+    return rc;
+}
+
+int hz_outdir_is_hspz(const char *outdir, char *err, size_t errlen)
+{
+    return check_dir(outdir, outdir, "", err, errlen);
+}
