@@ -57,7 +57,9 @@ digest() { (cd "$1" && sha256sum $(cat "$TMP/outs")); }   # fails when an output
 RUN_LASTZ='cd "$1" && grep -v "^[[:space:]]*$" lastz-commands.txt | sed "s#^lastz #$2 #" | tr "\n" "\0" | xargs -0 -P "$3" -n 1 bash -c'
 
 
-commit="$(git -C "$(dirname "$0")" rev-parse --short=12 HEAD 2>/dev/null || echo '?')"
+# the commit: a COMMIT file at the repository root when there is one (a device copy's .git can
+# lag its working tree), else git's HEAD
+commit="$(head -1 "$(dirname "$0")/../COMMIT" 2>/dev/null || git -C "$(dirname "$0")" rev-parse --short=12 HEAD 2>/dev/null || echo '?')"
 REPORT="$RESULTS/gapped_par-$(date -u +%Y-%m-%d)-N$N.md"
 {
     echo "# hspz gapped --threads $N vs batched_lastz's way (xargs -P $N) — $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -13,8 +13,8 @@
  * and when any of its cells is pruned it is computed again cell by cell from the same entry
  * state (its cells before the first pruned one were exact, so the test sees the first pruned
  * cell as the scalar cell would); so does a block with a masked cell (§4.5).  Rows under 16
- * columns and scoring outside the block path's range run cell by cell.  tests/unit/test_gapped_row.c checks both paths cell
- * for cell on random rows. */
+ * columns and scoring outside the block path's range run cell by cell.
+ * tests/unit/test_gapped_row.c checks both paths cell for cell on random rows. */
 #include <stdint.h>
 #include <string.h>
 #include "gapped.h"
