@@ -159,7 +159,7 @@ typedef struct {
     int32_t *C, *D; uint8_t *tp; const uint8_t *bp; int64_t st; const int32_t *sub;
     const int64_t *mk; int64_t tag; int32_t E, gOE, Y, best; int64_t bc, LY, kept, lo;
     int32_t *sv;
-    int portable;      /* tests: 1 = the portable vector instance even where AVX2 runs */
+    int portable;      /* tests: 1 = the portable vector instance, 2 = AVX2 even where AVX-512 runs */
 } hz_grow;
 int32_t hz_gapped_row(hz_grow *R, int64_t end);
 /* 1 when the block path applies to gap open O, extend E and y-drop Y (scores in range) */

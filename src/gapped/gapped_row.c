@@ -101,6 +101,12 @@ static inline __attribute__((always_inline)) int masked8(const int64_t *mk, int6
     return m;
 }
 #define MASKED(mk, tag) masked8((mk), (tag))
+#define VT v8
+#define VW 8
+#define VLANES { 0, 1, 2, 3, 4, 5, 6, 7 }
+#define BV(x) B8(x)
+#define BCASTL(x) BCAST7(x)
+#define PACKV(x, p) PACK8(x, p)
 #define ROW_FN row_blocks
 #include "gapped_row_blk.h"
 #undef ROW_FN
@@ -147,6 +153,57 @@ static inline int masked8_avx2(const int64_t *mk, int64_t tag)
 #include "gapped_row_blk.h"
 #pragma GCC pop_options
 #define ROW_AVX2 1
+#undef ROW_FN
+#undef VMAX
+#undef VANY
+#undef VLAST
+#undef BCAST7
+#undef PACK8
+#undef SUBV
+#undef MASKED
+#undef VT
+#undef VW
+#undef VLANES
+#undef BV
+#undef BCASTL
+#undef PACKV
+#undef UP1
+#undef UP2
+#undef UP4
+
+/* the AVX-512 instance (chosen at run time): 16 columns a block, mask registers */
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+typedef int32_t v16 __attribute__((vector_size(64)));
+#define VT v16
+#define VW 16
+#define VLANES { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }
+#define BV(x) ((v16){ 0 } + (x))
+#define UP1(x, f) __builtin_shuffle((x), (f), (v16){ 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 })
+#define UP2(x, f) __builtin_shuffle((x), (f), (v16){ 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 })
+#define UP4(x, f) __builtin_shuffle((x), (f), (v16){ 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 })
+#define UP8(x, f) __builtin_shuffle((x), (f), (v16){ 16, 17, 18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4, 5, 6, 7 })
+#define VMAX(a, b) ((v16)_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
+#define VANY(m) (_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)) != 0)
+static inline int32_t v16last(v16 m)
+{
+    unsigned b = (unsigned)_mm512_test_epi32_mask((__m512i)m, (__m512i)m);
+    return b ? 31 - __builtin_clz(b) : -1;
+}
+#define VLAST(m, lane) v16last(m)
+#define BCASTL(x) ((v16)_mm512_permutexvar_epi32(_mm512_set1_epi32(15), (__m512i)(x)))
+#define PACKV(x, p) _mm_storeu_si128((__m128i *)(p), _mm512_cvtepi32_epi8((__m512i)(x)))
+#define SUBV(R, sv, k) ({ v16 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
+static inline int masked16_avx512(const int64_t *mk, int64_t tag)
+{
+    const __m512i t = _mm512_set1_epi64(tag);
+    return (_mm512_cmpeq_epi64_mask(_mm512_loadu_si512(mk), t) | _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(mk + 8), t)) != 0;
+}
+#define MASKED(mk, tag) masked16_avx512((mk), (tag))
+#define ROW_FN row_blocks_avx512
+#include "gapped_row_blk.h"
+#pragma GCC pop_options
+#define ROW_AVX512 1
 #endif
 
 int hz_gapped_row_vec_ok(int32_t O, int32_t E, int32_t Y)
@@ -161,8 +218,12 @@ int32_t hz_gapped_row(hz_grow *R, int64_t end)
     if (R->sv && end - lo >= 16) {
         const uint8_t *bp = R->bp;
         for (int64_t k = 0; k < end - lo; k++, bp += R->st) R->sv[k] = R->sub[*bp];
+#ifdef ROW_AVX512
+        if (!R->portable && __builtin_cpu_supports("avx512f")) row_blocks_avx512(R, &s, lo, end, R->sv);
+        else
+#endif
 #ifdef ROW_AVX2
-        if (!R->portable && __builtin_cpu_supports("avx2")) row_blocks_avx2(R, &s, lo, end, R->sv);
+        if (R->portable != 1 && __builtin_cpu_supports("avx2")) row_blocks_avx2(R, &s, lo, end, R->sv);
         else
 #endif
         row_blocks(R, &s, lo, end, R->sv);
