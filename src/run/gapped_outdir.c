@@ -174,6 +174,35 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **pref
     return rc;
 }
 
+/* whether the device kind opens here (gapped_dev.h), tried in a child process so that this
+ * one (which forks the lines) never holds a device context.  0, or 1 with the reason in msg. */
+static int device_probe(const char *kind, char *msg, size_t ml)
+{
+    int fd[2];
+    msg[0] = 0;
+    if (pipe(fd)) { snprintf(msg, ml, "pipe: %s", strerror(errno)); return 1; }
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        close(fd[0]);
+        char e[512] = "";
+        hz_gdev *d = NULL;
+        int r = hz_gdev_open(kind, &d, e, sizeof e);
+        if (!r) hz_gdev_close(d);
+        else if (write(fd[1], e, strlen(e)) < 0) _exit(1);
+        _exit(r ? 1 : 0);
+    }
+    close(fd[1]);
+    ssize_t n = p > 0 ? read(fd[0], msg, ml - 1) : -1;
+    msg[n > 0 ? n : 0] = 0;
+    close(fd[0]);
+    int st = 0;
+    if (p < 0 || waitpid(p, &st, 0) != p) { snprintf(msg, ml, "cannot try the device: %s", strerror(errno)); return 1; }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    if (!msg[0]) snprintf(msg, ml, "the device could not be opened");
+    return 1;
+}
+
 int hz_gapped_outdir(int argc, char **argv)
 {
     const char *dir = NULL, *ref = NULL, *qry = NULL, *device = NULL; int threads = 1, force = 0, threads_given = 0;
@@ -206,15 +235,11 @@ int hz_gapped_outdir(int argc, char **argv)
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
-    if (device && !strcmp(device, "cuda")) {   /* before any line writes its .err (gapped_dev.h) */
-#if !HSPZ_HAVE_CUDA
-        free(tbword);
-        return 1 + die("hspz gapped: --device cuda: this hspz was built without CUDA (use --device cpu or auto)");
-#endif
+    char why_dev[512];
+    if (device && !strcmp(device, "cuda") && device_probe(device, why_dev, sizeof why_dev)) {
+        free(tbword);                            /* before any line writes its .err */
+        return 1 + die("hspz gapped: --device=cuda: %s; refused before any line ran (--device=auto uses the CPU then)", why_dev);
     }
-    snprintf(path, sizeof path, "%s/gapped-manifest.json", dir);
-    const char *why = name_refused(path, force);    /* the record, checked before any line runs */
-    if (why) { free(tbword); return die("hspz gapped: %s %s", path, why); }
     snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
     FILE *f = fopen(path, "r");
     if (!f) { free(tbword); return die("hspz gapped: %s: %s", path, strerror(errno)); }
@@ -301,11 +326,14 @@ static int check_lines(const char *dir, char **lines, int nl, char *msg, size_t 
                 if (!rc && (sb = strstr(a, "[subset="))) rc = lname_add(&v, &n, &cap, sb + 8, strcspn(sb + 8, "]"), k + 1, 0);
             }
         }
+        /* hspz writes these files: only inside DIR (docs/gapped.md) */
+        if (!rc && out && !inside_dir(out)) { snprintf(msg, ml, "lastz-commands.txt line %d: --output=%s is outside %s; refused", k + 1, out, dir); free(cp); rc = 2; break; }
+        if (!rc && m > 0 && ef && !inside_dir(ef)) { snprintf(msg, ml, "lastz-commands.txt line %d: 2> %s is outside %s; refused", k + 1, ef, dir); free(cp); rc = 2; break; }
         if (!rc && out) rc = lname_add(&v, &n, &cap, out, strlen(out), k + 1, 1);
         if (!rc && m > 0 && ef) rc = lname_add(&v, &n, &cap, ef, strlen(ef), k + 1, 1);
         free(cp);
     }
-    if (rc) snprintf(msg, ml, "out of memory");
+    if (rc == 1) snprintf(msg, ml, "out of memory");
     for (int i = 0; i < n && !rc; i++) {
         if (!v[i].out) continue;
         char pi[4200], pj[4200];
@@ -325,7 +353,7 @@ static int check_lines(const char *dir, char **lines, int nl, char *msg, size_t 
     }
     for (int i = 0; i < n; i++) free(v[i].name);
     free(v);
-    return rc;
+    return rc ? 1 : 0;
 }
 
 /* the order in which the lines of lastz-commands.txt start: largest segments file first (the
@@ -454,6 +482,23 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
         else die("hspz gapped: %s/%s", dir, cm);
         rc = 1;
         goto done;
+    }
+    for (int i = 0; i < 2 * nl; i++) {   /* no output is an input (by identity, from the user's folder) */
+        const char *in[2] = { ts->path, qs->path };
+        if (!fin[i]) continue;
+        snprintf(cm, sizeof cm, "%s/%s", dir, fin[i]);
+        for (int w = 0; w < 2 && !rc; w++)
+            if (hz_same_file(cm, in[w])) {
+                if (err) snprintf(err, errlen, "%s is an input of this command (%s); refused", cm, in[w]);
+                else die("hspz gapped: %s is an input of this command (%s); refused", cm, in[w]);
+                rc = 1;
+            }
+        if (rc) goto done;
+    }
+    if (!err) {            /* hspz gapped --outdir's record: checked before any line runs */
+        snprintf(cm, sizeof cm, "%s/gapped-manifest.json", dir);
+        const char *why = name_refused(cm, force);
+        if (why) { rc = die("hspz gapped: %s %s", cm, why); goto done; }
     }
     fflush(NULL);
     /* hspz gapped --outdir: an interrupt is taken here (blocked, waited for with the lines'
