@@ -549,6 +549,13 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
         for (int k = 0; k < nl; k++)
             if (pid[k] == p) {
                 pid[k] = -1;                    /* started and ended */
+                if (!err && WIFSIGNALED(st) && (WTERMSIG(st) == SIGINT || WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGHUP)) {
+                    /* Ctrl-C reaches the whole process group: the line's end is the interrupt's */
+                    sigset_t in = sigs; struct timespec z = { 0, 0 };
+                    sigdelset(&in, SIGCHLD);
+                    int s = sigtimedwait(&in, NULL, &z);
+                    if (s > 0) { sig = s; break; }
+                }
                 if (!WIFEXITED(st) || WEXITSTATUS(st)) {
                     line_failed(dir, path, lines[k], tmp[2 * k + 1], k, st, rc, err, errlen);
                     rc = 1;

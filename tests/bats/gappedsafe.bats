@@ -12,7 +12,9 @@ setup() { require_hspz; }
 
 # pc_outdir DIR: hspz run on the pseudocat pair into DIR/out, run from DIR with relative -r/-q
 pc_outdir() {
-    mkdir -p "$1" && cp "$P"/pseudocat_named.fa "$P"/pseudopig_named.fa "$1"/ && cd "$1"
+    mkdir -p "$1"
+    cp "$P"/pseudocat_named.fa "$P"/pseudopig_named.fa "$1"/
+    cd "$1"
     hz_run run -r pseudocat_named.fa -q pseudopig_named.fa -o out --threads 1 --quiet
     [ "$status" -eq 0 ] || { show_run; return 1; }
 }
@@ -33,7 +35,8 @@ pc_outdir() {
     rm out/tmp1.block0.r0.plus.maf-; cp pseudopig_named.fa origq.fa
     ln pseudopig_named.fa out/tmp1.block0.r0.minus.err
     run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa --force
-    [ "$status" -ne 0 ] && [ "$output" = "hspz gapped: out/tmp1.block0.r0.minus.err is an input of this command (pseudopig_named.fa); refused" ]
+    [ "$status" -ne 0 ]
+    [ "$output" = "hspz gapped: out/tmp1.block0.r0.minus.err is an input of this command (pseudopig_named.fa); refused" ]
     cmp origq.fa pseudopig_named.fa
 }
 
@@ -41,15 +44,18 @@ pc_outdir() {
     pc_outdir "$BATS_TEST_TMPDIR/hl"
     run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa
     [ "$status" -eq 0 ]
-    mkdir ref && cp out/tmp1.* ref/
+    mkdir ref
+    cp out/tmp1.* ref/
     echo 'my notes' > notes.txt; echo 'old maf' > old.maf
     ln -f notes.txt out/tmp1.block0.r0.plus.err
     ln -f old.maf out/tmp1.block0.r0.minus.maf-
     run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa --force
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "$(cat notes.txt)" = "my notes" ] && [ "$(cat old.maf)" = "old maf" ]
-    [ "$(stat -c %h notes.txt)" -eq 1 ] && [ "$(stat -c %h old.maf)" -eq 1 ]   # the names now hold new files
+    [ "$(cat notes.txt)" = "my notes" ]
+    [ "$(cat old.maf)" = "old maf" ]
+    [ "$(stat -c %h notes.txt)" -eq 1 ]
+    [ "$(stat -c %h old.maf)" -eq 1 ]   # the names now hold new files
     local f n=0
     for f in ref/tmp1.*; do cmp "$f" "out/${f#ref/}"; n=$((n + 1)); done
     [ "$n" -eq 6 ]
@@ -57,7 +63,7 @@ pc_outdir() {
     [ -z "$(ls out | grep '\.tmp-')" ]
 }
 
-# interrupt SIG: start hspz gapped --outdir on the H. pylori pair, send SIG once the lines write
+# interrupt SIG RC [-]: start hspz gapped --outdir on the H. pylori pair, send SIG once the lines write
 interrupt() {
     local S="$HSPZ_SHARED/data/small_hpylori_g27_vs_els37" d="$BATS_TEST_TMPDIR/int$1"
     hz_run run -r "$S/hpylori_G27.fa.gz" -q "$S/hpylori_ELS37.fa.gz" -o "$d" --threads 1 --quiet
@@ -69,9 +75,9 @@ interrupt() {
     "$HSPZ" gapped --outdir "$d" -r "$S/hpylori_G27.fa.gz" -q "$S/hpylori_ELS37.fa.gz" --threads 2 --force \
         2> "$BATS_TEST_TMPDIR/err$1" & local p=$! k=0
     set +m
-    while ! ls "$d" | grep -q '\.maf-\.tmp-' && [ $k -lt 200 ]; do sleep 0.05; k=$((k + 1)); done
+    while ! ls "$d" | grep -q '\.maf-' && [ $k -lt 200 ]; do sleep 0.05; k=$((k + 1)); done
     sleep 0.3
-    kill -"$1" $p
+    kill -"$1" -- "$3$p"                 # $3 "-": the whole process group, as Ctrl-C sends it
     local rc=0; wait $p || rc=$?
     cat "$BATS_TEST_TMPDIR/err$1"
     [ "$rc" -eq "$2" ]
@@ -81,9 +87,9 @@ interrupt() {
     [ "$(cat "$BATS_TEST_TMPDIR/notes$1")" = "my notes" ]
 }
 
-@test "gapped --outdir: SIGINT mid-run: one line, exit 130, no output of the run left (files of before untouched)" {
+@test "gapped --outdir: SIGINT (Ctrl-C: the process group) mid-run: one line, exit 130, no output of the run left (files of before untouched)" {
     require_shared
-    interrupt INT 130
+    interrupt INT 130 -
 }
 
 @test "gapped --outdir: SIGTERM mid-run: one line, exit 143, no output of the run left" {
@@ -95,15 +101,18 @@ interrupt() {
     pc_outdir "$BATS_TEST_TMPDIR/gm"
     echo '{}' > out/gapped-manifest.json
     run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa
-    [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ]
+    [ "$status" -eq 1 ]
+    [ "${#lines[@]}" -eq 1 ]
     [ "$output" = "hspz gapped: out/gapped-manifest.json exists; refused without --force" ]
     [ -z "$(ls out | grep 'maf-\|\.err')" ]
     rm out/gapped-manifest.json; ln -s "$BATS_TEST_TMPDIR/victim" out/gapped-manifest.json
     run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa --force
-    [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ]
+    [ "$status" -eq 1 ]
+    [ "${#lines[@]}" -eq 1 ]
     [ "$output" = "hspz gapped: out/gapped-manifest.json is a symbolic link; refused (hspz never writes through or replaces one)" ]
     [ -z "$(ls out | grep 'maf-\|\.err')" ]
-    [ ! -e "$BATS_TEST_TMPDIR/victim" ] && [ -L out/gapped-manifest.json ]
+    [ ! -e "$BATS_TEST_TMPDIR/victim" ]
+    [ -L out/gapped-manifest.json ]
 }
 
 @test "gapped --outdir --device cuda where CUDA cannot run: refused up front (exit 2), nothing written, a rerun works" {
@@ -111,9 +120,11 @@ interrupt() {
     pc_outdir "$BATS_TEST_TMPDIR/dev"
     run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa --device cuda
     echo "$output"
-    [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+    [ "$status" -eq 2 ]
+    [ "${#lines[@]}" -eq 1 ]
     [[ "$output" == "hspz gapped: --device=cuda: "*"; refused before any line ran"* ]]
     [ -z "$(ls out | grep 'maf-\|\.err\|gapped-manifest')" ]
     run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa --device auto
-    [ "$status" -eq 0 ] && [ "$(grep -c '^a ' out/tmp1.block0.r0.plus.maf-)" -gt 0 ]
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^a ' out/tmp1.block0.r0.plus.maf-)" -gt 0 ]
 }
