@@ -377,6 +377,27 @@ static int *line_order(const char *dir, char **lines, int nl)
     return ord;
 }
 
+/* the files line writes: fin[0] its last --output= (lastz takes the last), fin[1] its 2> file
+ * (NULL where none), tmp[] their temporaries (this process's names, hz_out_tmpname), both
+ * appended to files (may be NULL).  0, or 1 when out of memory. */
+static int line_names(const char *line, char **fin, char **tmp, hz_gapped_files *files)
+{
+    char *cp = strdup(line), *av[64], *ef = NULL;
+    int n = cp ? split_line(cp, av, 63, &ef) : -1, rc = !cp;
+    const char *out = NULL;
+    for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
+    const char *nm[2] = { out, n > 0 ? ef : NULL };
+    for (int w = 0; w < 2 && !rc; w++) {
+        if (!nm[w]) continue;
+        char t[8400];
+        hz_out_tmpname(nm[w], t, sizeof t);
+        if (!(fin[w] = strdup(nm[w])) || !(tmp[w] = strdup(t))) rc = 1;
+        if (files && !rc && !(files->name[files->n++] = strdup(nm[w]))) rc = 1;
+    }
+    free(cp);
+    return rc;
+}
+
 /* the message of a line's failure (stderr, or err in hspz run --gapped mode) */
 static void line_failed(const char *dir, const char *path, const char *line, const char *errtmp, int k, int st, int rc,
                         char *err, size_t errlen)
@@ -458,21 +479,7 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
     char **fin = pid ? calloc(2 * (size_t)nl + 1, sizeof *fin) : NULL, **tmp = fin ? calloc(2 * (size_t)nl + 1, sizeof *tmp) : NULL;
     if (!tmp) rc = 1;
     if (files && !rc && !(files->name = calloc(2 * (size_t)nl + 1, sizeof *files->name))) rc = 1;
-    for (int k = 0; !rc && k < nl; k++) {      /* the files each line writes */
-        char *cp = strdup(lines[k]), *av[64], *ef = NULL;
-        int n = cp ? split_line(cp, av, 63, &ef) : -1;
-        const char *out = NULL;                          /* lastz takes the last --output= */
-        for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
-        const char *nm[2] = { out, n > 0 ? ef : NULL };
-        for (int w = 0; w < 2 && !rc; w++) {
-            if (!nm[w]) continue;
-            char t[8400];
-            hz_out_tmpname(nm[w], t, sizeof t);
-            if (!(fin[2 * k + w] = strdup(nm[w])) || !(tmp[2 * k + w] = strdup(t))) rc = 1;
-            if (files && !rc && !(files->name[files->n++] = strdup(nm[w]))) rc = 1;
-        }
-        free(cp);
-    }
+    for (int k = 0; !rc && k < nl; k++) rc = line_names(lines[k], fin + 2 * k, tmp + 2 * k, files);
     if (files) files->ncmd = (size_t)nl;
     char cm[8400];
     if (rc) snprintf(cm, sizeof cm, "out of memory");
