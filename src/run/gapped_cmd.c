@@ -476,11 +476,25 @@ static FILE *open_output(const gopts *o)
         if (in[k] && hz_same_file(o->output, in[k])) { die("hspz gapped: --output=%s is an input of this command (%s); refused", o->output, in[k]); return NULL; }
     for (int k = 0; k < 2; k++)
         if (ex[k] && hz_same_file(o->output, ex[k])) { die("hspz gapped: --output=%s is an input of this command (%s); refused", o->output, ex[k]); return NULL; }
-    int fl = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | ((o->outdir && !o->force) ? O_EXCL : O_TRUNC);
     struct stat st;
-    int fd = open(o->output, fl, 0666);
-    if (fd >= 0 && o->outdir && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
-        close(fd); die("hspz gapped: --output=%s is not a regular file; refused", o->output); return NULL;
+    int fd;
+    if (o->outdir && o->outtmp) {
+        /* --outdir: the name is checked here, the bytes go to a new temporary that the caller
+         * renames over it, so a file this run did not create (or another link to it) is never
+         * written into (docs/gapped.md "Output files") */
+        if (!lstat(o->output, &st)) {
+            if (S_ISLNK(st.st_mode)) errno = ELOOP;
+            else if (!S_ISREG(st.st_mode)) { die("hspz gapped: --output=%s is not a regular file; refused", o->output); return NULL; }
+            else if (!o->force) errno = EEXIST;
+            else errno = 0;
+            fd = errno ? -1 : hz_out_create(o->outtmp);
+        } else fd = hz_out_create(o->outtmp);
+    } else {
+        int fl = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | ((o->outdir && !o->force) ? O_EXCL : O_TRUNC);
+        fd = open(o->output, fl, 0666);
+        if (fd >= 0 && o->outdir && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+            close(fd); die("hspz gapped: --output=%s is not a regular file; refused", o->output); return NULL;
+        }
     }
     if (fd < 0 && errno == ELOOP && !o->outdir) fd = open_through_link(o->output);
     if (fd < 0) {
@@ -711,10 +725,10 @@ fail:
 }
 
 int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqset *qs, int force, int threads,
-                       const char *device, const char *cwd, int total, int *running)
+                       const char *device, const char *cwd, int total, int *running, const char *outtmp)
 {
     gopts o; memset(&o, 0, sizeof o);
-    o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path;
+    o.outdir = 1; o.force = force; o.inputs[0] = ts->path; o.inputs[1] = qs->path; o.outtmp = outtmp;
     int rc = hz_gapped_args(&o, argc, argv);
     o.threads = threads; o.twobit = 1; o.total = total; o.running = running;
     if (device) o.device = device;

@@ -21,7 +21,10 @@ int hz_gapped_outdir(int argc, char **argv);
  * cpu); a relative --scores= that DIR does not hold is looked for in caller_cwd (where hspz
  * ran); total / *running (may be NULL): all threads of the --outdir run and the number of line
  * processes running now (shared memory), so that a pass started when fewer lines run gets more
- * threads.  Returns 0, or 1 after a message on stderr (lastz's wording where lastz has one). */
+ * threads; outtmp (NULL: the --output itself, truncated or O_EXCL): a new file made with
+ * O_EXCL|O_NOFOLLOW that gets the --output's bytes (the name itself is only checked: not a
+ * link, not a non-regular file, new unless force), renamed into place by the caller.
+ * Returns 0, or 1 after a message on stderr (lastz's wording where lastz has one). */
 /* A traceback value as lastz reads --allocate:traceback= / --traceback= / m= (spec §0.2):
  * a number with an optional K, M or G (binary units; a decimal or a unit is rounded in single
  * precision as lastz does).  Returns the bytes, -1 when hspz gapped cannot read it, -2 below
@@ -29,6 +32,6 @@ int hz_gapped_outdir(int argc, char **argv);
 int64_t hz_gapped_tb_parse(const char *v);
 
 int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqset *qs, int force, int threads,
-                       const char *device, const char *caller_cwd, int total, int *running);
+                       const char *device, const char *caller_cwd, int total, int *running, const char *outtmp);
 
 #endif

@@ -29,6 +29,8 @@ typedef struct {
     int outdir, force;            /* --outdir mode (outputs inside DIR, new unless --force) */
     int twobit;                   /* --outdir mode: bytes as hspz's 2bit files hold them (twobit_byte) */
     const char *inputs[2];        /* --outdir mode: the -r / -q files */
+    const char *outtmp;           /* --outdir mode: the temporary (made O_EXCL|O_NOFOLLOW) the
+                                   * --output is written to; the caller renames it into place */
     char **args; int nargs;       /* header ARGS (§7.4) */
 } gopts;
 

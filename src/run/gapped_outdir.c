@@ -11,6 +11,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gapped_cmd.h"
+#include "gapped_dev.h"
 #include "gapped_run.h"
 #include "manifest.h"
 #include "outsafe.h"
@@ -72,10 +74,24 @@ static int inside_dir(const char *path)
     return 1;
 }
 
+/* why an output name of DIR (relative to the current folder) cannot be replaced, as one
+ * message ending "; refused ...", or NULL when it is missing or (force) a regular file */
+static const char *name_refused(const char *name, int force)
+{
+    struct stat st;
+    if (lstat(name, &st)) return NULL;
+    if (S_ISLNK(st.st_mode)) return "is a symbolic link; refused (hspz never writes through or replaces one)";
+    if (S_ISDIR(st.st_mode)) return "is a folder; refused";
+    if (!S_ISREG(st.st_mode)) return "is not a regular file; refused";
+    return force ? NULL : "exists; refused without --force";
+}
+
 /* tbword: --allocate:traceback=V given to --outdir, appended to the line's words as lastz
- * would read it there (the last one given wins; the axt/maf header shows it last) */
+ * would read it there (the last one given wins; the axt/maf header shows it last).
+ * tmp[0] / tmp[1]: the temporaries (names in dir) the line's --output and 2> bytes go to;
+ * the parent renames them into place when every line has finished. */
 static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_seqset *qs, int lineno, int force, int threads,
-                    const char *device, const char *tbword, int total, int *running)
+                    const char *device, const char *tbword, int total, int *running, char *const tmp[2])
 {
     char *av[64], *errfile;
     int n = split_line(line, av, 62, &errfile);
@@ -83,24 +99,30 @@ static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_s
     if (tbword) av[n++] = (char *)tbword;
     char cwd[4096];   /* where a relative --scores= is looked for (hz_gapped_run_line) */
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    /* the inputs by identity, from where the user named them (before chdir): a relative -r/-q
+     * names a file of the user's folder, not of DIR */
+    const char *in[2] = { ts->path, qs->path }, *out = NULL;
+    for (int k = 1; k < n; k++) if (!strncmp(av[k], "--output=", 9)) out = av[k] + 9;
+    for (int w = 0; w < 2; w++) {
+        const char *nm = w ? errfile : out;
+        char p[4200];
+        if (!nm || snprintf(p, sizeof p, "%s/%s", dir, nm) >= (int)sizeof p) continue;
+        for (int k = 0; k < 2; k++)
+            if (hz_same_file(p, in[k])) return 1 + die("hspz gapped: %s/%s is an input of this command (%s); refused", dir, nm, in[k]);
+    }
     if (chdir(dir)) return 1 + die("hspz gapped: %s: %s", dir, strerror(errno));
     for (int k = 1; k < n; k++)          /* hspz writes these files: only inside DIR (docs/gapped.md) */
         if (!strncmp(av[k], "--output=", 9) && !inside_dir(av[k] + 9))
             return 1 + die("hspz gapped: lastz-commands.txt line %d: --output=%s is outside %s; refused", lineno, av[k] + 9, dir);
     if (errfile) {
         if (!inside_dir(errfile)) return 1 + die("hspz gapped: lastz-commands.txt line %d: 2> %s is outside %s; refused", lineno, errfile, dir);
-        const char *in[2] = { ts->path, qs->path };
-        for (int k = 0; k < 2; k++)
-            if (hz_same_file(errfile, in[k])) return 1 + die("hspz gapped: %s/%s is an input of this command; refused", dir, errfile);
-        int fd = open(errfile, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0666);
-        struct stat st;
-        if (fd < 0 && errno == ELOOP) return 1 + die("hspz gapped: %s/%s is a symbolic link; refused (hspz never writes through one)", dir, errfile);
-        if (fd < 0 && errno == EEXIST) return 1 + die("hspz gapped: %s/%s exists; refused without --force", dir, errfile);
-        if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) { close(fd); return 1 + die("hspz gapped: %s/%s is not a regular file; refused", dir, errfile); }
-        if (fd < 0 || dup2(fd, 2) < 0) return 1 + die("hspz gapped: %s/%s: %s", dir, errfile, strerror(errno));
+        const char *why = name_refused(errfile, force);
+        if (why) return 1 + die("hspz gapped: %s/%s %s", dir, errfile, why);
+        int fd = tmp[1] ? hz_out_create(tmp[1]) : -1;
+        if (fd < 0 || dup2(fd, 2) < 0) return 1 + die("hspz gapped: %s/%s: %s", dir, tmp[1] ? tmp[1] : errfile, strerror(errno));
         close(fd);
     }
-    int rc = hz_gapped_run_line(n, av, ts, qs, force, threads, device, cwd, total, running);
+    int rc = hz_gapped_run_line(n, av, ts, qs, force, threads, device, cwd, total, running, tmp[0]);
     return rc && !errfile ? 2 : rc;
 }
 
@@ -152,6 +174,35 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **pref
     return rc;
 }
 
+/* whether the device kind opens here (gapped_dev.h), tried in a child process so that this
+ * one (which forks the lines) never holds a device context.  0, or 1 with the reason in msg. */
+static int device_probe(const char *kind, char *msg, size_t ml)
+{
+    int fd[2];
+    msg[0] = 0;
+    if (pipe(fd)) { snprintf(msg, ml, "pipe: %s", strerror(errno)); return 1; }
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        close(fd[0]);
+        char e[512] = "";
+        hz_gdev *d = NULL;
+        int r = hz_gdev_open(kind, &d, e, sizeof e);
+        if (!r) hz_gdev_close(d);
+        else if (write(fd[1], e, strlen(e)) < 0) _exit(1);
+        _exit(r ? 1 : 0);
+    }
+    close(fd[1]);
+    ssize_t n = p > 0 ? read(fd[0], msg, ml - 1) : -1;
+    msg[n > 0 ? n : 0] = 0;
+    close(fd[0]);
+    int st = 0;
+    if (p < 0 || waitpid(p, &st, 0) != p) { snprintf(msg, ml, "cannot try the device: %s", strerror(errno)); return 1; }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    if (!msg[0]) snprintf(msg, ml, "the device could not be opened");
+    return 1;
+}
+
 int hz_gapped_outdir(int argc, char **argv)
 {
     const char *dir = NULL, *ref = NULL, *qry = NULL, *device = NULL; int threads = 1, force = 0, threads_given = 0;
@@ -184,9 +235,14 @@ int hz_gapped_outdir(int argc, char **argv)
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
+    char why_dev[512];
+    if (device && !strcmp(device, "cuda") && device_probe(device, why_dev, sizeof why_dev)) {
+        free(tbword);                            /* before any line writes its .err */
+        return 1 + die("hspz gapped: --device=cuda: %s; refused before any line ran (--device=auto uses the CPU then)", why_dev);
+    }
     snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
     FILE *f = fopen(path, "r");
-    if (!f) return die("hspz gapped: %s: %s", path, strerror(errno));
+    if (!f) { free(tbword); return die("hspz gapped: %s: %s", path, strerror(errno)); }
     fclose(f);
     hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
@@ -200,12 +256,14 @@ int hz_gapped_outdir(int argc, char **argv)
     hz_gapped_files fl = { 0, NULL, 0 };
     if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, device, tbword, force, &fl, NULL, 0);
     clock_gettime(CLOCK_MONOTONIC, &c2);
+    if (rc > 128) goto out;                  /* interrupted (its one line is out) */
     if (!rc) {   /* the record of what this command wrote (docs/manifest.md "gapped-manifest.json") */
         double tl = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
         double tg = (double)(c2.tv_sec - c1.tv_sec) + 1e-9 * (double)(c2.tv_nsec - c1.tv_nsec);
         if (hz_gapped_manifest_write(dir, argc, argv, &ts, &qs, pre[0], pre[1], threads, threads_given, tbword, force, &fl, tl, tg, start, err, sizeof err))
             rc = die("hspz gapped: %s", err);
     }
+out:
     hz_gapped_files_free(&fl);
     free(tbword);
     free(pre[0]); free(pre[1]);
@@ -213,14 +271,15 @@ int hz_gapped_outdir(int argc, char **argv)
     return rc;
 }
 
-/* the first line of the 2> file of line (in dir) into msg; "" when it has none or is unreadable */
-static void err_first_line(const char *dir, const char *line, char *msg, size_t ml)
+/* the first line of line's 2> file (in dir; errtmp: its temporary, read instead while it is
+ * not in place) into msg; "" when it has none or is unreadable */
+static void err_first_line(const char *dir, const char *line, const char *errtmp, char *msg, size_t ml)
 {
     char *cp = strdup(line), *av[64], *ef = NULL;
     msg[0] = 0;
     if (cp && split_line(cp, av, 63, &ef) > 0 && ef) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s", dir, ef);
+        char p[8400];
+        snprintf(p, sizeof p, "%s/%s", dir, errtmp ? errtmp : ef);
         FILE *f = fopen(p, "r");
         if (f) {
             if (fgets(msg, (int)ml, f)) msg[strcspn(msg, "\n")] = 0;
@@ -267,11 +326,14 @@ static int check_lines(const char *dir, char **lines, int nl, char *msg, size_t 
                 if (!rc && (sb = strstr(a, "[subset="))) rc = lname_add(&v, &n, &cap, sb + 8, strcspn(sb + 8, "]"), k + 1, 0);
             }
         }
+        /* hspz writes these files: only inside DIR (docs/gapped.md) */
+        if (!rc && out && !inside_dir(out)) { snprintf(msg, ml, "lastz-commands.txt line %d: --output=%s is outside %s; refused", k + 1, out, dir); free(cp); rc = 2; break; }
+        if (!rc && m > 0 && ef && !inside_dir(ef)) { snprintf(msg, ml, "lastz-commands.txt line %d: 2> %s is outside %s; refused", k + 1, ef, dir); free(cp); rc = 2; break; }
         if (!rc && out) rc = lname_add(&v, &n, &cap, out, strlen(out), k + 1, 1);
         if (!rc && m > 0 && ef) rc = lname_add(&v, &n, &cap, ef, strlen(ef), k + 1, 1);
         free(cp);
     }
-    if (rc) snprintf(msg, ml, "out of memory");
+    if (rc == 1) snprintf(msg, ml, "out of memory");
     for (int i = 0; i < n && !rc; i++) {
         if (!v[i].out) continue;
         char pi[4200], pj[4200];
@@ -291,7 +353,7 @@ static int check_lines(const char *dir, char **lines, int nl, char *msg, size_t 
     }
     for (int i = 0; i < n; i++) free(v[i].name);
     free(v);
-    return rc;
+    return rc ? 1 : 0;
 }
 
 /* the order in which the lines of lastz-commands.txt start: largest segments file first (the
@@ -313,6 +375,82 @@ static int *line_order(const char *dir, char **lines, int nl)
     }
     free(sz);
     return ord;
+}
+
+/* the files line writes: fin[0] its last --output= (lastz takes the last), fin[1] its 2> file
+ * (NULL where none), tmp[] their temporaries (this process's names, hz_out_tmpname), both
+ * appended to files (may be NULL).  0, or 1 when out of memory. */
+static int line_names(const char *line, char **fin, char **tmp, hz_gapped_files *files)
+{
+    char *cp = strdup(line), *av[64], *ef = NULL;
+    int n = cp ? split_line(cp, av, 63, &ef) : -1, rc = !cp;
+    const char *out = NULL;
+    for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
+    const char *nm[2] = { out, n > 0 ? ef : NULL };
+    for (int w = 0; w < 2 && !rc; w++) {
+        if (!nm[w]) continue;
+        char t[8400];
+        hz_out_tmpname(nm[w], t, sizeof t);
+        if (!(fin[w] = strdup(nm[w])) || !(tmp[w] = strdup(t))) rc = 1;
+        if (files && !rc && !(files->name[files->n++] = strdup(nm[w]))) rc = 1;
+    }
+    free(cp);
+    return rc;
+}
+
+/* the message of a line's failure (stderr, or err in hspz run --gapped mode) */
+static void line_failed(const char *dir, const char *path, const char *line, const char *errtmp, int k, int st, int rc,
+                        char *err, size_t errlen)
+{
+    int noerr = WIFEXITED(st) && WEXITSTATUS(st) == 2;   /* its message is on stderr */
+    if (noerr && err && !rc)
+        snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed (its message is above)", k + 1);
+    else if (noerr && !err)
+        fprintf(stderr, "hspz gapped: line %d of %s failed (its message is above; no .err file was written for it)\n", k + 1, path);
+    else if (err && !rc) {     /* hspz run --gapped: the folder is removed, so the .err's line */
+        char m[1024];
+        err_first_line(dir, line, errtmp, m, sizeof m);
+        snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed%s%s", k + 1, m[0] ? ": " : "", m);
+    } else if (!err) fprintf(stderr, "hspz gapped: line %d of %s failed (see its .err file)\n", k + 1, path);
+}
+
+/* the temporaries of the started lines (fin / tmp: 2 names in dir per line, NULL where none):
+ * renamed into place (place), or removed.  A temporary is this run's (its pid and token), so
+ * removing it never touches a file of another run.  Returns 0, or 1 after a message. */
+static int settle_files(const char *dir, char **fin, char **tmp, int n, int force, int place, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char pt[8400], pf[8400];
+        struct stat st;
+        if (!tmp[i] || snprintf(pt, sizeof pt, "%s/%s", dir, tmp[i]) >= (int)sizeof pt || lstat(pt, &st)) continue;
+        if (!place || !S_ISREG(st.st_mode)) { if (S_ISREG(st.st_mode)) unlink(pt); continue; }
+        snprintf(pf, sizeof pf, "%s/%s", dir, fin[i]);
+        if (hz_out_place(pt, pf, force) == 0) continue;
+        int e = errno;
+        const char *why = e == ELOOP ? "is a symbolic link; refused (hspz never writes through or replaces one)"
+                        : e == EISDIR ? "is a folder; refused"
+                        : e == EEXIST ? (force ? "is not a regular file; refused" : "appeared meanwhile; refused without --force")
+                        : strerror(e);
+        if (err && !rc) snprintf(err, errlen, "%s %s", pf, why);
+        else if (!err) fprintf(stderr, "hspz gapped: %s %s\n", pf, why);
+        unlink(pt);
+        rc = 1;
+    }
+    return rc;
+}
+
+/* wait for a line's process; sigs (NULL: plain wait): the interrupts taken meanwhile (blocked,
+ * with SIGCHLD), one of them into *sig with 0 returned */
+static pid_t reap(int *st, const sigset_t *sigs, int *sig)
+{
+    for (;;) {
+        pid_t p = waitpid(-1, st, sigs ? WNOHANG : 0);
+        if (p != 0 || !sigs) return p;
+        struct timespec ts = { 1, 0 };
+        int s = sigtimedwait(sigs, NULL, &ts);
+        if (s > 0 && s != SIGCHLD) { *sig = s; return 0; }
+    }
 }
 
 int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device,
@@ -337,42 +475,49 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
     }
     fclose(f); free(buf);
     pid_t *pid = rc ? NULL : calloc((size_t)nl + 1, sizeof *pid);
-    if (!pid) {
-        for (int k = 0; k < nl; k++) free(lines[k]);
-        free(lines);
-        if (err) { snprintf(err, errlen, "out of memory"); return 1; }
-        return die("hspz gapped: out of memory");
-    }
-    if (files && !(files->name = calloc(2 * (size_t)nl + 1, sizeof *files->name))) rc = 1;
-    for (int k = 0; files && !rc && k < nl; k++) {      /* the files each line writes (manifests) */
-        char *cp = strdup(lines[k]), *av[64], *ef = NULL;
-        int n = cp ? split_line(cp, av, 63, &ef) : -1;
-        const char *out = NULL;                          /* lastz takes the last --output= */
-        for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
-        if (out && !(files->name[files->n++] = strdup(out))) rc = 1;
-        if (n > 0 && ef && !(files->name[files->n++] = strdup(ef))) rc = 1;
-        free(cp);
-    }
+    /* fin[2k], fin[2k+1]: line k's --output and 2> names; tmp[]: their temporaries */
+    char **fin = pid ? calloc(2 * (size_t)nl + 1, sizeof *fin) : NULL, **tmp = fin ? calloc(2 * (size_t)nl + 1, sizeof *tmp) : NULL;
+    if (!tmp) rc = 1;
+    if (files && !rc && !(files->name = calloc(2 * (size_t)nl + 1, sizeof *files->name))) rc = 1;
+    for (int k = 0; !rc && k < nl; k++) rc = line_names(lines[k], fin + 2 * k, tmp + 2 * k, files);
     if (files) files->ncmd = (size_t)nl;
-    if (rc) { free(pid); pid = NULL; }
-    if (!pid) {
-        for (int k = 0; k < nl; k++) free(lines[k]);
-        free(lines);
-        if (err) { snprintf(err, errlen, "out of memory"); return 1; }
-        return die("hspz gapped: out of memory");
-    }
     char cm[8400];
-    if (check_lines(dir, lines, nl, cm, sizeof cm)) {
+    if (rc) snprintf(cm, sizeof cm, "out of memory");
+    if (rc || check_lines(dir, lines, nl, cm, sizeof cm)) {
         if (err) snprintf(err, errlen, "%s", cm);
+        else if (rc) die("hspz gapped: %s", cm);
         else die("hspz gapped: %s/%s", dir, cm);
-        for (int k = 0; k < nl; k++) free(lines[k]);
-        free(lines); free(pid);
-        return 1;
+        rc = 1;
+        goto done;
+    }
+    for (int i = 0; i < 2 * nl; i++) {   /* no output is an input (by identity, from the user's folder) */
+        const char *in[2] = { ts->path, qs->path };
+        if (!fin[i]) continue;
+        snprintf(cm, sizeof cm, "%s/%s", dir, fin[i]);
+        for (int w = 0; w < 2 && !rc; w++)
+            if (hz_same_file(cm, in[w])) {
+                if (err) snprintf(err, errlen, "%s is an input of this command (%s); refused", cm, in[w]);
+                else die("hspz gapped: %s is an input of this command (%s); refused", cm, in[w]);
+                rc = 1;
+            }
+        if (rc) goto done;
+    }
+    if (!err) {            /* hspz gapped --outdir's record: checked before any line runs */
+        snprintf(cm, sizeof cm, "%s/gapped-manifest.json", dir);
+        const char *why = name_refused(cm, force);
+        if (why) { rc = die("hspz gapped: %s %s", cm, why); goto done; }
     }
     fflush(NULL);
+    /* hspz gapped --outdir: an interrupt is taken here (blocked, waited for with the lines'
+     * exits), so that it ends the lines and removes their temporaries (docs/cli.md); under
+     * hspz run --gapped the run's watcher owns the signals and removes the whole folder */
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT); sigaddset(&sigs, SIGTERM); sigaddset(&sigs, SIGHUP); sigaddset(&sigs, SIGCHLD);
+    if (!err) pthread_sigmask(SIG_BLOCK, &sigs, &old);
     /* independent files (spec §12): one worker process per line, at most `threads` at a time;
      * each writes only its own files, so the bytes never depend on the count */
-    int running = 0, next = 0, bad = 0;
+    int running = 0, next = 0, bad = 0, sig = 0;
     int per = threads / (nl < threads ? (nl ? nl : 1) : threads);   /* threads of each line's process */
     if (per < 1) per = 1;
     pid_t parent = getpid();
@@ -381,7 +526,7 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
     int *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) shared = NULL;
     if (!ord) { rc = 1; bad = 1; if (err) snprintf(err, errlen, "out of memory"); else die("hspz gapped: out of memory"); }
-    while (ord && (next < nl || running)) {
+    while (ord && !sig && (next < nl || running)) {
         if (next < nl && running < threads && !bad) {
             int k = ord[next];
             if (shared) __atomic_store_n(shared, running + 1, __ATOMIC_RELAXED);
@@ -396,38 +541,62 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
                  * folder and exits; the workers must not write on) */
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent) _exit(1);
+                if (!err) pthread_sigmask(SIG_SETMASK, &old, NULL);
                 /* 2: refused or failed with its message on our stderr (no .err of this line) */
-                int lr = run_line(dir, lines[k], ts, qs, k + 1, force, per, device, tbword, threads, shared);
+                int lr = run_line(dir, lines[k], ts, qs, k + 1, force, per, device, tbword, threads, shared, tmp + 2 * k);
                 _exit(lr == 2 ? 2 : lr ? 1 : 0);
             }
             pid[k] = p; next++; running++;
             continue;
         }
-        if (next == nl || bad || running >= threads) {
-            int st; pid_t p = wait(&st);
-            if (p < 0) break;
-            running--;
-            if (shared) __atomic_store_n(shared, running, __ATOMIC_RELAXED);
-            for (int k = 0; k < nl; k++)
-                if (pid[k] == p && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-                    int noerr = WIFEXITED(st) && WEXITSTATUS(st) == 2;   /* its message is on stderr */
-                    if (noerr && err && !rc)
-                        snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed (its message is above)", k + 1);
-                    else if (noerr && !err)
-                        fprintf(stderr, "hspz gapped: line %d of %s failed (its message is above; no .err file was written for it)\n", k + 1, path);
-                    else if (err && !rc) {     /* hspz run --gapped: the folder is removed, so the .err's line */
-                        char m[1024];
-                        err_first_line(dir, lines[k], m, sizeof m);
-                        snprintf(err, errlen, "gapped stage: line %d of lastz-commands.txt failed%s%s", k + 1, m[0] ? ": " : "", m);
-                    } else if (!err) fprintf(stderr, "hspz gapped: line %d of %s failed (see its .err file)\n", k + 1, path);
+        int st; pid_t p = reap(&st, err ? NULL : &sigs, &sig);
+        if (p <= 0) break;
+        running--;
+        if (shared) __atomic_store_n(shared, running, __ATOMIC_RELAXED);
+        for (int k = 0; k < nl; k++)
+            if (pid[k] == p) {
+                pid[k] = -1;                    /* started and ended */
+                if (!err && WIFSIGNALED(st) && (WTERMSIG(st) == SIGINT || WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGHUP)) {
+                    /* Ctrl-C reaches the whole process group: the line's end is the interrupt's */
+                    sigset_t in = sigs; struct timespec z = { 0, 0 };
+                    sigdelset(&in, SIGCHLD);
+                    int s = sigtimedwait(&in, NULL, &z);
+                    if (s > 0) { sig = s; break; }
+                }
+                if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+                    line_failed(dir, path, lines[k], tmp[2 * k + 1], k, st, rc, err, errlen);
                     rc = 1;
                     if (err) bad = 1;          /* hspz run: stop starting lines, the run fails */
                 }
-        }
+            }
+    }
+    if (!err && !sig) {                         /* one that came with the last line's exit */
+        sigset_t in = sigs; struct timespec z = { 0, 0 };
+        sigdelset(&in, SIGCHLD);
+        int s = sigtimedwait(&in, NULL, &z);
+        if (s > 0) sig = s;
+    }
+    if (sig) {   /* interrupted: end the lines, remove every temporary; files of before stay */
+        for (int k = 0; k < nl; k++) if (pid[k] > 0) kill(pid[k], SIGKILL);
+        for (int k = 0; k < nl; k++) if (pid[k] > 0) { waitpid(pid[k], NULL, 0); pid[k] = -1; }
+        settle_files(dir, fin, tmp, 2 * nl, force, 0, NULL, 0);
+        fprintf(stderr, "%shspz: interrupted by signal %d; no output of this run was kept\n", isatty(2) ? "\n" : "", sig);
+        rc = 128 + sig;
+    } else {
+        int started = 0;
+        for (int k = 0; k < nl; k++) if (pid[k]) started = 1;
+        for (int k = 0; k < nl; k++)           /* lines never started have no temporaries */
+            if (!pid[k]) { free(tmp[2 * k]); free(tmp[2 * k + 1]); tmp[2 * k] = tmp[2 * k + 1] = NULL; }
+        /* hspz run --gapped after a failed line: the folder goes, nothing is placed */
+        int place = !(err && rc);
+        if (started && settle_files(dir, fin, tmp, 2 * nl, force, place, err, errlen) && place) rc = 1;
     }
     if (shared) munmap(shared, sizeof *shared);
+    free(ord);
+done:
     for (int k = 0; k < nl; k++) free(lines[k]);
-    free(lines); free(pid); free(ord);
+    for (int i = 0; fin && i < 2 * nl; i++) { free(fin[i]); if (tmp) free(tmp[i]); }
+    free(lines); free(pid); free(fin); free(tmp);
     return rc;
 }
 
@@ -519,7 +688,11 @@ int hz_gapped_manifest_write(const char *dir, int argc, char **argv, const hz_se
         wr |= fputc('\n', fp) == EOF;
         if (fclose(fp) || wr) { snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno)); rc = -1; }
         else if (hz_out_place(tmp, path, force)) {
-            snprintf(err, errlen, "%s: %s (an existing one is replaced only with --force)", path, strerror(errno)); rc = -1;
+            int e = errno;
+            snprintf(err, errlen, "%s %s", path, e == ELOOP ? "is a symbolic link; refused (hspz never writes through or replaces one)"
+                     : e == EISDIR ? "is a folder; refused" : e != EEXIST ? strerror(e)
+                     : force ? "is not a regular file; refused" : "exists; refused without --force");
+            rc = -1;
         }
         if (rc) unlink(tmp);
     }

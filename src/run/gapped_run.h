@@ -19,7 +19,10 @@ typedef struct { size_t ncmd; char **name; size_t n; } hz_gapped_files;
 void hz_gapped_files_free(hz_gapped_files *f);
 
 /* Every line of DIR/lastz-commands.txt (gapped_cmd.c, `hspz gapped --outdir`): its --output
- * and 2> files written in DIR, new files (O_EXCL) unless force; the sequences ts / qs are the
+ * and 2> files written in DIR into temporaries (O_EXCL|O_NOFOLLOW) that are renamed to their
+ * names when every line has ended (over an existing regular file only with force; never into
+ * one); outputs outside DIR, outputs that are ts/qs's files (by identity) and, err NULL, an
+ * existing gapped-manifest.json without force are refused before any line runs; the sequences ts / qs are the
  * run's records with their -T/-Q name prefixes already on the names, read as hspz's 2bit files
  * hold them (letters other than ACGTacgt as N / n; the bytes are not changed); up to `threads`
  * lines at once on worker processes, threads / lines-at-once threads each; device: where the
@@ -27,7 +30,10 @@ void hz_gapped_files_free(hz_gapped_files *f);
  * (NULL: none) is appended to every line's words (`--allocate:traceback=V`: the last one lastz reads).  *files (if not
  * NULL) gets the commands and their files.  err NULL: messages on stderr as `hspz gapped` prints them, every
  * line is tried; err given: the first failed line's message (with the first line of its 2> file)
- * into err, no further line is started.  Returns 0, or 1. */
+ * into err, no further line is started, and nothing is placed.  err NULL: SIGINT, SIGTERM and
+ * SIGHUP are blocked and taken while the lines run: the lines are killed, every temporary is
+ * removed, one line "hspz: interrupted by signal N; ..." is printed and 128 + N returned (the
+ * signals stay blocked after the return).  Returns 0, 1, or 128 + N. */
 int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *qs, int threads, const char *device,
                          const char *tbword, int force, hz_gapped_files *files, char *err, size_t errlen);
 
