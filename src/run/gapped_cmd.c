@@ -95,7 +95,7 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
         (*idx)[(*n)++] = i; from = i + 1;
     }
     fclose(f); free(line);
-    if (!any) return die("FAILURE: contigs-of-interest file is empty (%s)", subset);
+    if (!any) return die("FAILURE: contigs-of-interest file is empty: %s", subset);
     return 0;
 }
 
@@ -500,7 +500,7 @@ static FILE *open_output(const gopts *o)
     if (fd < 0) {
         if (errno == ELOOP) die("hspz gapped: --output=%s is a symbolic link; refused (hspz never writes through one)", o->output);
         else if (errno == EEXIST) die("hspz gapped: --output=%s exists; refused without --force", o->output);
-        else die("FAILURE: fopen_or_die failed to open \"%s\" for \"w\"", o->output);
+        else die("FAILURE: fopen_or_die failed to open \"%s\" for \"wt\"", o->output);
         return NULL;
     }
     FILE *f = fdopen(fd, "w");

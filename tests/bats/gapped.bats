@@ -754,13 +754,38 @@ both_ways() {
         run lastz 't.fa[multiple]' q.fa --segments=s.seg --format=axt --scores=$sc --output=l.out
         [ "$status" -ne 0 ]
         run "$HSPZ" gapped 't.fa[multiple]' q.fa --segments=s.seg --format=axt --scores=$sc --output=h.out
-        [ "$status" -ne 0 ] && [ "${#lines[@]}" -eq 1 ] && [[ "$output" == "hspz gapped: $sc: "*"run lastz for it" ]]
+        [ "$status" -ne 0 ]
+        [ "${#lines[@]}" -eq 1 ]
+        [[ "$output" == "hspz gapped: $sc: "*"run lastz for it" ]]
         [ ! -e h.out ]
     done
     # a second --segments= or --scores= (Q=): lastz's line and status
     for amb in "--segments=s.seg" "--scores=n5.txt Q=n5.txt"; do
         rc=0; lastz 't.fa[multiple]' q.fa --segments=s.seg $amb --output=l.out > /dev/null 2> l.err || rc=$?; echo $rc > l.rc
         rc=0; "$HSPZ" gapped 't.fa[multiple]' q.fa --segments=s.seg $amb --output=h.out 2> h.err || rc=$?; echo $rc > h.rc
-        cmp l.err h.err && cmp l.rc h.rc && [ "$(cat h.rc)" = 1 ] && [ ! -e h.out ]
+        cmp l.err h.err
+        cmp l.rc h.rc
+        [ "$(cat h.rc)" = 1 ]
+        [ ! -e h.out ]
     done
+}
+
+@test "gapped live: an empty [subset=] file and an --output that cannot be opened give lastz's message and status" {
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR" rc
+    cd "$d"
+    printf '>t\nACGTTGCAACGTAGGCTAGCTAGGATCGATCGTAGCTAGCTAGCTGATCGA\n' > t.fa
+    printf '>q\nACGTTGCAACGTAGGCTAGCTAGGATCGATCGTAGCTAGCTAGCTGATCGA\n' > q.fa
+    printf 't\t1\t40\tq\t1\t40\t+\t3780\n' > s.seg
+    : > empty.names
+    both_ways 't.fa[multiple][subset=empty.names]' q.fa --segments=s.seg --format=axt
+    [ "$(cat l.rc)" = 1 ]
+    grep -q 'contigs-of-interest file is empty: empty.names' h.err
+    for p in lastz "$HSPZ gapped"; do
+        rc=0; $p 't.fa[multiple]' q.fa --segments=s.seg --format=axt --output="$d/no/such/x" 2> "${p##*/}.err" || rc=$?
+        echo $rc > "${p##*/}.rc"
+    done
+    cmp lastz.err "hspz gapped.err"
+    cmp lastz.rc "hspz gapped.rc"
+    grep -q 'for "wt"' lastz.err
 }

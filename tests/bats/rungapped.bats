@@ -279,6 +279,7 @@ PY
     done < g/lastz-commands.txt
     for f in g/*.err; do cmp "$f" "pkg/${f#g/}"; done
     for f in g/*.maf; do                             # the header's command words differ (paths)
-        [ "$(grep -vc '^#' "$f")" -gt 10 ] && cmp <(grep -v '^#' "$f") <(grep -v '^#' "pkg/${f#g/}")
+        [ "$(grep -vc '^#' "$f")" -gt 10 ]
+        cmp <(grep -v '^#' "$f") <(grep -v '^#' "pkg/${f#g/}")
     done
 }
