@@ -58,7 +58,8 @@ static int subset_match(const hz_seqset *s, size_t i, const char *p, int darkspa
 /* the records a [subset=FILE] selects, in file order (§1.2); -1 on error (message written).
  * defer (the query of one-record passes): lastz looks a query name up only when the previous
  * record's passes are written, so a name missing after at least one found one keeps the found
- * records and puts lastz's message into *defer (malloc'd) for after their output. */
+ * records and puts lastz's message into *defer (malloc'd) for after their output.  A FASTA's
+ * names after the one of its last record are ignored, as lastz reads them. */
 static int select_records(const hz_seqset *s, const char *subset, const char *recname, int darkspace,
                           size_t **idx, size_t *n, char **defer)
 {
@@ -79,6 +80,10 @@ static int select_records(const hz_seqset *s, const char *subset, const char *re
         size_t l = strcspn(p, " \t\r\n#");
         if (!l) continue;
         p[l] = 0; any = 1;
+        /* a FASTA is read in order: once its last record was taken, lastz's search for the
+         * next name starts at the end of the file and ends there quietly, ignoring the names
+         * left (checked against lastz 1.04.22); a 2bit (or --outdir's stand-in) fails them */
+        if (*n > 0 && from >= s->n && darkspace >= 0 && strcmp(s->kind, "2bit")) break;
         size_t i = from;
         while (i < s->n && !subset_match(s, i, p, darkspace)) i++;
         if (i >= s->n && defer && *n > 0) {

@@ -787,3 +787,25 @@ both_ways() {
     cmp l.rc h.rc
     grep -q 'for "wt"' l.err
 }
+
+@test "gapped live: [subset=] names after a FASTA's last record are ignored as lastz reads them (a 2bit, or a name missed mid-file, fails)" {
+    require_cmd lastz
+    local d="$BATS_TEST_TMPDIR" P="$HZ_REPO/tests/data/pseudocat_pseudopig_named" c T Q
+    hz_run run -r "$P/pseudocat_named.fa" -q "$P/pseudopig_named.fa" -o "$d/run" --quiet --tarball
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    cd "$d"
+    mkdir -p pk && tar xzf run.tar.gz -C pk
+    { cat "$P/pseudocat_named.fa"; sed 's/^>cat/>cat2/' "$P/pseudocat_named.fa"; } > t2rec.fa
+    printf 'cat\nnosuch\n' > t1; printf 'cat\nnosuch\ncat2\n' > t3; printf 'cat\ncat2\nnosuch\n' > t4
+    printf 'pig1\npig2\npig3\nnosuch\n' > q1; printf 'pig1\nnosuch\n' > q2
+    local ok=0 failed=0
+    for c in "t2rec.fa[multiple][subset=t3]|$P/pseudopig_named.fa" "t2rec.fa[multiple][subset=t4]|$P/pseudopig_named.fa" \
+             "$P/pseudocat_named.fa[multiple][subset=t1]|$P/pseudopig_named.fa" "$P/pseudocat_named.fa[multiple]|$P/pseudopig_named.fa[subset=q1]" \
+             "$P/pseudocat_named.fa[multiple]|$P/pseudopig_named.fa[subset=q2]" "pk/galaxy/files/work/ref.2bit[multiple][subset=t1]|$P/pseudopig_named.fa"; do
+        T=${c%%|*}; Q=${c##*|}
+        both_ways "$T" "$Q" --segments=run/tmp1.block0.r0.plus.segments --strand=plus --format=axt
+        if [ "$(cat l.rc)" = 0 ]; then ok=$((ok + 1)); else failed=$((failed + 1)); fi
+    done
+    [ "$ok" -eq 3 ]
+    [ "$failed" -eq 3 ]
+}
