@@ -230,7 +230,16 @@ int hz_gapped_outdir(int argc, char **argv)
         }
         else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
         else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
-        else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) { threads = atoi(v); i++; threads_given = 1; if (threads < 1 || threads > 1024) return die("hspz gapped: bad --threads '%s'", v); }
+        else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) {
+            /* as hspz run: 0 = all cores */
+            char *e; long t = strtol(v, &e, 10); i++; threads_given = 1;
+            if (e == v || *e || t < 0 || t > 1024) return die("hspz gapped: bad --threads '%s' (0 = all cores, or 1..1024)", v);
+            if (!t) { long nc = sysconf(_SC_NPROCESSORS_ONLN); t = nc < 1 ? 1 : nc > 1024 ? 1024 : nc; }
+            threads = (int)t;
+        }
+        else if (!v && (!strcmp(a, "--outdir") || !strcmp(a, "-r") || !strcmp(a, "--ref") || !strcmp(a, "-q") || !strcmp(a, "--query")
+                        || !strcmp(a, "-t") || !strcmp(a, "--threads") || !strcmp(a, "--device") || !strcmp(a, "--traceback")))
+            return die("hspz gapped: %s needs a value", a);
         else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--allocate:traceback=SIZE] [--force])", a);
     }
     if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");

@@ -809,3 +809,22 @@ both_ways() {
     [ "$ok" -eq 3 ]
     [ "$failed" -eq 3 ]
 }
+
+@test "gapped --outdir: --threads 0 is all cores as in hspz run (same bytes); an option without its value says so" {
+    local d="$BATS_TEST_TMPDIR" P="$HZ_REPO/tests/data/pseudocat_pseudopig_named"
+    hz_run run -r "$P/pseudocat_named.fa" -q "$P/pseudopig_named.fa" -o "$d/a" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    cp -r "$d/a" "$d/b"
+    run "$HSPZ" gapped --outdir "$d/a" -r "$P/pseudocat_named.fa" -q "$P/pseudopig_named.fa" --threads 0
+    [ "$status" -eq 0 ]
+    run "$HSPZ" gapped --outdir "$d/b" -r "$P/pseudocat_named.fa" -q "$P/pseudopig_named.fa" --threads 1
+    [ "$status" -eq 0 ]
+    diff -r -x gapped-manifest.json "$d/a" "$d/b"
+    [ "$(grep -c '^a ' "$d"/a/*.maf- | awk -F: '{t += $2} END {print t}')" -gt 0 ]
+    run "$HSPZ" gapped --outdir
+    [ "$status" -eq 1 ]
+    [ "$output" = "hspz gapped: --outdir needs a value" ]
+    run "$HSPZ" gapped --outdir "$d/a" -r "$P/pseudocat_named.fa" -q "$P/pseudopig_named.fa" --threads -1
+    [ "$status" -eq 1 ]
+    [[ "$output" == "hspz gapped: bad --threads '-1'"* ]]
+}
