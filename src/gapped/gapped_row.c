@@ -208,7 +208,8 @@ static inline int masked16_avx512(const int64_t *mk, int64_t tag)
 
 int hz_gapped_row_vec_ok(int32_t O, int32_t E, int32_t Y)
 {
-    return O >= 0 && E >= 0 && E < (1 << 16) && O < (1 << 28) && Y >= 0 && Y < (1 << 29);
+    /* a diagonal can be NEG_INF + VERY_BAD (about -2.04e9): minus O + E it must stay an int32 */
+    return O >= 0 && E >= 0 && E < (1 << 16) && O < (1 << 23) && Y >= 0 && Y < (1 << 29);
 }
 
 int32_t hz_gapped_row(hz_grow *R, int64_t end)
