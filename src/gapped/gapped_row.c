@@ -74,23 +74,22 @@ typedef uint8_t v8b __attribute__((vector_size(8)));
 #define B8(x) ((v8){ 0 } + (x))
 #define SEL(m, a, b) (((m) & (a)) | (~(m) & (b)))
 /* lanes moved up by k, the k lowest taken from f */
-#define UP1(x, f) __builtin_shuffle((x), (f), (v8){ 8, 0, 1, 2, 3, 4, 5, 6 })
-#define UP2(x, f) __builtin_shuffle((x), (f), (v8){ 8, 9, 0, 1, 2, 3, 4, 5 })
-#define UP4(x, f) __builtin_shuffle((x), (f), (v8){ 8, 9, 10, 11, 0, 1, 2, 3 })
+#define UP1(x, f) __builtin_shufflevector((x), (f), 8, 0, 1, 2, 3, 4, 5, 6)
+#define UP2(x, f) __builtin_shufflevector((x), (f), 8, 9, 0, 1, 2, 3, 4, 5)
+#define UP4(x, f) __builtin_shufflevector((x), (f), 8, 9, 10, 11, 0, 1, 2, 3)
 
 /* the portable instance: GCC's generic vectors (SSE2 on x86-64, NEON elsewhere) */
 #define VMAX(a, b) SEL((a) > (b), (a), (b))
-/* lane 0 of the horizontal maximum (log-step shuffles) */
-static inline __attribute__((always_inline)) int32_t v8hmax(v8 x)
-{
-    x = VMAX(x, __builtin_shuffle(x, (v8){ 4, 5, 6, 7, 0, 1, 2, 3 }));
-    x = VMAX(x, __builtin_shuffle(x, (v8){ 2, 3, 0, 1, 6, 7, 4, 5 }));
-    x = VMAX(x, __builtin_shuffle(x, (v8){ 1, 0, 3, 2, 5, 4, 7, 6 }));
-    return x[0];
-}
+/* lane 0 of the horizontal maximum (log-step shuffles; a macro: a function taking a v8 would
+ * change the ABI where AVX is off) */
+#define v8hmax(xx) ({ v8 h_ = (xx);                                            \
+    h_ = VMAX(h_, __builtin_shufflevector(h_, h_, 4, 5, 6, 7, 0, 1, 2, 3));      \
+    h_ = VMAX(h_, __builtin_shufflevector(h_, h_, 2, 3, 0, 1, 6, 7, 4, 5));      \
+    h_ = VMAX(h_, __builtin_shufflevector(h_, h_, 1, 0, 3, 2, 5, 4, 7, 6));      \
+    h_[0]; })
 #define VANY(m) (v8hmax(-(m)) > 0)
 #define VLAST(m, lane) v8hmax(SEL((m), (lane), B8(-1)))
-#define BCAST7(x) __builtin_shuffle((x), (v8){ 7, 7, 7, 7, 7, 7, 7, 7 })
+#define BCAST7(x) __builtin_shufflevector((x), (x), 7, 7, 7, 7, 7, 7, 7, 7)
 #define PACK8(x, p) do { const v8b b_ = __builtin_convertvector((x), v8b); memcpy((p), &b_, sizeof b_); } while (0)
 /* sv[k] = sub(A(r), B(lo+k+1)) filled by the caller */
 #define SUBV(R, sv, k) ({ v8 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
@@ -179,10 +178,10 @@ typedef int32_t v16 __attribute__((vector_size(64)));
 #define VW 16
 #define VLANES { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }
 #define BV(x) ((v16){ 0 } + (x))
-#define UP1(x, f) __builtin_shuffle((x), (f), (v16){ 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 })
-#define UP2(x, f) __builtin_shuffle((x), (f), (v16){ 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 })
-#define UP4(x, f) __builtin_shuffle((x), (f), (v16){ 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 })
-#define UP8(x, f) __builtin_shuffle((x), (f), (v16){ 16, 17, 18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4, 5, 6, 7 })
+#define UP1(x, f) __builtin_shufflevector((x), (f), 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
+#define UP2(x, f) __builtin_shufflevector((x), (f), 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+#define UP4(x, f) __builtin_shufflevector((x), (f), 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+#define UP8(x, f) __builtin_shufflevector((x), (f), 16, 17, 18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4, 5, 6, 7)
 #define VMAX(a, b) ((v16)_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
 #define VANY(m) (_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)) != 0)
 static inline int32_t v16last(v16 m)
