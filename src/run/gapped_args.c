@@ -70,7 +70,7 @@ static int64_t parse_units(const char *s);
 int64_t hz_gapped_tb_parse(const char *v)
 {
     int64_t b = parse_units(v);
-    return b < 0 ? -1 : b < 100 * 1024 ? -2 : b;
+    return b == -3 ? -3 : b < 0 ? -1 : b < 100 * 1024 ? -2 : b;
 }
 
 static int64_t parse_units(const char *s)
@@ -83,7 +83,11 @@ static int64_t parse_units(const char *s)
     else if (*e == 'M' || *e == 'm') { mult = 1024.0f * 1024.0f; e++; }
     else if (*e == 'G' || *e == 'g') { mult = 1024.0f * 1024.0f * 1024.0f; e++; }
     if (*e) return -1;
-    if (strchr(s, '.') || mult != 1) return (int64_t)((float)v * mult + 0.5f);
+    if (strchr(s, '.') || mult != 1) {
+        /* lastz reads these through an int: above INT_MAX it fails ("out of range") */
+        double x = (double)((float)v * mult) + 0.5;
+        return x > 2147483647.0 ? -3 : (int64_t)((float)v * mult + 0.5f);
+    }
     return (int64_t)v;
 }
 
@@ -200,6 +204,7 @@ int hz_gapped_args(gopts *o, int argc, char **argv)
         else if (!strncmp(a, "--scores=", 9) || !strncmp(a, "Q=", 2)) { if (o->scores) return die("Duplicated or conflicting option \"%s\"", a); o->scores = v; }
         else if (!strncmp(a, "--allocate:traceback=", 21) || !strncmp(a, "--traceback=", 12) || !strncmp(a, "m=", 2)) {
             o->tb_bytes = parse_units(v);
+            if (o->tb_bytes == -3) return die("FAILURE: \"%s\" is out of range for an integer", v);
             if (o->tb_bytes < 0) return die("hspz gapped: '%s': hspz gapped reads a number with an optional K, M or G only; run lastz for it", a);
             if (o->tb_bytes < 100 * 1024) {
                 /* lastz.c's wording, the size as its unitize() prints it (one decimal, the next

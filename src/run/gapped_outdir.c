@@ -219,6 +219,7 @@ int hz_gapped_outdir(int argc, char **argv)
             int64_t b = hz_gapped_tb_parse(val);
             if (b == -1) return die("hspz gapped: bad %s value '%s' (a number with an optional K, M or G, as lastz reads it)", name, val);
             if (b == -2) return die("hspz gapped: %s value '%s' is below lastz's minimum of 100K", name, val);
+            if (b == -3) return die("hspz gapped: %s value '%s' is above what lastz reads (an int: at most 2147483647 bytes, e.g. 1.99G)", name, val);
             free(tbword);
             if (!(tbword = malloc(strlen(val) + 32))) return die("hspz gapped: out of memory");
             sprintf(tbword, "%s=%s", name, val);

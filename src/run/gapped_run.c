@@ -11,6 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the number of comma-separated parts of an --ambiguous value */
+static int amb_parts(const char *a)
+{
+    int n = 1;
+    for (; *a; a++) n += *a == ',';
+    return n;
+}
+
 int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen)
 {
     if (o->traceback) {
@@ -18,6 +26,7 @@ int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen)
         if (!o->gapped) snprintf(err, errlen, "--traceback sets the traceback memory of --gapped's alignments; give --gapped too");
         else if (b == -1) snprintf(err, errlen, "--traceback: '%s' is not a size (an integer or decimal, optionally with K, M or G)", o->traceback);
         else if (b == -2) snprintf(err, errlen, "--traceback: '%s' is below lastz's minimum, 100K", o->traceback);
+        else if (b == -3) snprintf(err, errlen, "--traceback: '%s' is above what lastz reads (an int: at most 2147483647 bytes, e.g. 1.99G)", o->traceback);
         if (b < 0 || !o->gapped) return 2;
     }
     if (!o->gapped) return 0;
@@ -28,6 +37,8 @@ int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--gapped: --format=%s is not written by hspz gapped (maf-, maf, axt, axt+ are); run lastz on lastz-commands.txt for it", f);
     else if (o->inner > 0 && o->ambiguous && o->ambiguous[0])
         snprintf(err, errlen, "--gapped: --ambiguous together with --inner is not built in hspz gapped yet; run lastz on lastz-commands.txt for it");
+    else if (o->ambiguous && o->ambiguous[0] && amb_parts(o->ambiguous) == 2)   /* hz_gscore_ambiguous */
+        snprintf(err, errlen, "--gapped: --ambiguous=%s (one number) is not built in hspz gapped (n, iupac, n,R,P and iupac,R,P are); run lastz on lastz-commands.txt for it", o->ambiguous);
     else return 0;
     return 2;
 }

@@ -759,8 +759,8 @@ both_ways() {
         [[ "$output" == "hspz gapped: $sc: "*"run lastz for it" ]]
         [ ! -e h.out ]
     done
-    # a second --segments= or --scores= (Q=): lastz's line and status
-    for amb in "--segments=s.seg" "--scores=n5.txt Q=n5.txt"; do
+    # a second --segments= or --scores= (Q=), a traceback size above an int: lastz's line and status
+    for amb in "--segments=s.seg" "--scores=n5.txt Q=n5.txt" "--allocate:traceback=2G" "--traceback=2.1G"; do
         rc=0; lastz 't.fa[multiple]' q.fa --segments=s.seg $amb --output=l.out > /dev/null 2> l.err || rc=$?; echo $rc > l.rc
         rc=0; "$HSPZ" gapped 't.fa[multiple]' q.fa --segments=s.seg $amb --output=h.out 2> h.err || rc=$?; echo $rc > h.rc
         cmp l.err h.err

@@ -186,7 +186,7 @@ PY
     [ "$(alignments "$d/y")" -gt 0 ]
     python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["config"]["values"]["gapped"]["source"] == "file"' "$d/y/manifest.json"
     local a
-    for a in "--nogapped" "-Z" "--format lav" "--format general" "--inner 2000 --ambiguous iupac"; do
+    for a in "--nogapped" "-Z" "--format lav" "--format general" "--inner 2000 --ambiguous iupac" "--ambiguous n,100"; do
         hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$d/r" --gapped $a
         assert_one_error_line 2 || { echo "with --gapped $a"; return 1; }
         [[ "$stderr" == "hspz: "*"-"* ]]
@@ -235,7 +235,8 @@ PY
     [ "$status" -eq 0 ] || { show_run; return 1; }
     ! grep -q truncating "$d"/n/*.err
     local a
-    for a in "--traceback 1G" "--gapped --traceback 50K" "--gapped --traceback lots"; do
+    for a in "--traceback 1G" "--gapped --traceback 50K" "--gapped --traceback lots" "--gapped --traceback 2G" \
+             "--gapped --traceback 2048M"; do
         hz_run run -r "$MT/MT-human.fa" -q "$MT/MT-orang.fa" -o "$d/r" $a
         assert_one_error_line 2 || { echo "with $a"; return 1; }
         [[ "$stderr" == "hspz: "*"--traceback"* ]]
