@@ -140,24 +140,24 @@ typedef struct hz_gwork {
     void *pollctx;
     int stopped;                     /* set when poll stopped the extension */
     int64_t cells;                   /* DP cells computed (statistics, never reset here) */
-    int32_t *sv; int64_t svcap;      /* hz_gapped_row's scratch */
+    int32_t *sv;                     /* hz_gapped_row's scratch, cap values like C and D */
 } hz_gwork;
 #define HZ_G_RGB 32
 #define HZ_G_POLL 256
 void hz_gwork_free(hz_gwork *w);
 
-/* One row r of the y-drop DP (spec §4.3, LASTZ's cell) over columns [LY, end): C, D (index =
+/* One row r of the y-drop DP (spec §4.3, LASTZ's cell) over columns [lo, end): C, D (index =
  * column) and tp (tp[col] = traceback byte of (r, col)) are updated in place.  bp points at
- * B(LY+1), step st (+1 forward, -1 reverse half); sub = the 256 scores of A(r); mk: the mask
+ * B(lo+1), step st (+1 forward, -1 reverse half); sub = the 256 scores of A(r); mk: the mask
  * array when a §4.5 record is active (cells with mk[col] == tag are pruned), else NULL.  sv:
- * scratch of at least end-LY values for the block path, or NULL to run cell by cell (the
- * caller passes NULL unless hz_gapped_row_vec_ok).  In: best (the extension's best so far),
- * kept = LY.  Out: best and bc (the row's last column that reached best, -1 when none),
- * LY (the left bound after pruning), kept (the last column not pruned).  Returns I after the
- * last column.  gapped_row.c. */
+ * scratch of at least end-lo values for the block path, or NULL to run cell by cell (the
+ * caller passes NULL unless hz_gapped_row_vec_ok).  In: lo, best (the extension's best so
+ * far).  Out: best and bc (the row's last column that reached best, -1 when none), LY (the
+ * left bound after pruning), kept (the last column not pruned; lo when none).  Returns I
+ * after the last column.  gapped_row.c. */
 typedef struct {
     int32_t *C, *D; uint8_t *tp; const uint8_t *bp; int64_t st; const int32_t *sub;
-    const int64_t *mk; int64_t tag; int32_t E, gOE, Y, best; int64_t bc, LY, kept, lo;
+    const int64_t *mk; int64_t tag; int32_t E, gOE, Y, best; int64_t lo, bc, LY, kept;
     int32_t *sv;
     int portable;      /* tests: 1 = the portable vector instance, 2 = AVX2 even where AVX-512 runs */
 } hz_grow;

@@ -71,9 +71,12 @@ static void row_scalar(const hz_grow *R, rstate *s, int64_t lo, int64_t end)
 typedef int32_t v8 __attribute__((vector_size(32)));
 typedef uint8_t v8b __attribute__((vector_size(8)));
 
-#define B8(x) ((v8){ 0 } + (x))
 #define SEL(m, a, b) (((m) & (a)) | (~(m) & (b)))
-/* lanes moved up by k, the k lowest taken from f */
+/* the 8-lane width: lanes moved up by k, the k lowest taken from f */
+#define VT v8
+#define VW 8
+#define VLANES { 0, 1, 2, 3, 4, 5, 6, 7 }
+#define BV(x) ((v8){ 0 } + (x))
 #define UP1(x, f) __builtin_shufflevector((x), (f), 8, 0, 1, 2, 3, 4, 5, 6)
 #define UP2(x, f) __builtin_shufflevector((x), (f), 8, 9, 0, 1, 2, 3, 4, 5)
 #define UP4(x, f) __builtin_shufflevector((x), (f), 8, 9, 10, 11, 0, 1, 2, 3)
@@ -88,11 +91,9 @@ typedef uint8_t v8b __attribute__((vector_size(8)));
     h_ = VMAX(h_, __builtin_shufflevector(h_, h_, 1, 0, 3, 2, 5, 4, 7, 6));      \
     h_[0]; })
 #define VANY(m) (v8hmax(-(m)) > 0)
-#define VLAST(m, lane) v8hmax(SEL((m), (lane), B8(-1)))
-#define BCAST7(x) __builtin_shufflevector((x), (x), 7, 7, 7, 7, 7, 7, 7, 7)
-#define PACK8(x, p) do { const v8b b_ = __builtin_convertvector((x), v8b); memcpy((p), &b_, sizeof b_); } while (0)
-/* sv[k] = sub(A(r), B(lo+k+1)) filled by the caller */
-#define SUBV(R, sv, k) ({ v8 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
+#define VLAST(m, lane) v8hmax(SEL((m), (lane), BV(-1)))
+#define BCASTL(x) __builtin_shufflevector((x), (x), 7, 7, 7, 7, 7, 7, 7, 7)
+#define PACKV(x, p) do { const v8b b_ = __builtin_convertvector((x), v8b); memcpy((p), &b_, sizeof b_); } while (0)
 static inline __attribute__((always_inline)) int masked8(const int64_t *mk, int64_t tag)
 {
     int m = 0;
@@ -100,26 +101,12 @@ static inline __attribute__((always_inline)) int masked8(const int64_t *mk, int6
     return m;
 }
 #define MASKED(mk, tag) masked8((mk), (tag))
-#define VT v8
-#define VW 8
-#define VLANES { 0, 1, 2, 3, 4, 5, 6, 7 }
-#define BV(x) B8(x)
-#define BCASTL(x) BCAST7(x)
-#define PACKV(x, p) PACK8(x, p)
 #define ROW_FN row_blocks
 #include "gapped_row_blk.h"
-#undef ROW_FN
-#undef VMAX
-#undef VANY
-#undef VLAST
-#undef BCAST7
-#undef PACK8
-#undef SUBV
-#undef MASKED
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* the AVX2 instance (chosen at run time): one-instruction maxima, tests and lane masks */
 #include <immintrin.h>
+/* the AVX2 instance (chosen at run time): one-instruction maxima, tests and lane masks */
 #pragma GCC push_options
 #pragma GCC target("avx2")
 #define VMAX(a, b) ((v8)_mm256_max_epi32((__m256i)(a), (__m256i)(b)))
@@ -130,16 +117,14 @@ static inline int32_t v8last(v8 m)
     return b ? 31 - __builtin_clz(b) : -1;
 }
 #define VLAST(m, lane) v8last(m)
-#define BCAST7(x) ((v8)_mm256_permutevar8x32_epi32((__m256i)(x), _mm256_set1_epi32(7)))
+#define BCASTL(x) ((v8)_mm256_permutevar8x32_epi32((__m256i)(x), _mm256_set1_epi32(7)))
 static inline void pack8_avx2(v8 x, uint8_t *p)
 {
     const __m256i y = (__m256i)x;
     const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
     _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
 }
-#define PACK8(x, p) pack8_avx2((x), (p))
-/* sv[k] = sub(A(r), B(lo+k+1)) filled by the caller (a gather instruction measured slower) */
-#define SUBV(R, sv, k) ({ v8 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
+#define PACKV(x, p) pack8_avx2((x), (p))
 static inline int masked8_avx2(const int64_t *mk, int64_t tag)
 {
     const __m256i t = _mm256_set1_epi64x(tag);
@@ -152,27 +137,15 @@ static inline int masked8_avx2(const int64_t *mk, int64_t tag)
 #include "gapped_row_blk.h"
 #pragma GCC pop_options
 #define ROW_AVX2 1
-#undef ROW_FN
-#undef VMAX
-#undef VANY
-#undef VLAST
-#undef BCAST7
-#undef PACK8
-#undef SUBV
-#undef MASKED
+
+/* the 16-lane width */
 #undef VT
 #undef VW
 #undef VLANES
 #undef BV
-#undef BCASTL
-#undef PACKV
 #undef UP1
 #undef UP2
 #undef UP4
-
-/* the AVX-512 instance (chosen at run time): 16 columns a block, mask registers */
-#pragma GCC push_options
-#pragma GCC target("avx512f")
 typedef int32_t v16 __attribute__((vector_size(64)));
 #define VT v16
 #define VW 16
@@ -182,6 +155,10 @@ typedef int32_t v16 __attribute__((vector_size(64)));
 #define UP2(x, f) __builtin_shufflevector((x), (f), 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 #define UP4(x, f) __builtin_shufflevector((x), (f), 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 #define UP8(x, f) __builtin_shufflevector((x), (f), 16, 17, 18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4, 5, 6, 7)
+
+/* the AVX-512 instance (chosen at run time): 16 columns a block, mask registers */
+#pragma GCC push_options
+#pragma GCC target("avx512f")
 #define VMAX(a, b) ((v16)_mm512_max_epi32((__m512i)(a), (__m512i)(b)))
 #define VANY(m) (_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)) != 0)
 static inline int32_t v16last(v16 m)
@@ -192,7 +169,6 @@ static inline int32_t v16last(v16 m)
 #define VLAST(m, lane) v16last(m)
 #define BCASTL(x) ((v16)_mm512_permutexvar_epi32(_mm512_set1_epi32(15), (__m512i)(x)))
 #define PACKV(x, p) _mm_storeu_si128((__m128i *)(p), _mm512_cvtepi32_epi8((__m512i)(x)))
-#define SUBV(R, sv, k) ({ v16 x_; memcpy(&x_, (sv) + (k), sizeof x_); x_; })
 static inline int masked16_avx512(const int64_t *mk, int64_t tag)
 {
     const __m512i t = _mm512_set1_epi64(tag);
@@ -213,8 +189,8 @@ int hz_gapped_row_vec_ok(int32_t O, int32_t E, int32_t Y)
 
 int32_t hz_gapped_row(hz_grow *R, int64_t end)
 {
-    const int64_t lo = R->LY;
-    rstate s = { HZ_G_NEG_INF, HZ_G_NEG_INF, R->best, -1, R->LY, R->kept };
+    const int64_t lo = R->lo;
+    rstate s = { HZ_G_NEG_INF, HZ_G_NEG_INF, R->best, -1, lo, lo };
     if (R->sv && end - lo >= 16) {
         const uint8_t *bp = R->bp;
         for (int64_t k = 0; k < end - lo; k++, bp += R->st) R->sv[k] = R->sub[*bp];

@@ -3,11 +3,12 @@
  * (x in every lane), UP1/UP2/UP4 (UP8 for 16 lanes), ROW_FN (the function's name), VMAX(a, b)
  * (lane maximum), VANY(m) (a lane of the 0/-1 mask m is set), VLAST(m, lane) (the highest set
  * lane of m, -1 when none), BCASTL(x) (the last lane in every lane), PACKV(x, p) (the lanes,
- * each 0..255, stored as bytes at p), SUBV(R, sv, k) (sub(A(r), B(lo+k+1 ..)) as lanes) and
- * MASKED(mk, tag) (one of mk[0..VW) is tag: a masked cell, §4.5, so the block runs cell by
- * cell), with SEL, rstate, row_scalar and the ROW_ constants in scope.
+ * each 0..255, stored as bytes at p) and MASKED(mk, tag) (one of mk[0..VW) is tag: a masked
+ * cell, §4.5, so the block runs cell by cell), with SEL, rstate, row_scalar and the ROW_
+ * constants in scope.  The instance's parameters (ROW_FN to MASKED) are undefined at the end;
+ * the width's (VT to UP8) stay for the next instance of that width.
  * See gapped_row.c's comment for why the block is exact. */
-/* columns [lo, end) in blocks of VW columns; sv: see SUBV.  The carried state (I, best, the next
+/* columns [lo, end) in blocks of VW columns; sv[k] = sub(A(r), B(lo+k+1)).  The carried state (I, best, the next
  * diagonal) stays in registers as broadcast vectors, and is written to *s only around the
  * cell-by-cell fallback (byte stores to the traceback may alias *s, so the compiler would
  * otherwise reload it every block, on the loop's critical path). */
@@ -28,7 +29,8 @@ static void ROW_FN(const hz_grow *R, rstate *s, int64_t lo, int64_t end, const i
     for (; col + VW <= end; col += VW) {
         VT c, d;
         memcpy(&c, C + col, sizeof c); memcpy(&d, D + col, sizeof d);
-        const VT sb = SUBV(R, sv, col - lo);
+        VT sb;
+        memcpy(&sb, sv + (col - lo), sizeof sb);
         if ((mk && MASKED(mk + col, tag)) || VANY((d < low) | (vi < low))) goto scalar;
         const VT nxt = c + sb;
         const VT dg = UP1(nxt, vd);
@@ -79,3 +81,10 @@ static void ROW_FN(const hz_grow *R, rstate *s, int64_t lo, int64_t end, const i
 #undef ROW_LOAD
     row_scalar(R, s, col, end);
 }
+#undef ROW_FN
+#undef VMAX
+#undef VANY
+#undef VLAST
+#undef BCASTL
+#undef PACKV
+#undef MASKED

@@ -31,18 +31,9 @@ static int ensure_cols(hz_gwork *w, int64_t need)
     int32_t *C = realloc(w->C, (size_t)c * sizeof *C); if (!C) return -1; w->C = C;
     int32_t *D = realloc(w->D, (size_t)c * sizeof *D); if (!D) return -1; w->D = D;
     int64_t *m = realloc(w->mask, (size_t)c * sizeof *m); if (!m) return -1; w->mask = m;
+    int32_t *v = realloc(w->sv, (size_t)c * sizeof *v); if (!v) return -1; w->sv = v;
     memset(m + w->cap, 0, (size_t)(c - w->cap) * sizeof *m);
     w->cap = c;
-    return 0;
-}
-
-static int ensure_sv(hz_gwork *w, int64_t need)
-{
-    if (need <= w->svcap) return 0;
-    int64_t c = w->svcap ? w->svcap : 1024;
-    while (c < need) c *= 2;
-    int32_t *t = realloc(w->sv, (size_t)c * sizeof *t); if (!t) return -1;
-    w->sv = t; w->svcap = c;
     return 0;
 }
 
@@ -284,17 +275,15 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
         w->tbrow[r] = used - x.LY;
         /* §4.3 row loop, LASTZ's cell.  Masks are read only when a record is active (no record:
          * no mark of this row's tag, LASTZ's "active != NULL" test). */
-        const int64_t end = x.RY < N + 1 ? x.RY : N + 1;
-        if (vec && ensure_sv(w, end - x.LY)) return HZ_G_WORST;
-        hz_grow R = { C, D, tb + used - x.LY, B + st * (x.LY + 1), st, P->sc->sub[A[st * r]],
-                      w->nact ? w->mask : NULL, x.tag, E, gOE, Y, best, -1, x.LY, x.LY, x.LY,
-                      vec ? w->sv : NULL, 0 };
+        const int64_t end = x.RY < N + 1 ? x.RY : N + 1;   /* sv: cap >= RY + 2 columns */
+        hz_grow R = { .C = C, .D = D, .tp = tb + used - x.LY, .bp = B + st * (x.LY + 1), .st = st,
+                      .sub = P->sc->sub[A[st * r]], .mk = w->nact ? w->mask : NULL, .tag = x.tag,
+                      .E = E, .gOE = gOE, .Y = Y, .best = best, .lo = x.LY, .sv = vec ? w->sv : NULL };
         int32_t i = hz_gapped_row(&R, end);
         if (R.bc >= 0) { best = R.best; br = r; bc = R.bc; }
-        col = end;
-        int64_t kept = R.kept, LY = R.LY;
-        used += col - x.LY; w->cells += col - x.LY;
-        x.LY = LY;
+        const int64_t kept = R.kept;
+        used += end - x.LY; w->cells += end - x.LY;
+        x.LY = R.LY;
         if (x.LY >= x.RY) break;
         int64_t NN = (rs->aln >= 0 && x.R > 0) ? x.R - 1 : N;
         if (x.RY > kept + 1) x.RY = kept + 1;

@@ -43,7 +43,8 @@ static int one_row(int portable, int32_t O, int32_t E, int32_t Y, int masks, int
     }
     const int rev = rnd() & 1;
     const uint8_t *bp = rev ? B + W + 8 - (LY + 1) : B + LY + 1;
-    hz_grow r0 = { C0, D0, tp0, bp, rev ? -1 : 1, sub, masks ? mk : NULL, tag, E, O + E, Y, best, -1, LY, LY, LY, NULL, portable };
+    hz_grow r0 = { .C = C0, .D = D0, .tp = tp0, .bp = bp, .st = rev ? -1 : 1, .sub = sub, .mk = masks ? mk : NULL,
+                   .tag = tag, .E = E, .gOE = O + E, .Y = Y, .best = best, .lo = LY, .portable = portable };
     hz_grow r1 = r0;
     r1.C = C1; r1.D = D1; r1.tp = tp1; r1.sv = sv;
     int32_t i0 = hz_gapped_row(&r0, end), i1 = hz_gapped_row(&r1, end);
