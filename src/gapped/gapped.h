@@ -52,10 +52,10 @@ typedef struct {
     int32_t msub[256][256];          /* masked matrix of interpolation's seed search (§2.4) */
     char rows[16]; int nrows;        /* matrix letters for the axt/maf header (§7.3) */
     int32_t hdr[16][16];
-    int hsp_set, dna;                /* score file: hsp_threshold given; rows and columns DNA (§2.2) */
+    int hsp_set;                     /* score file: hsp_threshold given */
     char rowch[72], colch[72];       /* lastz's rowChars/colChars: the matrix letters in file order,
-                                      * then (DNA alphabets) their lower case; "ACGTacgt" default */
-    int rows_dna, cols_dna;          /* lastz's is_dna_alphabet of the rows / columns */
+                                      * then their lower case; "ACGTacgt" default (a matrix is
+                                      * always a DNA one: hz_gscore_load refuses quantum ones) */
     int badcol;                      /* lastz's badCol: the bad_score letter ('X') */
     const char *seed;                /* axt+ header's seed line text (a score file's seed/T; §7.3) */
     uint32_t step;                   /* axt+ header's step (a score file's step/Z; default 1) */

@@ -47,7 +47,7 @@ void hz_gscore_default(hz_gscore *sc)
     sc->nrows = 4;
     memcpy(sc->rows, "ACGT", 4);
     strcpy(sc->rowch, "ACGTacgt"); strcpy(sc->colch, "ACGTacgt");   /* new_dna_score_set */
-    sc->rows_dna = sc->cols_dna = sc->dna = 1; sc->badcol = 'X';
+    sc->badcol = 'X';
     sc->seed = "1110100110010101111 w/transition"; sc->step = 1;
     for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) sc->hdr[r][c] = HOXD70[r][c];
 }
@@ -73,18 +73,16 @@ static void amb_iupac(int32_t sub[256][256], const hz_gscore *sc, int32_t R, int
     static const char AMB[] = "NnBDHKMRSVWYbdhkmrsvwy";
     for (const char *r = AMB; *r; r++)
         for (const char *c = AMB; *c; c++) sub[(uint8_t)*r][(uint8_t)*c] = dna_lower(*r) == dna_lower(*c) ? R : nP;
-    if (sc->rows_dna)
-        for (const char *r = sc->rowch; *r; r++)
-            for (const char *c = AMB; *c; c++) {
-                if (*r == 'N' && (*c == 'N' || *c == 'n')) continue;
-                sub[(uint8_t)*r][(uint8_t)*c] = sub[dna_lower((uint8_t)*r)][(uint8_t)*c] = nP;
-            }
-    if (sc->cols_dna)
-        for (const char *c = sc->colch; *c; c++)
-            for (const char *r = AMB; *r; r++) {
-                if (*c == 'N' && (*r == 'N' || *r == 'n')) continue;
-                sub[(uint8_t)*r][(uint8_t)*c] = sub[(uint8_t)*r][dna_lower((uint8_t)*c)] = nP;
-            }
+    for (const char *r = sc->rowch; *r; r++)
+        for (const char *c = AMB; *c; c++) {
+            if (*r == 'N' && (*c == 'N' || *c == 'n')) continue;
+            sub[(uint8_t)*r][(uint8_t)*c] = sub[dna_lower((uint8_t)*r)][(uint8_t)*c] = nP;
+        }
+    for (const char *c = sc->colch; *c; c++)
+        for (const char *r = AMB; *r; r++) {
+            if (*c == 'N' && (*r == 'N' || *r == 'n')) continue;
+            sub[(uint8_t)*r][(uint8_t)*c] = sub[(uint8_t)*r][dna_lower((uint8_t)*c)] = nP;
+        }
 }
 
 /* ambiguate_n (dna_utilities.c L1544) on one matrix.  Only 'N' is skipped in the loops: a file
@@ -92,18 +90,16 @@ static void amb_iupac(int32_t sub[256][256], const hz_gscore *sc, int32_t R, int
 static void amb_n(int32_t sub[256][256], const hz_gscore *sc, int32_t R, int32_t nP)
 {
     sub['N']['N'] = sub['N']['n'] = sub['n']['N'] = sub['n']['n'] = R;
-    if (sc->cols_dna)
-        for (const char *r = sc->rowch; *r; r++) {
-            if (*r == 'N') continue;
-            int ch = (uint8_t)*r, lo = dna_lower(ch);
-            sub[ch]['N'] = sub[ch]['n'] = sub[lo]['N'] = sub[lo]['n'] = nP;
-        }
-    if (sc->rows_dna)
-        for (const char *c = sc->colch; *c; c++) {
-            if (*c == 'N') continue;
-            int ch = (uint8_t)*c, lo = dna_lower(ch);
-            sub['N'][ch] = sub['n'][ch] = sub['N'][lo] = sub['n'][lo] = nP;
-        }
+    for (const char *r = sc->rowch; *r; r++) {
+        if (*r == 'N') continue;
+        int ch = (uint8_t)*r, lo = dna_lower(ch);
+        sub[ch]['N'] = sub[ch]['n'] = sub[lo]['N'] = sub[lo]['n'] = nP;
+    }
+    for (const char *c = sc->colch; *c; c++) {
+        if (*c == 'N') continue;
+        int ch = (uint8_t)*c, lo = dna_lower(ch);
+        sub['N'][ch] = sub['n'][ch] = sub['N'][lo] = sub['n'][lo] = nP;
+    }
 }
 
 int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
@@ -126,30 +122,25 @@ int hz_gscore_ambiguous(hz_gscore *sc, const char *arg)
 }
 
 /* masked_score_set (dna_utilities.c L497): lower-case matrix letters, n, X and N unless N is
- * a matrix letter get the bad score sub[first row letter][bad column], rows and columns */
+ * a matrix letter get the bad score sub[first row letter][bad column], rows and columns.
+ * lastz does this (and --ambiguous) only for DNA alphabets: every matrix here is one (a quantum
+ * matrix is refused by hz_gscore_load). */
 void hz_gscore_mask(hz_gscore *sc)
 {
     memcpy(sc->msub, sc->sub, sizeof sc->msub);
-    int32_t bad = sc->sub[(uint8_t)sc->rowch[0]][sc->badcol];
-    if (sc->rows_dna) {
-        int nrow = 0;
-        for (const char *r = sc->rowch; *r; r++) nrow |= *r == 'N';
-        for (const char *r = sc->rowch; *r; r++)
-            if (!(*r >= 'A' && *r <= 'Z')) for (int c = 1; c < 256; c++) sc->msub[(uint8_t)*r][c] = bad;
-        for (int c = 1; c < 256; c++) {
-            if (!nrow) sc->msub['N'][c] = bad;
-            sc->msub['n'][c] = sc->msub['X'][c] = bad;
-        }
+    const int32_t bad = sc->sub[(uint8_t)sc->rowch[0]][sc->badcol];
+    const int nrow = strchr(sc->rowch, 'N') != NULL, ncol = strchr(sc->colch, 'N') != NULL;
+    for (const char *r = sc->rowch; *r; r++)
+        if (!(*r >= 'A' && *r <= 'Z')) for (int c = 1; c < 256; c++) sc->msub[(uint8_t)*r][c] = bad;
+    for (const char *c = sc->colch; *c; c++)
+        if (!(*c >= 'A' && *c <= 'Z')) for (int r = 1; r < 256; r++) sc->msub[r][(uint8_t)*c] = bad;
+    for (int k = 1; k < 256; k++) {      /* rows first, as lastz, then columns */
+        if (!nrow) sc->msub['N'][k] = bad;
+        sc->msub['n'][k] = sc->msub['X'][k] = bad;
     }
-    if (sc->cols_dna) {
-        int ncol = 0;
-        for (const char *c = sc->colch; *c; c++) ncol |= *c == 'N';
-        for (const char *c = sc->colch; *c; c++)
-            if (!(*c >= 'A' && *c <= 'Z')) for (int r = 1; r < 256; r++) sc->msub[r][(uint8_t)*c] = bad;
-        for (int r = 1; r < 256; r++) {
-            if (!ncol) sc->msub[r]['N'] = bad;
-            sc->msub[r]['n'] = sc->msub[r]['X'] = bad;
-        }
+    for (int k = 1; k < 256; k++) {
+        if (!ncol) sc->msub[k]['N'] = bad;
+        sc->msub[k]['n'] = sc->msub[k]['X'] = bad;
     }
 }
 
@@ -188,16 +179,15 @@ static int dna_alphabet(const int *c, int n)
 }
 
 /* lastz's letters of a DNA alphabet: the labels in order, then each one's lower case when absent */
-static void alphabet(char *out, const int *c, int n, int dna)
+static void alphabet(char *out, const int *c, int n)
 {
     int k = 0;
     for (int i = 0; i < n; i++) out[k++] = (char)c[i];
     out[k] = 0;
-    if (dna)
-        for (int i = 0; i < n; i++) {
-            char l = (char)dna_lower(c[i]);
-            if (!memchr(out, l, (size_t)k)) { out[k++] = l; out[k] = 0; }
-        }
+    for (int i = 0; i < n; i++) {
+        char l = (char)dna_lower(c[i]);
+        if (!memchr(out, l, (size_t)k)) { out[k++] = l; out[k] = 0; }
+    }
 }
 
 /* tok[0 .. len) as a C string in buf (cut at bufsz - 1 bytes, as a line of fgets) */
@@ -304,14 +294,10 @@ static void gscore_build(hz_gscore *sc, const int *col, int ncol, const int *row
 {
     for (int r = 0; r < 256; r++) for (int c = 0; c < 256; c++) sc->sub[r][c] = fill;
     for (int r = 0; r < nrow; r++) for (int c = 0; c < ncol; c++) sc->sub[row[r]][col[c]] = m[r][c];
-    sc->cols_dna = dna_alphabet(col, ncol); sc->rows_dna = dna_alphabet(row, nrow);
-    sc->dna = sc->cols_dna && sc->rows_dna;
-    alphabet(sc->colch, col, ncol, sc->cols_dna); alphabet(sc->rowch, row, nrow, sc->rows_dna);
+    alphabet(sc->colch, col, ncol); alphabet(sc->rowch, row, nrow);
     sc->badcol = badch;
-    if (dna_alphabet(col, ncol))
-        for (int r = 0; r < 256; r++) for (int c = 0; c < ncol; c++) sc->sub[r][col[c] | 0x20] = sc->sub[r][col[c]];
-    if (dna_alphabet(row, nrow))
-        for (int r = 0; r < nrow; r++) for (int c = 0; c < 256; c++) sc->sub[row[r] | 0x20][c] = sc->sub[row[r]][c];
+    for (int r = 0; r < 256; r++) for (int c = 0; c < ncol; c++) sc->sub[r][col[c] | 0x20] = sc->sub[r][col[c]];
+    for (int r = 0; r < nrow; r++) for (int c = 0; c < 256; c++) sc->sub[row[r] | 0x20][c] = sc->sub[row[r]][c];
     for (int i = 0; i < 256; i++) sc->sub[badch][i] = sc->sub[i][badch] = bad;
     for (int i = 0; i < 256; i++) sc->sub[0][i] = sc->sub[i][0] = HZ_G_VERY_BAD;
     if (sc->xdrop < 0) sc->xdrop = 10 * sc->sub[row[0]][col[0]];

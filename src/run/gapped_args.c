@@ -85,8 +85,8 @@ static int64_t parse_units(const char *s)
     if (*e) return -1;
     if (strchr(s, '.') || mult != 1) {
         /* lastz reads these through an int: above INT_MAX it fails ("out of range") */
-        double x = (double)((float)v * mult) + 0.5;
-        return x > 2147483647.0 ? -3 : (int64_t)((float)v * mult + 0.5f);
+        const float f = (float)v * mult + 0.5f;
+        return (double)f > 2147483647.0 ? -3 : (int64_t)f;
     }
     return (int64_t)v;
 }

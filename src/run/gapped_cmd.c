@@ -611,7 +611,7 @@ static int run_gapped(gopts *o)
         /* lastz.c L8943-8949: without gapped_threshold, L = the HSP threshold, which the
          * file's hsp_threshold sets (--segments keeps the x-drop HSP mode) */
         sc->gappedthresh = fl != INT32_MIN ? fl : sc->hspthresh;
-        if (!sc->hsp_set && sc->dna) score_warning(sc, sn);
+        if (!sc->hsp_set) score_warning(sc, sn);
     }
     if (o->have_ydrop) sc->ydrop = o->ydrop;
     if (o->have_gapped) sc->gappedthresh = o->gapped;

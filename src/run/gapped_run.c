@@ -1,6 +1,7 @@
 /* gapped_run — `hspz run --gapped` (gapped_run.h, docs/gapped.md). */
 #include "gapped_run.h"
 #include "gapped_cmd.h"
+#include "scoring.h"
 #include "manifest.h"
 #include "outsafe.h"
 #include <errno.h>
@@ -11,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* the number of comma-separated parts of an --ambiguous value */
-static int amb_parts(const char *a)
+/* the number of comma-separated parts of an --ambiguous value (scoring.h's reading) */
+static int amb_parts(const char *v)
 {
-    int n = 1;
-    for (; *a; a++) n += *a == ',';
-    return n;
+    hz_ambig a;
+    hz_ambiguous_split(v, &a);
+    return a.nparts;
 }
 
 int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen)
