@@ -515,7 +515,7 @@ static int auto_chunk(const char *dir, const pcmds *c, uint64_t *N, char *err, s
 }
 
 int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, size_t *nfiles, uint64_t *auto_n,
-               char *err, size_t errlen)
+               pthread_mutex_t *create_lock, char *err, size_t errlen)
 {
     if (!o->tarball && !o->diagonal_partition && !o->single_file) return 0;
     pcmds c = {0}, split = {0};
@@ -541,7 +541,7 @@ int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_sid
         if (write_commands(o, dir, &c, err, errlen)) goto done;
     }
     if (o->single_file && single_file(dir, q, err, errlen)) goto done;
-    if (o->tarball && hz_pk_write_tarball(o, dir, t, q, &c, err, errlen)) goto done;
+    if (o->tarball && hz_pk_write_tarball(o, dir, t, q, &c, create_lock, err, errlen)) goto done;
     rc = 0;
 done:
     pcmds_free(&c); pcmds_free(&split);

@@ -23,6 +23,7 @@
  */
 #ifndef HZ_PACKAGE_H
 #define HZ_PACKAGE_H
+#include <pthread.h>
 #include <stddef.h>
 #include "options.h"
 #include "plan.h"
@@ -41,14 +42,16 @@ char *hz_package_tarball_path(const hz_opts *o);
 /* Run the packaging steps o asks for on the finished (not yet published) output directory
  * dir, which holds lastz-commands.txt, the .segments and .name files.  t and q are the
  * planned sides (prefixed names, loaded sequences).  The tarball is left at its temporary
- * name "PATH.tmp-<pid>" (the one hz_tmpdir_make registers): hz_publish puts it in place
- * together with OUTDIR.  With the diagonal partition *nfiles (may be NULL) gets the number of
+ * name "PATH.tmp-<pid>-<token>" (the one hz_tmpdir_make registers): hz_publish puts it in place
+ * together with OUTDIR.  create_lock (may be NULL): held while that file is created, so the
+ * signal watcher (sigwatch.h), which takes it for good before it removes the registered
+ * temporaries, either finds the file or the file is never made.  With the diagonal partition *nfiles (may be NULL) gets the number of
  * .segments files left (one per lastz command: each .splitK.segments file replaces the file it
  * came from); otherwise it is not touched.  With the automatic partition (-D, -D auto) *auto_n
  * (may be NULL) gets the N it chose (0: nothing split), and a note says it on stderr unless
  * o->quiet.  Returns 0, or -1 with err; on failure no temporary tarball is left. */
 int hz_package(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q, size_t *nfiles, uint64_t *auto_n,
-               char *err, size_t errlen);
+               pthread_mutex_t *create_lock, char *err, size_t errlen);
 
 /* Write a UCSC 2bit file (version 0, or 1 when offsets pass 2^32) of seqs to path, naming
  * record i names[i] (seqs->name when names is NULL).  Bytes other than ACGTacgt become N

@@ -42,8 +42,9 @@ typedef struct { pcmd *v; size_t n, cap; } pcmds;
 
 
 /* The Galaxy data tarball (or -Z's archive) of dir for the commands c, at its temporary name
- * (package.h hz_package).  0, or -1 with err (no temporary left). */
+ * (package.h hz_package; create_lock, may be NULL, is held while it is created).  0, or -1
+ * with err (no temporary left). */
 int hz_pk_write_tarball(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q,
-                        const pcmds *c, char *err, size_t errlen);
+                        const pcmds *c, pthread_mutex_t *create_lock, char *err, size_t errlen);
 
 #endif

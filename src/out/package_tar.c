@@ -423,7 +423,7 @@ static int tar_entry(struct archive *a, const member *x, const char *tmp, char *
 }
 
 int hz_pk_write_tarball(const hz_opts *o, const char *dir, const hz_side *t, const hz_side *q,
-                        const pcmds *c, char *err, size_t errlen)
+                        const pcmds *c, pthread_mutex_t *create_lock, char *err, size_t errlen)
 {
     char *tpath = hz_package_tarball_path(o);
     if (!tpath) { snprintf(err, errlen, "out of memory"); return -1; }
@@ -444,7 +444,12 @@ int hz_pk_write_tarball(const hz_opts *o, const char *dir, const hz_side *t, con
         archive_write_set_filter_option(a, "gzip", "timestamp", NULL) != ARCHIVE_OK) {
         arch_fail(a, tpath, err, errlen); goto done;
     }
-    if ((tfd = hz_out_create(tmp)) < 0) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno)); goto done; }
+    /* under the watcher's lock: an interrupted run removes the file, or it is never made */
+    if (create_lock) pthread_mutex_lock(create_lock);
+    tfd = hz_out_create(tmp);
+    int ce = errno;
+    if (create_lock) pthread_mutex_unlock(create_lock);
+    if (tfd < 0) { snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(ce)); goto done; }
     created = 1;
     if (archive_write_open_fd(a, tfd) != ARCHIVE_OK) { arch_fail(a, tmp, err, errlen); goto done; }
     if (!(buf = malloc(1 << 20))) goto oom;

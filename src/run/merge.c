@@ -229,7 +229,7 @@ int hz_merge(const hz_opts *o, const hz_unitplan *p, char *const *dirs, size_t n
     }
     if (hz_commands_write(o, tmpdir, cmds, ncmd, err, sizeof err)) goto done;
     size_t nfiles = ncmd;   /* -D: the files after the split (issue 31) */
-    if (hz_package(o, tmpdir, &tside, &qside, &nfiles, &mi.diag_auto_n, err, sizeof err)) goto done;
+    if (hz_package(o, tmpdir, &tside, &qside, &nfiles, &mi.diag_auto_n, &sigw.lock, err, sizeof err)) goto done;
     mi.funnel = uf.funnel;
     mi.have_plan = 1;
     hz_plan_count(&tside, &qside, (unsigned)sh.span, o, &mi.plan);

@@ -140,7 +140,8 @@ static int job_finish(run_t *R, qjob_t *J)
     if (hz_commands_write(&J->o, J->dir, J->cmds, J->ncmd, R->err, sizeof R->err)) return -1;
     /* packaging: diagonal partition, all.segments, Galaxy tarball (package.c) */
     J->nfiles = J->ncmd;
-    if (hz_package(&J->po, J->dir, &R->tside, &J->qside, &J->nfiles, &J->mi.diag_auto_n, R->err, sizeof R->err)) return -1;
+    if (hz_package(&J->po, J->dir, &R->tside, &J->qside, &J->nfiles, &J->mi.diag_auto_n, &R->sigw.lock, R->err,
+                   sizeof R->err)) return -1;
     if (J->po.tarball && R->o->query_list) {   /* OUTDIR/<n>.tar.gz: in place inside the run's own folder */
         char tt[4300];
         hz_out_tmpname(J->tar_own, tt, sizeof tt);
