@@ -1,9 +1,11 @@
 /* ydrop.cu — the gapped stage's speculative extensions on a CUDA GPU (src/gapped/gapped_dev.h).
  *
- * One thread per half extension, running gapped_ydrop0.h (the code the host runs for the emu
- * device and tests/unit/test_gapped_dev.c checks against hz_gapped_half) in a fixed arena of its
- * own in device memory (HZ_GD_* of gapped_dev.h).  The target is uploaded once per sequence
- * buffer, the query and the score matrix once per pass. */
+ * One warp per half extension, running gapped_ywarp.h (the code the host runs for the emu
+ * device; tests/unit/test_gapped_dev.c checks it against hz_gapped_half).  A fixed grid of
+ * warps takes halves from a counter, so long halves do not hold up the rest.  Device memory:
+ * the target (uploaded once per sequence buffer), the query and score matrix (per pass), a
+ * C/D window per warp, and one pool for the traceback cells, emptied at each launch, with the
+ * run-list and region output buffers. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +13,7 @@
 extern "C" {
 #include "gapped.h"
 }
-#include "gapped_ydrop0.h"
+#include "gapped_ywarp.h"
 extern "C" {
 #include "gapped_dev.h"
 }
@@ -26,64 +28,37 @@ extern "C" {
         }                                                                                       \
     } while (0)
 
+enum { GD_BLOCK = 128 };                  /* 4 warps a block */
+
 struct gdcuda {
-    int dev; int64_t batch;
-    hz_gdjob *jobs; hz_y0res *res; uint32_t *ops; int32_t *rg;
-    int32_t *C, *D, *tbrow; uint8_t *tb;
+    int dev, nwarps;
+    hz_ywmem m; unsigned long long *top;  /* top[0..2] the bump counters, top[3] the next job */
+    int32_t *win;
+    hz_gdjob *jobs; hz_ywres *res; int64_t jcap;
     int32_t *sub;
     uint8_t *T; const uint8_t *Thost; int64_t Tlen, Tcap;
     uint8_t *Q; int64_t Qcap;
+    uint32_t *hops; int32_t *hrg; int64_t hopcap, hrgcap;   /* the launch's outputs on the host */
 };
 
-__global__ void k_ydrop0(const hz_gdjob *jobs, int64_t nb, const uint8_t *T, const uint8_t *Q,
-                         const int32_t *sub, int32_t O, int32_t E, int32_t Y, int64_t tb_cap,
-                         int32_t *C, int32_t *D, uint8_t *tb, int32_t *tbrow, uint32_t *ops, int32_t *rg,
-                         hz_y0res *res)
+__global__ void k_ywarp(const hz_gdjob *jobs, int64_t nb, const uint8_t *T, const uint8_t *Q,
+                        const int32_t *sub, int32_t O, int32_t E, int32_t Y, int64_t tb_cap,
+                        hz_ywmem m, unsigned long long *next, int32_t *win, hz_ywres *res)
 {
-    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nb) return;
-    hz_gdjob j = jobs[t];
-    hz_y0in in;
-    in.A = j.rev ? T + j.a1 + 1 : T + j.a1; in.B = j.rev ? Q + j.a2 + 1 : Q + j.a2;
-    in.st = j.rev ? -1 : 1; in.M = j.M; in.N = j.N;
-    in.sub = sub; in.O = O; in.E = E; in.Y = Y; in.tb_cap = tb_cap;
-    hz_y0arena a;
-    a.C = C + t * HZ_GD_CCAP; a.D = D + t * HZ_GD_CCAP; a.ccap = HZ_GD_CCAP;
-    a.tb = tb + t * (int64_t)HZ_GD_TBCAP; a.tbcap = HZ_GD_TBCAP;
-    a.tbrow = tbrow + t * HZ_GD_ROWCAP; a.rowcap = HZ_GD_ROWCAP;
-    a.ops = ops + t * HZ_GD_OPCAP; a.opcap = HZ_GD_OPCAP;
-    a.rg = rg + t * HZ_GD_RGCAP; a.rgcap = HZ_GD_RGCAP;
-    hz_y0res r;
-    hz_ydrop0(&in, &a, &r);
-    res[t] = r;
-}
-
-static size_t per_half(void)
-{
-    return sizeof(hz_gdjob) + sizeof(hz_y0res) + (size_t)HZ_GD_OPCAP * 4 + (size_t)HZ_GD_RGCAP * 4 +
-           2 * (size_t)HZ_GD_CCAP * 4 + (size_t)HZ_GD_TBCAP + (size_t)HZ_GD_ROWCAP * 4;
-}
-
-static void free_batch(gdcuda *g)
-{
-    cudaFree(g->jobs); cudaFree(g->res); cudaFree(g->ops); cudaFree(g->rg);
-    cudaFree(g->C); cudaFree(g->D); cudaFree(g->tbrow); cudaFree(g->tb);
-    g->jobs = NULL; g->res = NULL; g->ops = NULL; g->rg = NULL; g->C = g->D = g->tbrow = NULL; g->tb = NULL;
-}
-
-/* the arenas of g->batch halves */
-static cudaError_t alloc_batch(gdcuda *g)
-{
-    int64_t b = g->batch;
-    cudaError_t e;
-    if ((e = cudaMalloc(&g->jobs, b * sizeof(hz_gdjob))) != cudaSuccess) return e;
-    if ((e = cudaMalloc(&g->res, b * sizeof(hz_y0res))) != cudaSuccess) return e;
-    if ((e = cudaMalloc(&g->ops, b * HZ_GD_OPCAP * sizeof(uint32_t))) != cudaSuccess) return e;
-    if ((e = cudaMalloc(&g->rg, b * HZ_GD_RGCAP * sizeof(int32_t))) != cudaSuccess) return e;
-    if ((e = cudaMalloc(&g->C, b * HZ_GD_CCAP * sizeof(int32_t))) != cudaSuccess) return e;
-    if ((e = cudaMalloc(&g->D, b * HZ_GD_CCAP * sizeof(int32_t))) != cudaSuccess) return e;
-    if ((e = cudaMalloc(&g->tbrow, b * HZ_GD_ROWCAP * sizeof(int32_t))) != cudaSuccess) return e;
-    return cudaMalloc(&g->tb, b * (size_t)HZ_GD_TBCAP);
+    const int64_t wid = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    hz_ywwarp W = { win + wid * 2 * HZ_YW_W, win + wid * 2 * HZ_YW_W + HZ_YW_W, 0, 0 };
+    for (;;) {
+        unsigned long long t = yw_take(next, 1);
+        if ((int64_t)t >= nb) break;
+        hz_gdjob j = jobs[t];
+        hz_y0in in;
+        in.A = j.rev ? T + j.a1 + 1 : T + j.a1; in.B = j.rev ? Q + j.a2 + 1 : Q + j.a2;
+        in.st = j.rev ? -1 : 1; in.M = j.M; in.N = j.N;
+        in.sub = sub; in.O = O; in.E = E; in.Y = Y; in.tb_cap = tb_cap;
+        hz_ywres r;
+        hz_yw_half(&in, &m, &W, &r);
+        if ((threadIdx.x & 31) == 0) res[t] = r;
+    }
 }
 
 extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, size_t errlen)
@@ -97,29 +72,35 @@ extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, s
     }
     gdcuda *g = (gdcuda *)calloc(1, sizeof *g);
     if (!g) { snprintf(err, errlen, "out of memory"); return -1; }
+    *h = g;   /* hz_gdcuda_close frees what was made when a step fails */
     GD_CHECK(cudaSetDevice(0));
     cudaDeviceProp pr;
     GD_CHECK(cudaGetDeviceProperties(&pr, 0));
     snprintf(name, namelen, "cuda:0 %s (sm_%d%d)", pr.name, pr.major, pr.minor);
+    int per = 0;                                      /* the warps that fit at once: no block waits */
+    GD_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_ywarp, GD_BLOCK, 0));
+    g->nwarps = pr.multiProcessorCount * (per > 0 ? per : 1) * (GD_BLOCK / 32);
     size_t fr = 0, tot = 0;
     GD_CHECK(cudaMemGetInfo(&fr, &tot));
-    /* a quarter of the free memory, at most 24 GiB and 64K halves: several processes (--outdir
-     * mode) start at once and size themselves from the same free memory; when an allocation
-     * still fails, half the batch is tried.  HSPZ_GAPPED_BATCH lowers it (tests). */
+    /* a quarter of the free memory, at most 24 GiB: several processes (--outdir mode) start at
+     * once and size themselves from the same free memory.  HSPZ_GAPPED_POOL lowers the pool
+     * (tests: halves retried and left to the CPU). */
     size_t lim = fr / 4 < ((size_t)24 << 30) ? fr / 4 : ((size_t)24 << 30);
-    int64_t b = (int64_t)(lim / per_half());
-    if (b > 65536) b = 65536;
-    const char *eb = getenv("HSPZ_GAPPED_BATCH");
-    if (eb && atoll(eb) > 0 && atoll(eb) < b) b = atoll(eb);
-    for (b &= ~(int64_t)1; b >= 2; b = (b / 2) & ~(int64_t)1) {        /* even: both halves of an anchor */
-        g->batch = b;
-        if (alloc_batch(g) == cudaSuccess) break;
-        free_batch(g);
-        cudaGetLastError();                             /* clear the failed allocation */
-    }
-    if (b < 2) { free(g); snprintf(err, errlen, "too little GPU memory (%zu bytes free)", fr); return 1; }
+    size_t win = (size_t)g->nwarps * 2 * HZ_YW_W * sizeof(int32_t);
+    g->m.ops_cap = g->m.rg_cap = (int64_t)1 << 24;
+    size_t outs = (size_t)g->m.ops_cap * 4 + (size_t)g->m.rg_cap * 4;
+    if (lim < win + outs + ((size_t)256 << 20)) { snprintf(err, errlen, "too little GPU memory (%zu bytes free)", fr); return 1; }
+    size_t pool = lim - win - outs;
+    const char *ep = getenv("HSPZ_GAPPED_POOL");
+    if (ep && atoll(ep) > 0 && (size_t)atoll(ep) < pool) pool = (size_t)atoll(ep);
+    g->m.pool_cap = (int64_t)pool;
+    GD_CHECK(cudaMalloc(&g->m.pool, pool));
+    GD_CHECK(cudaMalloc(&g->m.ops, (size_t)g->m.ops_cap * 4));
+    GD_CHECK(cudaMalloc(&g->m.rg, (size_t)g->m.rg_cap * 4));
+    GD_CHECK(cudaMalloc(&g->top, 4 * sizeof *g->top));
+    g->m.pool_top = g->top; g->m.ops_top = g->top + 1; g->m.rg_top = g->top + 2;
+    GD_CHECK(cudaMalloc(&g->win, win));
     GD_CHECK(cudaMalloc(&g->sub, 256 * 256 * sizeof(int32_t)));
-    *h = g;
     return 0;
 }
 
@@ -127,12 +108,11 @@ extern "C" void hz_gdcuda_close(void *h)
 {
     gdcuda *g = (gdcuda *)h;
     if (!g) return;
-    free_batch(g);
-    cudaFree(g->sub); cudaFree(g->T); cudaFree(g->Q);
+    cudaFree(g->m.pool); cudaFree(g->m.ops); cudaFree(g->m.rg); cudaFree(g->top); cudaFree(g->win);
+    cudaFree(g->jobs); cudaFree(g->res); cudaFree(g->sub); cudaFree(g->T); cudaFree(g->Q);
+    free(g->hops); free(g->hrg);
     free(g);
 }
-
-extern "C" int64_t hz_gdcuda_batch(void *h) { return ((gdcuda *)h)->batch; }
 
 /* the pass's sequences and scores on the device (the target only when it changed) */
 static int upload(gdcuda *g, const hz_gpass *P, char *err, size_t errlen)
@@ -156,38 +136,47 @@ static int upload(gdcuda *g, const hz_gpass *P, char *err, size_t errlen)
     return 0;
 }
 
-extern "C" int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_y0res *res,
-                             uint32_t *ops, int32_t *rg, char *err, size_t errlen)
+/* host buffer of at least n elements of size es */
+static int grow(void **p, int64_t *cap, int64_t n, size_t es)
+{
+    if (n <= *cap) return 0;
+    void *x = realloc(*p, (size_t)n * es);
+    if (!x) return -1;
+    *p = x; *cap = n;
+    return 0;
+}
+
+extern "C" int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_ywres *res,
+                             const uint32_t **ops, const int32_t **rg, char *err, size_t errlen)
 {
     gdcuda *g = (gdcuda *)h;
-    if (nb > g->batch) { snprintf(err, errlen, "batch of %lld halves over %lld", (long long)nb, (long long)g->batch); return -1; }
     GD_CHECK(cudaSetDevice(0));
     if (upload(g, P, err, errlen)) return -1;
-    GD_CHECK(cudaMemcpy(g->jobs, jobs, nb * sizeof(hz_gdjob), cudaMemcpyHostToDevice));
-    const int bs = 64;
-    k_ydrop0<<<(unsigned)((nb + bs - 1) / bs), bs>>>(g->jobs, nb, g->T, g->Q + 1, g->sub, P->sc->gap_open,
-                                                    P->sc->gap_extend, P->sc->ydrop, P->tb_cap, g->C, g->D,
-                                                    g->tb, g->tbrow, g->ops, g->rg, g->res);
+    if (nb > g->jcap) {
+        cudaFree(g->jobs); cudaFree(g->res); g->jobs = NULL; g->res = NULL; g->jcap = 0;
+        GD_CHECK(cudaMalloc(&g->jobs, (size_t)nb * sizeof(hz_gdjob)));
+        GD_CHECK(cudaMalloc(&g->res, (size_t)nb * sizeof(hz_ywres)));
+        g->jcap = nb;
+    }
+    GD_CHECK(cudaMemcpy(g->jobs, jobs, (size_t)nb * sizeof(hz_gdjob), cudaMemcpyHostToDevice));
+    GD_CHECK(cudaMemset(g->top, 0, 4 * sizeof *g->top));
+    int64_t nw = nb < g->nwarps ? nb : g->nwarps;
+    unsigned blocks = (unsigned)((nw * 32 + GD_BLOCK - 1) / GD_BLOCK);
+    k_ywarp<<<blocks, GD_BLOCK>>>(g->jobs, nb, g->T, g->Q + 1, g->sub, P->sc->gap_open, P->sc->gap_extend,
+                                  P->sc->ydrop, P->tb_cap, g->m, g->top + 3, g->win, g->res);
     GD_CHECK(cudaGetLastError());
     GD_CHECK(cudaDeviceSynchronize());
-    GD_CHECK(cudaMemcpy(res, g->res, nb * sizeof(hz_y0res), cudaMemcpyDeviceToHost));
-    /* run lists and regions: only what each half wrote */
-    int64_t lo = 0;
-    while (lo < nb) {                                  /* runs of consecutive halves, one copy each */
-        int64_t hi = lo + 1;
-        while (hi < nb && hi - lo < 4096) hi++;
-        int64_t mo = 0, mg = 0;
-        for (int64_t t = lo; t < hi; t++) {
-            if (res[t].status != HZ_Y0_OK) continue;
-            if (res[t].nops > mo) mo = res[t].nops;
-            int64_t ng = res[t].nrow ? 2 * (res[t].nrow / HZ_G_RGB + 1) : 0;
-            if (ng > mg) mg = ng;
-        }
-        if (mo) GD_CHECK(cudaMemcpy2D(ops + lo * HZ_GD_OPCAP, HZ_GD_OPCAP * 4, g->ops + lo * HZ_GD_OPCAP, HZ_GD_OPCAP * 4,
-                                      (size_t)mo * 4, (size_t)(hi - lo), cudaMemcpyDeviceToHost));
-        if (mg) GD_CHECK(cudaMemcpy2D(rg + lo * HZ_GD_RGCAP, HZ_GD_RGCAP * 4, g->rg + lo * HZ_GD_RGCAP, HZ_GD_RGCAP * 4,
-                                      (size_t)mg * 4, (size_t)(hi - lo), cudaMemcpyDeviceToHost));
-        lo = hi;
+    GD_CHECK(cudaMemcpy(res, g->res, (size_t)nb * sizeof(hz_ywres), cudaMemcpyDeviceToHost));
+    unsigned long long top[3];
+    GD_CHECK(cudaMemcpy(top, g->top, sizeof top, cudaMemcpyDeviceToHost));
+    int64_t no = (int64_t)top[1] < g->m.ops_cap ? (int64_t)top[1] : g->m.ops_cap;
+    int64_t ng = (int64_t)top[2] < g->m.rg_cap ? (int64_t)top[2] : g->m.rg_cap;
+    if (grow((void **)&g->hops, &g->hopcap, no + 1, 4) || grow((void **)&g->hrg, &g->hrgcap, ng + 1, 4)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
+    if (no) GD_CHECK(cudaMemcpy(g->hops, g->m.ops, (size_t)no * 4, cudaMemcpyDeviceToHost));
+    if (ng) GD_CHECK(cudaMemcpy(g->hrg, g->m.rg, (size_t)ng * 4, cudaMemcpyDeviceToHost));
+    *ops = g->hops; *rg = g->hrg;
     return 0;
 }

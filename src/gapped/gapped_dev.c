@@ -7,27 +7,21 @@
 
 struct hz_gdev {
     int cuda; void *h; char name[256];
-    int64_t batch;                    /* halves per launch */
+    int64_t batch;                    /* halves per launch at most (HSPZ_GAPPED_BATCH) */
     pthread_mutex_t mu;               /* one pass on the device at a time */
-    hz_y0res *res; uint32_t *ops; int32_t *rg;   /* one batch's results on the host */
-    hz_y0arena ar;                    /* emu: one arena */
+    hz_ywmem m; unsigned long long top[3]; int32_t *win;   /* emu: pool, outputs, C/D window */
 };
-
-/* per half: the result and where its run list / region start in the pools */
-typedef struct { hz_y0res r; int64_t op, rg; } gdhalf;
 
 struct hz_gdres {
     int64_t nan; const hz_ganchor *an;
-    gdhalf *h;                        /* 2 per anchor: [2k] left (rev) half, [2k+1] right */
+    hz_ywres *h;                      /* 2 per anchor: [2k] left (rev) half, [2k+1] right */
     uint32_t *ops; int64_t nops, opcap;
     int32_t *rg; int64_t nrg, rgcap;
+    int64_t launches, retried;        /* launches made, halves run again after a full pool */
 };
 
-static void arena_free(hz_y0arena *a)
-{
-    free(a->C); free(a->D); free(a->tb); free(a->tbrow); free(a->ops); free(a->rg);
-    memset(a, 0, sizeof *a);
-}
+/* the emu device's pool and outputs: small, so that tests see halves retried and left */
+enum { EMU_POOL = 1 << 24, EMU_OPS = 1 << 16, EMU_RG = 1 << 16 };
 
 int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
 {
@@ -35,20 +29,24 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
     hz_gdev *g = calloc(1, sizeof *g);
     if (!g) { snprintf(err, errlen, "out of memory"); return -1; }
     pthread_mutex_init(&g->mu, NULL);
+    g->batch = INT64_MAX;
     if (!strcmp(kind, "emu")) {
-        hz_y0arena *a = &g->ar;
-        /* a smaller arena than the GPU's (tests stay fast; more halves left to the CPU path) */
-        a->ccap = 4096; a->tbcap = 1 << 18; a->rowcap = 2048; a->opcap = HZ_GD_OPCAP; a->rgcap = HZ_GD_RGCAP;
-        a->C = malloc(4096 * sizeof *a->C); a->D = malloc(4096 * sizeof *a->D);
-        a->tb = malloc(1 << 18); a->tbrow = malloc(2048 * sizeof *a->tbrow);
-        g->batch = 1024;
+        g->m.pool = malloc(EMU_POOL); g->m.pool_cap = EMU_POOL;
+        g->m.ops = malloc(EMU_OPS * sizeof *g->m.ops); g->m.ops_cap = EMU_OPS;
+        g->m.rg = malloc(EMU_RG * sizeof *g->m.rg); g->m.rg_cap = EMU_RG;
+        g->m.pool_top = &g->top[0]; g->m.ops_top = &g->top[1]; g->m.rg_top = &g->top[2];
+        g->win = malloc(2 * HZ_YW_W * sizeof *g->win);
         snprintf(g->name, sizeof g->name, "emu");
+        if (!g->m.pool || !g->m.ops || !g->m.rg || !g->win) {
+            snprintf(err, errlen, "out of memory");
+            hz_gdev_close(g);
+            return -1;
+        }
     } else if (!strcmp(kind, "cuda")) {
 #if HSPZ_HAVE_CUDA
         int rc = hz_gdcuda_open(&g->h, g->name, sizeof g->name, err, errlen);
-        if (rc) { pthread_mutex_destroy(&g->mu); free(g); return rc; }
+        if (rc) { hz_gdcuda_close(g->h); pthread_mutex_destroy(&g->mu); free(g); return rc; }
         g->cuda = 1;
-        g->batch = hz_gdcuda_batch(g->h);
 #else
         snprintf(err, errlen, "this hspz was built without CUDA");
         pthread_mutex_destroy(&g->mu); free(g);
@@ -59,14 +57,8 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
         pthread_mutex_destroy(&g->mu); free(g);
         return -1;
     }
-    g->res = malloc((size_t)g->batch * sizeof *g->res);
-    g->ops = malloc((size_t)g->batch * HZ_GD_OPCAP * sizeof *g->ops);
-    g->rg = malloc((size_t)g->batch * HZ_GD_RGCAP * sizeof *g->rg);
-    if (!g->res || !g->ops || !g->rg || (!g->cuda && (!g->ar.C || !g->ar.D || !g->ar.tb || !g->ar.tbrow))) {
-        snprintf(err, errlen, "out of memory");
-        hz_gdev_close(g);
-        return -1;
-    }
+    const char *eb = getenv("HSPZ_GAPPED_BATCH");   /* tests: many small launches */
+    if (eb && atoll(eb) > 0) g->batch = atoll(eb);
     *d = g;
     return 0;
 }
@@ -77,9 +69,7 @@ void hz_gdev_close(hz_gdev *d)
 #if HSPZ_HAVE_CUDA
     if (d->cuda) hz_gdcuda_close(d->h);
 #endif
-    d->ar.ops = NULL; d->ar.rg = NULL;       /* pointed into d->ops / d->rg */
-    arena_free(&d->ar);
-    free(d->res); free(d->ops); free(d->rg);
+    free(d->m.pool); free(d->m.ops); free(d->m.rg); free(d->win);
     pthread_mutex_destroy(&d->mu);
     free(d);
 }
@@ -96,44 +86,79 @@ static void make_jobs(const hz_gpass *P, const hz_ganchor *a, hz_gdjob *j)
     j[1] = (hz_gdjob){ a->a1, a->a2, high1 - a->a1 - 1, high2 - a->a2 - 1, 0 };
 }
 
-/* emu: the batch on the host, through the same code */
-static void emu_run(hz_gdev *d, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb)
+/* emu: one launch on the host, through the same code, the pool and outputs emptied first */
+static void emu_run(hz_gdev *d, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_ywres *res)
 {
-    hz_y0arena *a = &d->ar;
+    d->top[0] = d->top[1] = d->top[2] = 0;
+    hz_ywwarp W = { d->win, d->win + HZ_YW_W, 0, 0 };
     for (int64_t t = 0; t < nb; t++) {
         const hz_gdjob *j = &jobs[t];
         hz_y0in in = { j->rev ? P->T + j->a1 + 1 : P->T + j->a1, j->rev ? P->Q + j->a2 + 1 : P->Q + j->a2,
                        j->rev ? -1 : 1, j->M, j->N, &P->sc->sub[0][0], P->sc->gap_open, P->sc->gap_extend,
                        P->sc->ydrop, P->tb_cap };
-        a->ops = d->ops + t * HZ_GD_OPCAP; a->rg = d->rg + t * HZ_GD_RGCAP;
-        hz_ydrop0(&in, a, &d->res[t]);
+        hz_yw_half(&in, &d->m, &W, &res[t]);
     }
 }
 
-/* append a batch's results to R (pools compacted) */
-static int keep_batch(hz_gdev *d, hz_gdres *R, int64_t h0, int64_t nb)
+/* a finished half's run list and region appended to R's pools; res->op / rg rebased */
+static int keep_half(hz_gdres *R, hz_ywres *H, const uint32_t *ops, const int32_t *rg)
 {
-    for (int64_t t = 0; t < nb; t++) {
-        gdhalf *H = &R->h[h0 + t];
-        H->r = d->res[t];
-        if (H->r.status != HZ_Y0_OK) continue;
-        int64_t no = H->r.nops, ng = H->r.nrow ? 2 * (H->r.nrow / HZ_G_RGB + 1) : 0;
-        if (R->nops + no > R->opcap) {
-            int64_t c = R->opcap ? 2 * R->opcap : 4096; while (c < R->nops + no) c *= 2;
-            uint32_t *x = realloc(R->ops, (size_t)c * sizeof *x); if (!x) return -1;
-            R->ops = x; R->opcap = c;
-        }
-        if (R->nrg + ng > R->rgcap) {
-            int64_t c = R->rgcap ? 2 * R->rgcap : 4096; while (c < R->nrg + ng) c *= 2;
-            int32_t *x = realloc(R->rg, (size_t)c * sizeof *x); if (!x) return -1;
-            R->rg = x; R->rgcap = c;
-        }
-        memcpy(R->ops + R->nops, d->ops + t * HZ_GD_OPCAP, (size_t)no * sizeof *R->ops);
-        memcpy(R->rg + R->nrg, d->rg + t * HZ_GD_RGCAP, (size_t)ng * sizeof *R->rg);
-        H->op = R->nops; H->rg = R->nrg;
-        R->nops += no; R->nrg += ng;
+    int64_t no = H->r.nops, ng = H->r.nrow ? 2 * (H->r.nrow / HZ_G_RGB + 1) : 0;
+    if (R->nops + no > R->opcap) {
+        int64_t c = R->opcap ? 2 * R->opcap : 4096; while (c < R->nops + no) c *= 2;
+        uint32_t *x = realloc(R->ops, (size_t)c * sizeof *x); if (!x) return -1;
+        R->ops = x; R->opcap = c;
     }
+    if (R->nrg + ng > R->rgcap) {
+        int64_t c = R->rgcap ? 2 * R->rgcap : 4096; while (c < R->nrg + ng) c *= 2;
+        int32_t *x = realloc(R->rg, (size_t)c * sizeof *x); if (!x) return -1;
+        R->rg = x; R->rgcap = c;
+    }
+    memcpy(R->ops + R->nops, ops + H->op, (size_t)no * sizeof *R->ops);
+    memcpy(R->rg + R->nrg, rg + H->rg, (size_t)ng * sizeof *R->rg);
+    H->op = R->nops; H->rg = R->nrg;
+    R->nops += no; R->nrg += ng;
     return 0;
+}
+
+/* Run the halves pend[0..np) in launches of at most d->batch; those that found the pool full
+ * go to pend again for the next round.  A launch that finishes none leaves its halves to the
+ * CPU (FULL): a half that needs more than the whole pool. */
+static int run_rounds(hz_gdev *d, const hz_gpass *P, const hz_gdjob *jobs, int64_t *pend, int64_t np,
+                      hz_gdres *R, char *err, size_t errlen)
+{
+    int64_t cap = np < d->batch ? np : d->batch;
+    hz_gdjob *jb = malloc((size_t)(cap ? cap : 1) * sizeof *jb);
+    hz_ywres *lr = malloc((size_t)(cap ? cap : 1) * sizeof *lr);
+    int rc = 0;
+    if (!jb || !lr) { snprintf(err, errlen, "out of memory"); rc = -1; }
+    while (np && !rc) {
+        int64_t nx = 0;                               /* retried halves, compacted into pend */
+        for (int64_t b = 0; b < np && !rc; b += cap) {
+            int64_t nb = np - b < cap ? np - b : cap, done = 0;
+            for (int64_t t = 0; t < nb; t++) jb[t] = jobs[pend[b + t]];
+            const uint32_t *lops = d->m.ops; const int32_t *lrg = d->m.rg;
+#if HSPZ_HAVE_CUDA
+            if (d->cuda) rc = hz_gdcuda_run(d->h, P, jb, nb, lr, &lops, &lrg, err, errlen);
+            else
+#endif
+            emu_run(d, P, jb, nb, lr);
+            R->launches++;
+            for (int64_t t = 0; t < nb && !rc; t++) done += lr[t].r.status != HZ_YW_RETRY;
+            for (int64_t t = 0; t < nb && !rc; t++) {
+                hz_ywres *H = &R->h[pend[b + t]];
+                *H = lr[t];
+                if (H->r.status == HZ_YW_RETRY) {
+                    if (done) { pend[nx++] = pend[b + t]; R->retried++; }
+                    else H->r.status = HZ_Y0_FULL;
+                }
+                else if (H->r.status == HZ_Y0_OK && keep_half(R, H, lops, lrg)) { snprintf(err, errlen, "out of memory"); rc = -1; }
+            }
+        }
+        np = nx;
+    }
+    free(jb); free(lr);
+    return rc;
 }
 
 int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t nan, hz_gdres **out,
@@ -141,34 +166,27 @@ int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t na
 {
     *out = NULL;
     hz_gdres *R = calloc(1, sizeof *R);
-    hz_gdjob *jobs = malloc((size_t)d->batch * sizeof *jobs);
-    if (!R || !jobs || !(R->h = calloc((size_t)(2 * nan + 1), sizeof *R->h))) {
-        free(jobs); if (R) free(R->h); free(R);
+    hz_gdjob *jobs = malloc((size_t)(2 * nan + 1) * sizeof *jobs);
+    int64_t *pend = malloc((size_t)(2 * nan + 1) * sizeof *pend);
+    if (!R || !jobs || !pend || !(R->h = calloc((size_t)(2 * nan + 1), sizeof *R->h))) {
+        free(jobs); free(pend); if (R) free(R->h); free(R);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     R->nan = nan; R->an = an;
-    int rc = 0;
+    for (int64_t k = 0; k < nan; k++) make_jobs(P, &an[k], &jobs[2 * k]);
+    for (int64_t t = 0; t < 2 * nan; t++) pend[t] = t;
     pthread_mutex_lock(&d->mu);
-    for (int64_t h0 = 0; h0 < 2 * nan && !rc; h0 += d->batch) {
-        int64_t nb = 2 * nan - h0 < d->batch ? 2 * nan - h0 : d->batch;
-        for (int64_t t = 0; t < nb; t += 2) make_jobs(P, &an[(h0 + t) / 2], &jobs[t]);   /* batch is even */
-#if HSPZ_HAVE_CUDA
-        if (d->cuda) rc = hz_gdcuda_run(d->h, P, jobs, nb, d->res, d->ops, d->rg, err, errlen);
-        else
-#endif
-        emu_run(d, P, jobs, nb);
-        if (!rc && keep_batch(d, R, h0, nb)) { snprintf(err, errlen, "out of memory"); rc = -1; }
-    }
+    int rc = run_rounds(d, P, jobs, pend, 2 * nan, R, err, errlen);
     pthread_mutex_unlock(&d->mu);
-    free(jobs);
+    free(jobs); free(pend);
     if (rc) { hz_gdres_free(R); return -1; }
     *out = R;
     return 0;
 }
 
 /* region of half H into w (record_row's layout, int64) */
-static int put_region(hz_gwork *w, int h, const hz_gdres *R, const gdhalf *H)
+static int put_region(hz_gwork *w, int h, const hz_gdres *R, const hz_ywres *H)
 {
     w->nrow[h] = H->r.nrow;
     if (!H->r.nrow) return 0;
@@ -184,7 +202,7 @@ static int put_region(hz_gwork *w, int h, const hz_gdres *R, const gdhalf *H)
 int hz_gdres_take(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn *G)
 {
     const hz_gdres *R = ctx;
-    const gdhalf *L = &R->h[2 * k], *Rt = &R->h[2 * k + 1];
+    const hz_ywres *L = &R->h[2 * k], *Rt = &R->h[2 * k + 1];
     if (k >= R->nan || L->r.status != HZ_Y0_OK || Rt->r.status != HZ_Y0_OK) return -1;
     if (put_region(w, 1, R, L) || put_region(w, 0, R, Rt)) return -1;
     int64_t a1 = R->an[k].a1, a2 = R->an[k].a2;
@@ -204,6 +222,11 @@ void hz_gdres_counts(const hz_gdres *r, int64_t *ok, int64_t *left)
 {
     *ok = *left = 0;
     for (int64_t i = 0; i < 2 * r->nan; i++) { if (r->h[i].r.status == HZ_Y0_OK) (*ok)++; else (*left)++; }
+}
+
+void hz_gdres_rounds(const hz_gdres *r, int64_t *launches, int64_t *retried)
+{
+    *launches = r->launches; *retried = r->retried;
 }
 
 void hz_gdres_free(hz_gdres *r)

@@ -1,28 +1,23 @@
-/* gapped_dev — the gapped stage's speculative extensions on a device (issue 35, first step).
+/* gapped_dev — the gapped stage's speculative extensions on a device (issue 35).
  *
  * Every anchor of a pass is extended, both halves, against an EMPTY accepted set by the shared
- * code of gapped_ydrop0.h: on a CUDA GPU (cuda/gapped/ydrop.cu, one thread per half, a fixed
- * arena each) or, for tests, the same code on the host ("emu").  The results are handed to the
+ * code of gapped_ywarp.h: on a CUDA GPU (cuda/gapped/ydrop.cu, one warp per half) or, for
+ * tests, the same code on the host ("emu", lanes as arrays).  The results are handed to the
  * speculative scheme of gapped_par.c (hz_gapped_pass_pre) as if a worker had extended the
  * anchor against a snapshot of no alignments: the commit step redoes on the CPU every result
- * that an accepted alignment could have changed (spec §12), and every half that did not fit its
- * arena (long alignments) or hit the traceback limit (§4.7).  So the bytes are the CPU path's.
+ * that an accepted alignment could have changed (spec §12), and every half the device left
+ * (a band wider than its window, outside its score bounds, or the traceback limit, §4.7).  So
+ * the bytes are the CPU path's.
  *
  * Memory: per pass, the results (run lists and explored regions) of its anchors; on the device
- * a fixed batch of arenas (HZ_GD_* below, times the batch size). */
+ * a pool for the traceback cells of the halves in flight, emptied between launches (a half
+ * that found it full runs again in the next launch). */
 #ifndef HZ_GAPPED_DEV_H
 #define HZ_GAPPED_DEV_H
 #include <stddef.h>
 #include <stdint.h>
 #include "gapped.h"
-#include "gapped_ydrop0.h"
-
-/* arena of one half (elements); an extension needing more is computed on the CPU */
-#define HZ_GD_CCAP   16384                  /* columns */
-#define HZ_GD_TBCAP  (1 << 22)              /* traceback cells (bytes) */
-#define HZ_GD_ROWCAP 16384                  /* rows */
-#define HZ_GD_OPCAP  4096                   /* runs of the half's edit script */
-#define HZ_GD_RGCAP  (2 * (HZ_GD_ROWCAP / HZ_G_RGB + 1))
+#include "gapped_ywarp.h"
 
 /* one half to extend: anchor (a1, a2), rev = 1 toward smaller positions, M rows, N columns */
 typedef struct { int64_t a1, a2, M, N; int32_t rev; } hz_gdjob;
@@ -30,8 +25,8 @@ typedef struct { int64_t a1, a2, M, N; int32_t rev; } hz_gdjob;
 typedef struct hz_gdev hz_gdev;
 typedef struct hz_gdres hz_gdres;
 
-/* Open the device: kind "cuda" (the first visible CUDA GPU) or "emu" (gapped_ydrop0.h on the
- * host, the same batches; for tests).  Returns 0 with *d, 1 when the kind is not available here
+/* Open the device: kind "cuda" (the first visible CUDA GPU) or "emu" (gapped_ywarp.h on the
+ * host, with a small pool so that halves are retried; for tests).  Returns 0 with *d, 1 when the kind is not available here
  * (reason in err: no GPU, built without CUDA), -1 on another error (err). */
 int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen);
 void hz_gdev_close(hz_gdev *d);
@@ -47,21 +42,23 @@ int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t na
  * would give it for an empty set (0 or 1 and *G), with the explored region in w; -1 when the
  * device did not finish it (the caller extends it on the CPU). */
 int hz_gdres_take(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn *G);
-/* counts of a pass's results: halves done on the device, halves left to the CPU (arena full or
- * traceback limit) */
+/* counts of a pass's results: halves done on the device, halves left to the CPU (band over the
+ * window, bounds, pool too small for the half alone, or traceback limit) */
 void hz_gdres_counts(const hz_gdres *r, int64_t *ok, int64_t *left);
+/* launches made for the pass, and halves run again because the pool was full in theirs */
+void hz_gdres_rounds(const hz_gdres *r, int64_t *launches, int64_t *retried);
 void hz_gdres_free(hz_gdres *r);
 
 #if HSPZ_HAVE_CUDA
 /* cuda/gapped/ydrop.cu: the CUDA side.  open: 0, 1 no usable GPU (err), -1 error. */
 int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, size_t errlen);
 void hz_gdcuda_close(void *h);
-/* the batch size (halves) the device's memory allows */
-int64_t hz_gdcuda_batch(void *h);
-/* extend jobs[0..nb) of pass P (nb <= batch); res[nb], ops[nb * HZ_GD_OPCAP],
- * rg[nb * HZ_GD_RGCAP] on the host.  0, -1 with err. */
-int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_y0res *res,
-                  uint32_t *ops, int32_t *rg, char *err, size_t errlen);
+/* Extend jobs[0..nb) of pass P in one launch.  res[nb] on the host gets each half's result
+ * (HZ_YW_RETRY: the pool or the output buffers were full; run it again); *ops / *rg point to
+ * the launch's run lists and regions on the host (res[].op / .rg index them; valid until the
+ * next call).  0, or -1 with err. */
+int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_ywres *res,
+                  const uint32_t **ops, const int32_t **rg, char *err, size_t errlen);
 #endif
 
 #endif

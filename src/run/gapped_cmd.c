@@ -239,16 +239,22 @@ static void compute_job(pjob *j, hz_gwork *w)
     int64_t nan = hz_gapped_anchors(&j->P, j->segs, j->nseg, 1, &an);
     j->rc = 0;
     hz_gdres *R = NULL; int64_t nredo = 0;
-    if (nan >= 2 && j->dev && hz_gdev_pass(j->dev, &j->P, an, nan, &R, j->derr, sizeof j->derr)) j->rc = -1;
+    struct timespec d0, d1;
+    clock_gettime(CLOCK_MONOTONIC, &d0);
+    int dfail = nan >= 2 && j->dev && hz_gdev_pass(j->dev, &j->P, an, nan, &R, j->derr, sizeof j->derr);
+    clock_gettime(CLOCK_MONOTONIC, &d1);
+    if (dfail) j->rc = -1;
     else if (nan < 0) j->rc = -1;
     else if (j->ithreads > 1 && j->g && j->g->pool > j->ithreads) {   /* may grow up to the pool */
         if (hz_gapped_pass_dyn(&j->P, w, an, nan, &j->S, j->g->pool, pass_allow, j->g, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
     }
     else if (hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
     if (R && getenv("HSPZ_GAPPED_STATS") && !strcmp(getenv("HSPZ_GAPPED_STATS"), "1")) {           /* how much the device did (bench/) */
-        int64_t ok, left; hz_gdres_counts(R, &ok, &left);
-        fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s, %lld left to the CPU, %lld redone\n",
-                (long long)nan, (long long)ok, hz_gdev_name(j->dev), (long long)left, (long long)nredo);
+        int64_t ok, left, nl, nre; hz_gdres_counts(R, &ok, &left); hz_gdres_rounds(R, &nl, &nre);
+        fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s in %.3f s (%lld launches, %lld halves run again), "
+                "%lld left to the CPU, %lld redone\n", (long long)nan, (long long)ok, hz_gdev_name(j->dev),
+                (double)(d1.tv_sec - d0.tv_sec) + 1e-9 * (double)(d1.tv_nsec - d0.tv_nsec), (long long)nl, (long long)nre,
+                (long long)left, (long long)nredo);
     }
     hz_gdres_free(R);
     if (!j->rc && j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */

@@ -1,8 +1,9 @@
-/* Unit tests for the device path of the gapped stage (src/gapped/gapped_dev.h, gapped_ydrop0.h;
+/* Unit tests for the device path of the gapped stage (src/gapped/gapped_dev.h, gapped_ywarp.h;
  * spec §4 and §12) on the CPU, so they run where there is no GPU:
- *   1. hz_ydrop0 (the code the CUDA kernel runs) gives what hz_gapped_half gives against an
- *      empty set: score, end cell, run list and explored region, on random sequences with
- *      planted homologies, both directions, many anchors; and stops with FULL in a small arena;
+ *   1. hz_yw_half (the code the CUDA kernel runs, one warp per half; here lanes are arrays)
+ *      gives what hz_gapped_half gives against an empty set: score, end cell, run list and
+ *      explored region, on random sequences with planted homologies, both directions, many
+ *      anchors, several scorings; a pool too small for a half gives RETRY, never a write past it;
  *   2. a pass through hz_gapped_pass_pre with the "emu" device's results (the same batches the
  *      GPU gets) gives exactly hz_gapped_pass's alignments, neighbours and order, for 1, 2 and 5
  *      threads, on a tandem repeat where many speculative results must be redone;
@@ -43,26 +44,52 @@ static int same_region(const hz_gwork *w, int rev, const int32_t *rg, int32_t nr
     return 1;
 }
 
-static void test_halves(const hz_gscore *sc)
+/* a host pool and outputs for hz_yw_half (emptied per half) */
+typedef struct { hz_ywmem m; unsigned long long top[3]; int32_t *win; } ywhost;
+
+static void yw_init(ywhost *h, int64_t pool)
+{
+    memset(h, 0, sizeof *h);
+    h->m.pool = malloc((size_t)pool); h->m.pool_cap = pool;
+    h->m.ops = malloc(1 << 22); h->m.ops_cap = 1 << 20;
+    h->m.rg = malloc(1 << 22); h->m.rg_cap = 1 << 20;
+    h->m.pool_top = &h->top[0]; h->m.ops_top = &h->top[1]; h->m.rg_top = &h->top[2];
+    h->win = malloc(2 * HZ_YW_W * sizeof *h->win);
+}
+
+static void yw_run(ywhost *h, const hz_y0in *in, hz_ywres *r)
+{
+    h->top[0] = h->top[1] = h->top[2] = 0;
+    hz_ywwarp W = { h->win, h->win + HZ_YW_W, 0, 0 };
+    hz_yw_half(in, &h->m, &W, r);
+}
+
+static void test_halves(const hz_gscore *sc0)
 {
     enum { LEN = 6000 };
     uint8_t *t = malloc(LEN + 2), *q = malloc(LEN + 2);
-    hz_y0arena a = { 0 };
-    a.ccap = HZ_GD_CCAP; a.tbcap = HZ_GD_TBCAP; a.rowcap = HZ_GD_ROWCAP; a.opcap = HZ_GD_OPCAP; a.rgcap = HZ_GD_RGCAP;
-    a.C = malloc(HZ_GD_CCAP * 4); a.D = malloc(HZ_GD_CCAP * 4); a.tb = malloc(HZ_GD_TBCAP);
-    a.tbrow = malloc(HZ_GD_ROWCAP * 4); a.ops = malloc(HZ_GD_OPCAP * 4); a.rg = malloc(HZ_GD_RGCAP * 4);
+    ywhost yh; yw_init(&yh, 1 << 26);
     hz_gwork w = { 0 }; w.rec = 1;
     hz_gset S = { 0 };
     hz_gref none = { -1, -1 };
     uint32_t *ops = NULL; int32_t cap = 0;
-    int nok = 0, nbad = 0, nfull = 0, ndiff = 0, nlong = 0;
-    for (int rep = 0; rep < 6; rep++) {
+    int nok = 0, nbad = 0, nfull = 0, ndiff = 0, nlong = 0, ntrunc = 0;
+    hz_gscore *sc = malloc(sizeof *sc);
+    for (int rep = 0; rep < 12; rep++) {
+        *sc = *sc0;
+        /* scorings: LASTZ's default; a small y-drop; O = 0; a large E (narrow bands); y-drop 0 */
+        if (rep % 6 == 1) sc->ydrop = 1200;
+        if (rep % 6 == 2) { sc->gap_open = 0; sc->ydrop = 3000; }
+        if (rep % 6 == 3) { sc->gap_extend = 200; }
+        if (rep % 6 == 4) sc->ydrop = 0;
         make_pair(t, q, LEN, 2 + rep % 4 * 4, rep % 3);
         int64_t sep[2] = { 0, LEN + 1 };
-        hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, rep == 5 ? 20000 : 1 << 24, NULL, NULL, NULL, 0, 0 };
+        hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, rep % 6 == 5 ? 20000 : 1 << 24, NULL, NULL, NULL, 0, 0 };
         for (int k = 0; k < 30; k++) {
             int64_t a1 = 1 + (int64_t)(rnd() % LEN), a2 = (int64_t)(rnd() % LEN);
             if (k % 3 == 0) a2 = a1 - 1 < LEN ? a1 - 1 : LEN - 1;          /* on the homology */
+            if (k == 1) a1 = LEN, a2 = LEN - 1;                            /* at the ends */
+            if (k == 2) a1 = 1, a2 = 0;
             for (int rev = 0; rev < 2; rev++) {
                 int32_t nops = 0; int64_t er, ec;
                 w.trunc = 0;
@@ -71,32 +98,63 @@ static void test_halves(const hz_gscore *sc)
                 hz_y0in in = { rev ? t + a1 + 1 : t + a1, rev ? q + 1 + a2 + 1 : q + 1 + a2, rev ? -1 : 1,
                                rev ? a1 : LEN - a1, rev ? a2 + 1 : LEN - a2 - 1, &sc->sub[0][0],
                                sc->gap_open, sc->gap_extend, sc->ydrop, P.tb_cap };
-                hz_y0res r;
-                hz_ydrop0(&in, &a, &r);
-                if (r.status == HZ_Y0_FULL) { nfull++; continue; }
-                if (r.status == HZ_Y0_TRUNC) { if (w.trunc) nok++; else nbad++; continue; }
-                if (w.trunc) { nbad++; continue; }
-                if (r.score == s && r.er == er && r.ec == ec && r.nops == nops &&
-                    !memcmp(a.ops, ops, (size_t)nops * 4) && same_region(&w, rev, a.rg, r.nrow)) {
+                hz_ywres r;
+                yw_run(&yh, &in, &r);
+                if (r.r.status == HZ_Y0_FULL) { nfull++; continue; }
+                if (r.r.status == HZ_Y0_TRUNC) { if (w.trunc) { nok++; ntrunc++; } else nbad++; continue; }
+                if (w.trunc || r.r.status != HZ_Y0_OK) { nbad++; continue; }
+                int32_t nrg = r.r.nrow ? 2 * (r.r.nrow / HZ_G_RGB + 1) : 0;
+                if (r.r.score == s && r.r.er == er && r.r.ec == ec && r.r.nops == nops &&
+                    !memcmp(yh.m.ops + r.op, ops, (size_t)nops * 4) && same_region(&w, rev, yh.m.rg + r.rg, r.r.nrow) &&
+                    (int64_t)yh.top[1] == nops && (int64_t)yh.top[2] == nrg) {
                     nok++; if (nops > 1) ndiff++; if (er > 500) nlong++;
-                } else nbad++;
+                } else {
+                    nbad++;
+                    if (nbad <= 3)
+                        fprintf(stderr, "# rep %d k %d rev %d: score %d/%d end %lld,%lld/%lld,%lld nops %d/%d nrow %d/%lld\n", rep, k, rev,
+                                r.r.score, s, (long long)r.r.er, (long long)r.r.ec, (long long)er, (long long)ec, r.r.nops, nops,
+                                r.r.nrow, (long long)w.nrow[rev]);
+                }
             }
         }
     }
-    check(nbad == 0 && nok > 250, "hz_ydrop0 = hz_gapped_half on an empty set: %d halves equal (%d with gaps, %d over 500 rows), %d different, %d arena-full",
-          nok, ndiff, nlong, nbad, nfull);
-    check(ndiff > 20 && nlong > 10, "the comparison covered gapped and long halves (%d, %d)", ndiff, nlong);
-    /* a small arena: the half stops with FULL instead of writing past it */
+    check(nbad == 0 && nok > 600, "hz_yw_half = hz_gapped_half on an empty set: %d halves equal (%d with gaps, %d over 500 rows, %d truncated), %d different, %d left (FULL)",
+          nok, ndiff, nlong, ntrunc, nbad, nfull);
+    check(ndiff > 40 && nlong > 20 && ntrunc > 0, "the comparison covered gapped, long and truncated halves (%d, %d, %d)", ndiff, nlong, ntrunc);
+    check(nfull == 0, "no half of these scorings is left to the CPU (%d)", nfull);
+    /* outside the device's bounds: a band wider than the window (E = 1: row 0 alone runs 9,000
+     * columns), a gap open of 2^23; both left to the CPU (FULL) before any cell */
+    {
+        enum { WL = 20000 };
+        uint8_t *a = malloc(WL + 2), *b = malloc(WL + 2);
+        for (int i = 0; i < WL + 2; i++) { a[i] = (uint8_t)LET[rnd() & 3]; b[i] = (uint8_t)LET[rnd() & 3]; }
+        hz_y0in in = { a + 1, b + 1, 1, 100, WL - 10, &sc0->sub[0][0], 400, 1, 9400, 1 << 24 };
+        hz_ywres r;
+        yw_run(&yh, &in, &r);
+        check(r.r.status == HZ_Y0_FULL && yh.top[0] == 0, "a band over %d columns (E = 1, y-drop 9400): FULL, no pool taken (%d)", HZ_YW_W, r.r.status);
+        in.E = 30; in.O = 1 << 23;
+        yw_run(&yh, &in, &r);
+        check(r.r.status == HZ_Y0_FULL, "a gap open of 2^23: FULL (%d)", r.r.status);
+        in.O = 400;
+        yw_run(&yh, &in, &r);
+        check(r.r.status == HZ_Y0_OK, "the same half with O = 400, E = 30: done (%d)", r.r.status);
+        free(a); free(b);
+    }
+    /* a pool too small for the half: RETRY, and nothing written past the pool */
+    *sc = *sc0;
     make_pair(t, q, LEN, 1, 0);
-    hz_y0arena s2 = a; s2.tbcap = 4096; s2.rowcap = 64;
+    ywhost small; yw_init(&small, (1 << 20) + 64);
+    memset(small.m.pool, 0xA5, (size_t)small.m.pool_cap);
     hz_y0in in = { t + 100, q + 1 + 99, 1, LEN - 100, LEN - 100, &sc->sub[0][0], sc->gap_open, sc->gap_extend, sc->ydrop, 1 << 24 };
-    hz_y0res r;
-    hz_ydrop0(&in, &s2, &r);
-    check(r.status == HZ_Y0_FULL, "a 5900-row homology in a 64-row arena stops with FULL (%d)", r.status);
-    hz_ydrop0(&in, &a, &r);
-    check(r.status == HZ_Y0_OK && r.er > 5000, "and is done in the default arena (%d rows)", (int)r.er);
-    free(ops); hz_gwork_free(&w);
-    free(a.C); free(a.D); free(a.tb); free(a.tbrow); free(a.ops); free(a.rg); free(t); free(q);
+    hz_ywres r;
+    yw_run(&small, &in, &r);
+    check(r.r.status == HZ_YW_RETRY, "a 5900-row homology in a 1 MiB pool stops with RETRY (%d)", r.r.status);
+    yw_run(&yh, &in, &r);
+    check(r.r.status == HZ_Y0_OK && r.r.er > 5000, "and is done with a larger pool (%d rows)", (int)r.r.er);
+    free(ops); hz_gwork_free(&w); free(sc);
+    free(yh.m.pool); free(yh.m.ops); free(yh.m.rg); free(yh.win);
+    free(small.m.pool); free(small.m.ops); free(small.m.rg); free(small.win);
+    free(t); free(q);
 }
 
 static int same_sets(const hz_gset *A, const hz_gset *B)
@@ -146,8 +204,11 @@ static void test_pass(const hz_gscore *sc)
     rc = hz_gdev_pass(d, &P, an, nan, &R, err, sizeof err);
     int64_t ok = 0, left = 0;
     if (R) hz_gdres_counts(R, &ok, &left);
-    check(rc == 0 && ok > 20 && ok + left == 2 * nan, "emu extended %lld of %lld halves (%lld left to the CPU: its arena is small)",
-          (long long)ok, (long long)(2 * nan), (long long)left);
+    int64_t nl = 0, nre = 0;
+    if (R) hz_gdres_rounds(R, &nl, &nre);
+    check(rc == 0 && ok > 20 && ok + left == 2 * nan && nl > 1 && nre > 0,
+          "emu extended %lld of %lld halves (%lld left to the CPU) in %lld launches, %lld halves run again after a full pool",
+          (long long)ok, (long long)(2 * nan), (long long)left, (long long)nl, (long long)nre);
     int64_t redo_all = 0;
     for (int nt = 1; nt <= 5; nt += nt == 2 ? 3 : 1) {   /* 1, 2, 5 */
         hz_gset S2 = { 0 }; int64_t redo = 0;
