@@ -22,9 +22,11 @@ static hz_envvar ENV[] = {
     { "HSPZ_FAULT", "gpu-alloc:N, gpu-kernel:N or publish-kill:N, N an integer 1..1073741824 (tests only)", NULL },
     /* benchmarks: phase times on stderr (src/run/pipeline.c trace, pipeline_work.c) */
     { "HSPZ_TRACE", "0, 1", NULL },
-    /* hspz gapped --device (src/run/gapped_cmd.c, cuda/gapped/ydrop.cu): halves per device
-     * launch (tests), and per-pass device counts on stderr (benchmarks) */
+    /* hspz gapped --device (src/gapped/gapped_dev.c, cuda/gapped/ydrop.cu): halves per device
+     * launch and the traceback pool's bytes (tests), and per-pass device counts on stderr
+     * (benchmarks) */
     { "HSPZ_GAPPED_BATCH", "an integer 1..1073741824", NULL },
+    { "HSPZ_GAPPED_POOL", "an integer 1..1073741824", NULL },
     { "HSPZ_GAPPED_STATS", "0, 1", NULL },
 };
 #define NENV ((int)(sizeof ENV / sizeof ENV[0]))

@@ -31,7 +31,9 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
     pthread_mutex_init(&g->mu, NULL);
     g->batch = INT64_MAX;
     if (!strcmp(kind, "emu")) {
-        g->m.pool = malloc(EMU_POOL); g->m.pool_cap = EMU_POOL;
+        const char *ep = getenv("HSPZ_GAPPED_POOL");   /* tests: a smaller pool, halves left to the CPU */
+        g->m.pool_cap = ep && atoll(ep) > 0 && atoll(ep) < EMU_POOL ? atoll(ep) : EMU_POOL;
+        g->m.pool = malloc((size_t)g->m.pool_cap);
         g->m.ops = malloc(EMU_OPS * sizeof *g->m.ops); g->m.ops_cap = EMU_OPS;
         g->m.rg = malloc(EMU_RG * sizeof *g->m.rg); g->m.rg_cap = EMU_RG;
         g->m.pool_top = &g->top[0]; g->m.ops_top = &g->top[1]; g->m.rg_top = &g->top[2];
@@ -122,19 +124,21 @@ static int keep_half(hz_gdres *R, hz_ywres *H, const uint32_t *ops, const int32_
 }
 
 /* Run the halves pend[0..np) in launches of at most d->batch; those that found the pool full
- * go to pend again for the next round.  A launch that finishes none leaves its halves to the
- * CPU (FULL): a half that needs more than the whole pool. */
+ * go to pend again for the next round.  A launch that finishes none is made again with half
+ * as many halves (fewer in flight: more pool each), and the size grows back after one that
+ * finishes some; a single half that still does not fit is left to the CPU (FULL). */
 static int run_rounds(hz_gdev *d, const hz_gpass *P, const hz_gdjob *jobs, int64_t *pend, int64_t np,
                       hz_gdres *R, char *err, size_t errlen)
 {
-    int64_t cap = np < d->batch ? np : d->batch;
-    hz_gdjob *jb = malloc((size_t)(cap ? cap : 1) * sizeof *jb);
-    hz_ywres *lr = malloc((size_t)(cap ? cap : 1) * sizeof *lr);
+    const int64_t cap0 = np < d->batch ? np : d->batch;
+    int64_t cap = cap0;
+    hz_gdjob *jb = malloc((size_t)(cap0 ? cap0 : 1) * sizeof *jb);
+    hz_ywres *lr = malloc((size_t)(cap0 ? cap0 : 1) * sizeof *lr);
     int rc = 0;
     if (!jb || !lr) { snprintf(err, errlen, "out of memory"); rc = -1; }
     while (np && !rc) {
         int64_t nx = 0;                               /* retried halves, compacted into pend */
-        for (int64_t b = 0; b < np && !rc; b += cap) {
+        for (int64_t b = 0; b < np && !rc;) {
             int64_t nb = np - b < cap ? np - b : cap, done = 0;
             for (int64_t t = 0; t < nb; t++) jb[t] = jobs[pend[b + t]];
             const uint32_t *lops = d->m.ops; const int32_t *lrg = d->m.rg;
@@ -145,6 +149,7 @@ static int run_rounds(hz_gdev *d, const hz_gpass *P, const hz_gdjob *jobs, int64
             emu_run(d, P, jb, nb, lr);
             R->launches++;
             for (int64_t t = 0; t < nb && !rc; t++) done += lr[t].r.status != HZ_YW_RETRY;
+            if (!rc && !done && nb > 1) { cap = nb / 2; continue; }   /* the same halves, fewer at once */
             for (int64_t t = 0; t < nb && !rc; t++) {
                 hz_ywres *H = &R->h[pend[b + t]];
                 *H = lr[t];
@@ -154,6 +159,8 @@ static int run_rounds(hz_gdev *d, const hz_gpass *P, const hz_gdjob *jobs, int64
                 }
                 else if (H->r.status == HZ_Y0_OK && keep_half(R, H, lops, lrg)) { snprintf(err, errlen, "out of memory"); rc = -1; }
             }
+            b += nb;
+            if (cap < cap0) cap = 2 * cap < cap0 ? 2 * cap : cap0;    /* back up after a launch that got on */
         }
         np = nx;
     }

@@ -269,6 +269,7 @@ static inline HZ_G_HD void hz_yw_half(const hz_y0in *in, hz_ywmem *m, hz_ywwarp 
             YW_END
         }
     }
+    YW_SYNC;                             /* row 1 reads what other lanes wrote */
     int64_t used = K + 1, LY = 0, RY = K + 1, hprev = h0, br = 0, bc = 0, nrow = 0;
     int32_t best = 0;
     for (int64_t r = 1; r <= M; r++) {

@@ -30,9 +30,11 @@ int hz_check_outdir(const hz_opts *o, char *err, size_t errlen);
  * outdir is provably an hspz OUTDIR, else -1 with err (one line naming outdir and the first
  * foreign entry by name).  A run's OUTDIR: its manifest.json is a regular file whose JSON has
  * hspz's manifest_version, tool.name "hspz", tool.version and outputs[].name, and every entry
- * is a regular file that is manifest.json, a listed output, report.html or report.png (hspz
- * report), gapped-manifest.json (hspz gapped --outdir's, tool.name "hspz"), or S.err or
- * S.<the run's --format> of a listed S.segments (the gapped stage's).  A query list's OUTDIR:
+ * is a regular file that is manifest.json, an output listed there or in gapped-manifest.json
+ * that still has the bytes and sha256 listed (one changed since: its own message), hspz
+ * report's report.html (hspz's page head) and a PNG report.png beside it, gapped-manifest.json
+ * (hspz gapped --outdir's, tool.name "hspz"), or S.err or S.<the run's --format> of a listed
+ * S.segments (what the folder's own lastz command lines write).  A query list's OUTDIR:
  * queries.tsv with hspz's header, folders of the jobs it names (each a run's OUTDIR) and their
  * <job>.tar.gz.  Hidden .hspz.tmp-* temporaries of hspz runs do not count. */
 int hz_outdir_is_hspz(const char *outdir, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* publish_force — what --force may replace: only a folder that is provably an hspz OUTDIR
  * (see publish.h hz_outdir_is_hspz; docs/cli.md "Errors, temporary files and publishing"). */
 #include "publish.h"
+#include "sha256.h"
 #include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -32,23 +33,35 @@ static int hspz_manifest(const json_t *m)
     return 1;
 }
 
-/* The manifest's outputs[].name as the keys of m's "hspz:names" (added here, never written):
- * one lookup per entry, however many files a run wrote.  0, or -1 out of memory. */
+/* The manifest's outputs[] by name, as m's "hspz:names" (added here, never written): one
+ * lookup per entry, however many files a run wrote.  0, or -1 out of memory. */
 static int index_names(json_t *m)
 {
     json_t *set = json_object();
     size_t i;
-    const json_t *e;
+    json_t *e;
     if (!set) return -1;
     json_array_foreach(json_object_get(m, "outputs"), i, e)
-        if (json_object_set_new(set, json_string_value(json_object_get(e, "name")), json_true())) { json_decref(set); return -1; }
+        if (json_object_set(set, json_string_value(json_object_get(e, "name")), e)) { json_decref(set); return -1; }
     return json_object_set_new(m, "hspz:names", set);
 }
 
-/* 1 when nm is one of the manifest's outputs[].name (index_names ran) */
-static int listed(const json_t *m, const char *nm)
+/* m's outputs[] entry named nm (index_names ran; m may be NULL), or NULL */
+static const json_t *listed(const json_t *m, const char *nm)
 {
-    return json_object_get(json_object_get(m, "hspz:names"), nm) != NULL;
+    return m ? json_object_get(json_object_get(m, "hspz:names"), nm) : NULL;
+}
+
+/* 1 when the regular file p holds what the manifest entry e records: its bytes and sha256
+ * (docs/manifest.md outputs[]); 0 when it was changed since (or cannot be read) */
+static int same_as_listed(const char *p, const struct stat *st, const json_t *e)
+{
+    json_t *b = json_object_get(e, "bytes");
+    const char *want = json_string_value(json_object_get(e, "sha256"));
+    char hex[65];
+    uint64_t bytes = 0, lines = 0;
+    if (!json_is_integer(b) || !want || (json_int_t)st->st_size != json_integer_value(b)) return 0;
+    return hz_sha256_file(p, hex, &bytes, &lines) == 0 && !strcmp(hex, want);
 }
 
 /* 1 when nm is what the gapped stage of a listed S.segments writes (hspz gapped --outdir, a
@@ -68,20 +81,51 @@ static int gapped_file(const json_t *m, const char *nm)
     return 0;
 }
 
-/* 1 when dir/nm is something hspz writes into a run's OUTDIR whose manifest is m */
-static int run_entry_ok(const char *dir, const char *nm, const json_t *m)
+/* hspz report's page: it begins with the page head hspz writes (src/out/report_html.c) */
+static int report_page(const char *p)
+{
+    static const char head[] = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    static const char title[] = "<title>hspz report: ";
+    char buf[512] = "";
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    return !strncmp(buf, head, sizeof head - 1) && strstr(buf, title) != NULL;
+}
+
+/* a PNG file (its 8-byte signature) */
+static int png_file(const char *p)
+{
+    unsigned char b[8] = { 0 };
+    FILE *f = fopen(p, "rb");
+    size_t n = f ? fread(b, 1, 8, f) : 0;
+    if (f) fclose(f);
+    return n == 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8);
+}
+
+/* 1 when dir/nm is something hspz writes into a run's OUTDIR whose manifest is m (g: the
+ * folder's gapped-manifest.json when it is hspz's, else NULL), with the content it wrote: a
+ * listed output must still have the bytes and sha256 its manifest records; 0 otherwise, with
+ * *changed set when only the content differs */
+static int run_entry_ok(const char *dir, const char *nm, const json_t *m, const json_t *g, int *changed)
 {
     char p[4400];
     struct stat st;
+    const json_t *e;
     snprintf(p, sizeof p, "%s/%s", dir, nm);
+    *changed = 0;
     if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    if (!strcmp(nm, "manifest.json") || listed(m, nm) || gapped_file(m, nm)) return 1;
-    if (!strcmp(nm, "report.html") || !strcmp(nm, "report.png")) return 1;   /* hspz report's defaults */
-    if (!strcmp(nm, "gapped-manifest.json")) {   /* hspz gapped --outdir's record */
-        json_t *g = load_reg_json(p);
-        int ok = g && hspz_manifest(g);
-        json_decref(g);
-        return ok;
+    if (!strcmp(nm, "manifest.json")) return 1;
+    if (!strcmp(nm, "gapped-manifest.json")) return g != NULL;   /* hspz gapped --outdir's record */
+    if ((e = listed(m, nm)) || (e = listed(g, nm))) return (*changed = !same_as_listed(p, &st, e)) == 0;
+    if (gapped_file(m, nm)) return 1;   /* written by the folder's own lastz command lines */
+    /* hspz report's defaults: the page, and its dot plot beside a page of hspz's */
+    if (!strcmp(nm, "report.html")) return report_page(p);
+    if (!strcmp(nm, "report.png")) {
+        char h[4400];
+        snprintf(h, sizeof h, "%s/report.html", dir);
+        return png_file(p) && report_page(h);
     }
     return 0;
 }
@@ -158,19 +202,31 @@ static int check_dir(const char *dir, const char *top, const char *prefix, char 
                      top, prefix, lstat(mp, &st) == 0 ? "manifest.json" : "queries.tsv");
         return -1;
     }
-    json_t *jobs = is_ql ? ql_jobs(tsv) : NULL;
+    json_t *jobs = is_ql ? ql_jobs(tsv) : NULL, *g = NULL;
+    if (is_run) {                 /* hspz gapped --outdir's record of the files it wrote */
+        char gp[4400];
+        snprintf(gp, sizeof gp, "%s/gapped-manifest.json", dir);
+        g = load_reg_json(gp);
+        if (g && (!hspz_manifest(g) || index_names(g))) { json_decref(g); g = NULL; }
+    }
     struct dirent **ents = NULL;
     int n = (is_run ? index_names(m) : !jobs) ? -1 : scandir(dir, &ents, NULL, alphasort), rc = 0;
     if (n < 0) {
-        json_decref(m); json_decref(jobs);
+        json_decref(m); json_decref(jobs); json_decref(g);
         snprintf(err, errlen, "%s: cannot list %s; --force replaces only a folder hspz wrote", top, prefix[0] ? prefix : "it");
         return -1;
     }
     for (int i = 0; i < n; i++) {
         const char *nm = ents[i]->d_name;
         if (rc || !strcmp(nm, ".") || !strcmp(nm, "..") || !strncmp(nm, ".hspz.tmp-", 10)) continue;   /* hidden temporaries of hspz runs */
-        int ok = is_run ? run_entry_ok(dir, nm, m) : ql_entry_ok(dir, top, nm, jobs, err, errlen);
+        int changed = 0;
+        int ok = is_run ? run_entry_ok(dir, nm, m, g, &changed) : ql_entry_ok(dir, top, nm, jobs, err, errlen);
         if (ok < 0) rc = -1;   /* a job folder's own message */
+        else if (changed) {
+            snprintf(err, errlen, "%s: '%s%s' was changed since hspz wrote it (its bytes are not those its manifest records); --force replaces only what hspz wrote, nothing removed",
+                     top, prefix, nm);
+            rc = -1;
+        }
         else if (!ok) {
             snprintf(err, errlen, "%s: not an output folder of hspz: '%s%s' is not a file hspz wrote there; --force replaces only a folder hspz wrote, nothing removed",
                      top, prefix, nm);
@@ -181,6 +237,7 @@ static int check_dir(const char *dir, const char *top, const char *prefix, char 
     free(ents);
     json_decref(m);
     json_decref(jobs);
+    json_decref(g);
     return rc;
 }
 

@@ -61,6 +61,20 @@ mt_cmd() {
     HSPZ_GAPPED_BATCH=4 HSPZ_GAPPED_EXTRA=--device=emu golden tiny_kegalign_apple_vs_orange_SYNTHETIC axt minus
 }
 
+@test "gapped --device=emu with a pool too small for the long halves (HSPZ_GAPPED_POOL): they are left to the CPU, the same bytes" {
+    HSPZ_GAPPED_POOL=1100000 HSPZ_GAPPED_EXTRA=--device=emu golden tiny_aglobin_human_vs_cow maf plus
+    mt_cmd
+    HSPZ_GAPPED_STATS=1 HSPZ_GAPPED_POOL=1100000 "$HSPZ" gapped "${MT[@]}" --output=small.maf --device=emu 2> small.err
+    "$HSPZ" gapped "${MT[@]}" --output=cpu.maf --device=cpu
+    cmp small.maf cpu.maf
+    cat small.err
+    # "pass: A anchors, H halves on emu in S s (L launches, R halves run again), F left to the CPU, D redone"
+    local line; line=$(grep '^hspz gapped: pass: ' small.err)
+    local on left; on=$(sed -E 's/.* ([0-9]+) halves on emu.*/\1/' <<<"$line"); left=$(sed -E 's/.* ([0-9]+) left to the CPU.*/\1/' <<<"$line")
+    [ "$on" -gt 0 ]
+    [ "$left" -gt 0 ]
+}
+
 @test "gapped --device=emu: the truncation golden (traceback 200K: halves at the limit redone on the CPU, messages in order)" {
     mt_cmd
     local E="$HSPZ_SHARED/golden/lastz-gapped/edge_cases_mtdna"

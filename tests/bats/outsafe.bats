@@ -185,6 +185,59 @@ EOF
     [ "$(cat "$T/ql/000001/notes.txt")" = mine ]
 }
 
+@test "outsafe 5: --force checks content: a listed output changed since (manifest.json or gapped-manifest.json sha256), a report.html or report.png hspz did not make: refused, nothing removed" {
+    # docs/cli.md "--force": "a listed output must still hold the bytes its manifest records"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    local snap; snap() { (cd "$OUT" && sha256sum * | sort); }
+    # a listed output edited by the user (same name, other bytes)
+    echo "# my note" >>"$OUT/lastz-commands.txt"
+    local before; before=$(snap)
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [ "$stderr" = "hspz: $OUT: 'lastz-commands.txt' was changed since hspz wrote it (its bytes are not those its manifest records); --force replaces only what hspz wrote, nothing removed" ] || { show_run; return 1; }
+    [ "$(snap)" = "$before" ]
+    # the same size, other bytes: the sha256 decides
+    rm -rf "$OUT"; hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    local f; f=$(cd "$OUT" && ls *.segments | head -1)
+    python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[0]^=1; open(p,"wb").write(b)' "$OUT/$f"
+    before=$(snap)
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $OUT: '$f' was changed since hspz wrote it"* ]] || { show_run; return 1; }
+    [ "$(snap)" = "$before" ]
+    # hspz gapped --outdir's outputs are checked against gapped-manifest.json
+    rm -rf "$OUT"; hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    hz_run gapped --outdir "$OUT" -r "$AOR" -q "$AOQ"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    echo "extra" >>"$OUT/tmp1.block0.r0.plus.maf-"
+    before=$(snap)
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $OUT: 'tmp1.block0.r0.plus.maf-' was changed since hspz wrote it"* ]] || { show_run; return 1; }
+    [ "$(snap)" = "$before" ]
+    # a report.html of the user's, and a picture named report.png beside no hspz report
+    rm -rf "$OUT"; hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    echo "<html><body>my notes</body></html>" >"$OUT/report.html"
+    before=$(snap)
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $OUT: not an output folder of hspz: 'report.html' is not a file hspz wrote there;"* ]] || { show_run; return 1; }
+    [ "$(snap)" = "$before" ]
+    rm "$OUT/report.html"; printf '\x89PNG\r\n\x1a\nmine' >"$OUT/report.png"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $OUT: not an output folder of hspz: 'report.png' is not a file hspz wrote there;"* ]] || { show_run; return 1; }
+    [ "$(head -c 12 "$OUT/report.png" | tail -c 4)" = mine ]
+    # hspz's own report and untouched outputs: replaced
+    rm "$OUT/report.png"
+    hz_run report "$OUT" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ ! -e "$OUT/report.html" ] && [ ! -e "$OUT/report.png" ]
+}
+
 @test "outsafe 6: an existing empty OUTDIR is filled in place: same folder, owner, group, mode, setgid" {
     # README: "An existing empty OUTDIR (a folder you made, a mount point ...) is filled in place: its owner, group, mode and setgid bit stay"
     mkdir "$OUT"; chmod 2750 "$OUT"; chgrp daemon "$OUT" 2>/dev/null || true

@@ -2,9 +2,10 @@
 # The gapped stage's device path (issue 35; src/gapped/gapped_dev.h), run ON the device machine
 # from the repository root:
 #   1. smoke: one small golden with --device=$DEV, a tiny one in batches of 6 halves (HSPZ_GAPPED_BATCH);
-#   2. E. coli K-12 x 536: hspz run, then `hspz gapped --outdir` with --device cpu and cuda
-#      (--threads $NT): every output and .err byte-identical, wall / CPU seconds; then once more
-#      with HSPZ_GAPPED_STATS=1 (how many halves the GPU did, how many were redone);
+#   2. E. coli K-12 x 536 (and medium Zymoseptoria): bench/gapped_gpu.sh, `hspz gapped --outdir`
+#      with --device cpu and cuda (--threads $NT) side by side: every output and .err
+#      byte-identical, wall / CPU seconds, then a HSPZ_GAPPED_STATS=1 run (halves on the GPU, its
+#      seconds, launches, halves run again, left to the CPU, redone);
 #   3. compute-sanitizer memcheck of the pseudocat golden, when the tool is there (the kernel uses no
 #      shared memory: no racecheck);
 #   4. the golden and --threads cases of tests/bats/gapped.bats, slow tier included (every golden
@@ -38,37 +39,29 @@ export HSPZ_SHARED=$R/$DD/shared
 # 1. smoke
 HSPZ=$B HSPZ_GAPPED_EXTRA=--device=$DEV tests/lib/gapped_golden.sh \
     small_hpylori_g27_vs_els37 maf minus "$W/smoke" 2>&1 | tee -a "$OUT/gapped_device.log"
-# small batches: many launches, each as long as its slowest half (one GPU thread per half), so
-# on a tiny pair
+# small batches: many launches on a tiny pair
 HSPZ=$B HSPZ_GAPPED_BATCH=6 HSPZ_GAPPED_EXTRA=--device=$DEV timeout 120 tests/lib/gapped_golden.sh \
     tiny_aglobin_human_vs_cow maf plus "$W/smoke6" 2>&1 | tee -a "$OUT/gapped_device.log"
 HSPZ=$B HSPZ_GAPPED_STATS=1 HSPZ_GAPPED_EXTRA=--device=$DEV tests/lib/gapped_golden.sh \
     small_hpylori_g27_vs_els37 maf minus "$W/smokestats" >/dev/null 2>&1
 log "stats: $(cat "$W/smokestats/stderr.txt")"
 
-# 2. E. coli
+# 2. E. coli (and medium Zymoseptoria when $DD/zy is there): bench/gapped_gpu.sh, --device cpu against
+#    cuda (and $DD/bin/hspz-old's cuda when present), alternating, outputs byte-identical, stats run
 if [ "${EC:-1}" != 0 ]; then
-E=$R/$DD/ec; ref=$E/ecoli_K12_MG1655.fa.gz; qry=$E/ecoli_536_NC_008253.fa.gz
-$B run -r "$ref" -q "$qry" -o "$W/ec" --quiet || log "hspz run failed"
-for arm in cpu $DEV; do
-    rm -rf "$W/ec.$arm"; cp -r "$W/ec" "$W/ec.$arm"
-    gnutime -f '%e %U %S' -o "$W/t" $B gapped --outdir "$W/ec.$arm" -r "$ref" -q "$qry" --threads "$NT" --device "$arm"
-    log "ecoli gapped --device $arm --threads $NT: rc=$? wall/user/sys $(cat "$W/t")"
-done
-same=1
-for f in "$W/ec.cpu"/*.maf- "$W/ec.cpu"/*.err; do cmp -s "$f" "$W/ec.$DEV/$(basename "$f")" || { same=0; log "DIFF $(basename "$f")"; }; done
-log "ecoli outputs cpu == $DEV: $same ($(cat "$W/ec.cpu"/*.maf- | grep -c '^a ') alignments; sha256 $(cat "$W/ec.$DEV"/*.maf- | sha256sum | cut -c1-16))"
-rm -rf "$W/ec.st"; cp -r "$W/ec" "$W/ec.st"
-HSPZ_GAPPED_STATS=1 gnutime -f '%e %U %S' -o "$W/t" $B gapped --outdir "$W/ec.st" -r "$ref" -q "$qry" --threads "$NT" --device $DEV
-log "ecoli stats run: $(cat "$W/t"); $(cat "$W/ec.st"/*.err | tr '\n' ' ')"
+pairs="$R/$DD/ec/ecoli_K12_MG1655.fa.gz,$R/$DD/ec/ecoli_536_NC_008253.fa.gz"
+[ -d "$R/$DD/zy" ] && pairs="$pairs $R/$DD/zy/ztritici_IPO323.fa.gz,$R/$DD/zy/zpseudotritici_221.fa.gz"
+ALT=$([ -x "$R/$DD/bin/hspz-old" ] && echo "$R/$DD/bin/hspz-old") RUNS=${GD_RUNS:-3} TIME=$(command -v gnutime || echo /usr/bin/time) \
+    bench/gapped_gpu.sh "$B" "$OUT/gapped_gpu.md" "$NT" $pairs > "$OUT/gapped_gpu.log" 2>&1
+log "bench/gapped_gpu.sh: rc=$? $(grep -A6 '^| arm' "$OUT/gapped_gpu.md" | tr '\n' ' ')"
 fi
-# 3. memcheck on the pseudocat plus golden (about 1M DP cells a pass; alpha-globin's 85M did not
-#    finish in 120 s under memcheck with one GPU thread per half), small batches: several launches
+# 3. memcheck on the pseudocat plus golden (about 1M DP cells a pass), small batches and a small
+#    pool (HSPZ_GAPPED_POOL: halves run again): several launches
 if command -v compute-sanitizer >/dev/null; then
     for tool in memcheck; do
         printf '#!/bin/sh\nexec compute-sanitizer --tool %s --error-exitcode 99 --log-file %s %s "$@"\n' \
             $tool "$W/san-$tool.txt" "$B" > "$W/hspz-$tool"; chmod +x "$W/hspz-$tool"
-        HSPZ=$W/hspz-$tool HSPZ_GAPPED_BATCH=64 HSPZ_GAPPED_EXTRA=--device=$DEV \
+        HSPZ=$W/hspz-$tool HSPZ_GAPPED_BATCH=64 HSPZ_GAPPED_POOL=$((64 << 20)) HSPZ_GAPPED_EXTRA=--device=$DEV \
             timeout 240 tests/lib/gapped_golden.sh tiny_lastz_pseudocat_vs_pseudopig maf plus "$W/san$tool" > "$W/san$tool.log" 2>&1
         log "compute-sanitizer $tool: rc=$? $(grep -h 'ERROR SUMMARY' "$W/san-$tool.txt" | head -1); $(head -2 "$W/san$tool.log" | tr '\n' ' ')"
     done
