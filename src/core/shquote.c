@@ -48,3 +48,30 @@ const char *hz_printable(const char *s, size_t maxlen, char *buf, size_t n)
     buf[k] = 0;
     return buf;
 }
+
+int hz_sh_split(char *line, char **av, int max, char **errfile)
+{
+    int n = 0; char *p = line, *o;
+    *errfile = NULL;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (!*p) break;
+        if (n == max) return -1;
+        o = p; av[n] = o;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            if (*p == '\'') { p++; while (*p && *p != '\'') *o++ = *p++; if (!*p) return -1; p++; }
+            else if (*p == '\\' && p[1]) { *o++ = p[1]; p += 2; }
+            else if (*p == '"' || *p == '$' || *p == '`' || *p == '|' || *p == ';' || *p == '&' || *p == '<') return -1;
+            else *o++ = *p++;
+        }
+        int end = !*p;
+        *o = 0; if (!end) p++;
+        if (!strcmp(av[n], "2>")) { if (*errfile) return -1; *errfile = (char *)1; continue; }
+        if (*errfile == (char *)1) { *errfile = av[n]; continue; }
+        if (*errfile) return -1;                 /* nothing may follow the redirection */
+        n++;
+        if (end) break;
+    }
+    if (*errfile == (char *)1) return -1;
+    return n;
+}

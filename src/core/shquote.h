@@ -26,4 +26,11 @@ char *hz_sh_quote(const char *s);
  * 0x7f) and bytes >= 0x80 that do not form a UTF-8 character as \xHH, into buf (n bytes, always terminated; cut where it is full).  Returns buf. */
 const char *hz_printable(const char *s, size_t maxlen, char *buf, size_t n);
 
+/* Split a command line hspz wrote (lastz-commands.txt: words, '...' quoting as hz_sh_quote
+ * writes it, a '\' escaping the next byte, an optional "2> FILE" at the end) in place into
+ * av[0..max).  *errfile gets FILE (NULL without a redirection).  Returns the word count, or -1
+ * on a line it cannot read (other shell syntax: quotes ", $, `, |, ;, &, <; more than max words;
+ * words after the redirection). */
+int hz_sh_split(char *line, char **av, int max, char **errfile);
+
 #endif

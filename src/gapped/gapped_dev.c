@@ -31,8 +31,8 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
     pthread_mutex_init(&g->mu, NULL);
     g->batch = INT64_MAX;
     if (!strcmp(kind, "emu")) {
-        const char *ep = getenv("HSPZ_GAPPED_POOL");   /* tests: a smaller pool, halves left to the CPU */
-        g->m.pool_cap = ep && atoll(ep) > 0 && atoll(ep) < EMU_POOL ? atoll(ep) : EMU_POOL;
+        const char *ep = getenv("HSPZ_GAPPED_POOL");   /* tests: another pool size (halves retried, left to the CPU) */
+        g->m.pool_cap = ep && atoll(ep) > 0 ? atoll(ep) : EMU_POOL;
         g->m.pool = malloc((size_t)g->m.pool_cap);
         g->m.ops = malloc(EMU_OPS * sizeof *g->m.ops); g->m.ops_cap = EMU_OPS;
         g->m.rg = malloc(EMU_RG * sizeof *g->m.rg); g->m.rg_cap = EMU_RG;

@@ -24,6 +24,7 @@
 #include "gapped_run.h"
 #include "manifest.h"
 #include "outsafe.h"
+#include "shquote.h"
 
 static int die(const char *fmt, ...)
 {
@@ -31,35 +32,6 @@ static int die(const char *fmt, ...)
     vfprintf(stderr, fmt, ap); va_end(ap);
     fputc('\n', stderr);
     return 1;
-}
-
-/* split a line hspz wrote (words, '...' quoting as shquote.c writes it) into argv; the
- * words after "2>" name the stderr file.  Returns the word count, -1 on a line it cannot read. */
-static int split_line(char *line, char **av, int max, char **errfile)
-{
-    int n = 0; char *p = line, *o;
-    *errfile = NULL;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-        if (!*p) break;
-        if (n == max) return -1;
-        o = p; av[n] = o;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-            if (*p == '\'') { p++; while (*p && *p != '\'') *o++ = *p++; if (!*p) return -1; p++; }
-            else if (*p == '\\' && p[1]) { *o++ = p[1]; p += 2; }
-            else if (*p == '"' || *p == '$' || *p == '`' || *p == '|' || *p == ';' || *p == '&' || *p == '<') return -1;
-            else *o++ = *p++;
-        }
-        int end = !*p;
-        *o = 0; if (!end) p++;
-        if (!strcmp(av[n], "2>")) { if (*errfile) return -1; *errfile = (char *)1; continue; }
-        if (*errfile == (char *)1) { *errfile = av[n]; continue; }
-        if (*errfile) return -1;                 /* nothing may follow the redirection */
-        n++;
-        if (end) break;
-    }
-    if (*errfile == (char *)1) return -1;
-    return n;
 }
 
 /* 1 when path stays inside the folder it is relative to: not absolute, no ".." component */
@@ -94,7 +66,7 @@ static int run_line(const char *dir, char *line, const hz_seqset *ts, const hz_s
                     const char *device, const char *tbword, int total, int *running, char *const tmp[2])
 {
     char *av[64], *errfile;
-    int n = split_line(line, av, 62, &errfile);
+    int n = hz_sh_split(line, av, 62, &errfile);
     if (n < 3 || strcmp(av[0], "lastz")) return 1 + die("hspz gapped: lastz-commands.txt line %d is not a lastz command hspz gapped can run", lineno);
     if (tbword) av[n++] = (char *)tbword;
     char cwd[4096];   /* where a relative --scores= is looked for (hz_gapped_run_line) */
@@ -217,9 +189,9 @@ int hz_gapped_outdir(int argc, char **argv)
             const char *val = a[10] == ':' ? a + 21 : a[11] == '=' ? a + 12 : v;
             if (!a[11]) i++;
             int64_t b = hz_gapped_tb_parse(val);
-            if (b == -1) return die("hspz gapped: bad %s value '%s' (a number with an optional K, M or G, as lastz reads it)", name, val);
-            if (b == -2) return die("hspz gapped: %s value '%s' is below lastz's minimum of 100K", name, val);
-            if (b == -3) return die("hspz gapped: %s value '%s' is above what lastz reads (an int: at most 2147483647 bytes, e.g. 1.99G)", name, val);
+            if (b == -1) return 1 + die("hspz gapped: bad %s value '%s' (a number with an optional K, M or G, as lastz reads it)", name, val);
+            if (b == -2) return 1 + die("hspz gapped: %s value '%s' is below lastz's minimum of 100K", name, val);
+            if (b == -3) return 1 + die("hspz gapped: %s value '%s' is above what lastz reads (an int: at most 2147483647 bytes, e.g. 1.99G)", name, val);
             free(tbword);
             if (!(tbword = malloc(strlen(val) + 32))) return die("hspz gapped: out of memory");
             sprintf(tbword, "%s=%s", name, val);
@@ -227,23 +199,23 @@ int hz_gapped_outdir(int argc, char **argv)
         else if (!strncmp(a, "--device=", 9) || (!strcmp(a, "--device") && v)) {
             device = a[8] == '=' ? a + 9 : v; if (a[8] != '=') i++;
             if (strcmp(device, "cpu") && strcmp(device, "cuda") && strcmp(device, "auto") && strcmp(device, "emu"))
-                return die("hspz gapped: bad --device '%s' (cpu, cuda or auto)", device);
+                return 1 + die("hspz gapped: bad --device '%s' (cpu, cuda or auto)", device);
         }
         else if ((!strcmp(a, "-r") || !strcmp(a, "--ref")) && v) { ref = v; i++; }
         else if ((!strcmp(a, "-q") || !strcmp(a, "--query")) && v) { qry = v; i++; }
         else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && v) {
             /* as hspz run: 0 = all cores */
             char *e; long t = strtol(v, &e, 10); i++; threads_given = 1;
-            if (e == v || *e || t < 0 || t > 1024) return die("hspz gapped: bad --threads '%s' (0 = all cores, or 1..1024)", v);
+            if (e == v || *e || t < 0 || t > 1024) return 1 + die("hspz gapped: bad --threads '%s' (0 = all cores, or 1..1024)", v);
             if (!t) { long nc = sysconf(_SC_NPROCESSORS_ONLN); t = nc < 1 ? 1 : nc > 1024 ? 1024 : nc; }
             threads = (int)t;
         }
         else if (!v && (!strcmp(a, "--outdir") || !strcmp(a, "-r") || !strcmp(a, "--ref") || !strcmp(a, "-q") || !strcmp(a, "--query")
                         || !strcmp(a, "-t") || !strcmp(a, "--threads") || !strcmp(a, "--device") || !strcmp(a, "--traceback")))
-            return die("hspz gapped: %s needs a value", a);
-        else return die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--allocate:traceback=SIZE] [--force])", a);
+            return 1 + die("hspz gapped: %s needs a value", a);
+        else return 1 + die("hspz gapped: unexpected argument '%s' in --outdir mode (takes --outdir DIR -r TARGET -q QUERY [--threads N] [--device D] [--allocate:traceback=SIZE] [--force])", a);
     }
-    if (!dir || !ref || !qry) return die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
+    if (!dir || !ref || !qry) return 1 + die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
     char why_dev[512];
     if (device && !strcmp(device, "cuda") && device_probe(device, why_dev, sizeof why_dev)) {
@@ -287,7 +259,7 @@ static void err_first_line(const char *dir, const char *line, const char *errtmp
 {
     char *cp = strdup(line), *av[64], *ef = NULL;
     msg[0] = 0;
-    if (cp && split_line(cp, av, 63, &ef) > 0 && ef) {
+    if (cp && hz_sh_split(cp, av, 63, &ef) > 0 && ef) {
         char p[8400];
         snprintf(p, sizeof p, "%s/%s", dir, errtmp ? errtmp : ef);
         FILE *f = fopen(p, "r");
@@ -324,7 +296,7 @@ static int check_lines(const char *dir, char **lines, int nl, char *msg, size_t 
     for (int i = 0; OWN[i] && !rc; i++) rc = lname_add(&v, &n, &cap, OWN[i], strlen(OWN[i]), 0, 0);
     for (int k = 0; k < nl && !rc; k++) {
         char *cp = strdup(lines[k]), *av[64], *ef = NULL;
-        int m = cp ? split_line(cp, av, 63, &ef) : -1;
+        int m = cp ? hz_sh_split(cp, av, 63, &ef) : -1;
         const char *out = NULL;
         for (int i = 1; i < m && !rc; i++) {
             const char *a = av[i], *sb;
@@ -393,7 +365,7 @@ static int *line_order(const char *dir, char **lines, int nl)
 static int line_names(const char *line, char **fin, char **tmp, hz_gapped_files *files)
 {
     char *cp = strdup(line), *av[64], *ef = NULL;
-    int n = cp ? split_line(cp, av, 63, &ef) : -1, rc = !cp;
+    int n = cp ? hz_sh_split(cp, av, 63, &ef) : -1, rc = !cp;
     const char *out = NULL;
     for (int i = 1; i < n; i++) if (!strncmp(av[i], "--output=", 9)) out = av[i] + 9;
     const char *nm[2] = { out, n > 0 ? ef : NULL };

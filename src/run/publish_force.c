@@ -2,6 +2,7 @@
  * (see publish.h hz_outdir_is_hspz; docs/cli.md "Errors, temporary files and publishing"). */
 #include "publish.h"
 #include "sha256.h"
+#include "shquote.h"
 #include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -64,21 +65,33 @@ static int same_as_listed(const char *p, const struct stat *st, const json_t *e)
     return hz_sha256_file(p, hex, &bytes, &lines) == 0 && !strcmp(hex, want);
 }
 
-/* 1 when nm is what the gapped stage of a listed S.segments writes (hspz gapped --outdir, a
- * lastz command of lastz-commands.txt): S.err, or S.<format> with the run's --format */
-static int gapped_file(const json_t *m, const char *nm)
+/* The files the folder's own lastz command lines write (lastz-commands.txt when it is a listed
+ * output; its content is checked against the manifest with the other entries): each line's
+ * --output= and 2> file, as the keys of m's "hspz:lastz".  0, or -1 out of memory. */
+static int index_lastz_outputs(json_t *m, const char *dir)
 {
-    const char *fmt = json_string_value(json_object_get(
-        json_object_get(json_object_get(json_object_get(m, "config"), "values"), "format"), "value"));
-    const char *suf[2] = { "err", fmt ? fmt : "maf-" };
-    size_t l = strlen(nm);
-    for (int k = 0; k < 2; k++) {
-        size_t sl = strlen(suf[k]);
-        if (!sl || l < sl + 2 || strcmp(nm + l - sl, suf[k]) || nm[l - sl - 1] != '.') continue;
-        char seg[1024];
-        if (snprintf(seg, sizeof seg, "%.*s.segments", (int)(l - sl - 1), nm) < (int)sizeof seg && listed(m, seg)) return 1;
+    json_t *set = json_object();
+    char p[4400], *line = NULL, *av[64], *ef;
+    size_t cap = 0;
+    if (!set) return -1;
+    snprintf(p, sizeof p, "%s/lastz-commands.txt", dir);
+    struct stat st;
+    FILE *f = listed(m, "lastz-commands.txt") && lstat(p, &st) == 0 && S_ISREG(st.st_mode) ? fopen(p, "r") : NULL;
+    while (f && getline(&line, &cap, f) > 0) {
+        int n = hz_sh_split(line, av, 63, &ef);
+        for (int k = 1; k < n; k++)
+            if (!strncmp(av[k], "--output=", 9)) json_object_set_new(set, av[k] + 9, json_true());
+        if (n > 0 && ef) json_object_set_new(set, ef, json_true());
     }
-    return 0;
+    free(line);
+    if (f) fclose(f);
+    return json_object_set_new(m, "hspz:lastz", set);
+}
+
+/* 1 when nm is a file one of the folder's own lastz command lines writes (index_lastz_outputs ran) */
+static int lastz_output(const json_t *m, const char *nm)
+{
+    return json_object_get(json_object_get(m, "hspz:lastz"), nm) != NULL;
 }
 
 /* hspz report's page: it begins with the page head hspz writes (src/out/report_html.c) */
@@ -119,7 +132,7 @@ static int run_entry_ok(const char *dir, const char *nm, const json_t *m, const 
     if (!strcmp(nm, "manifest.json")) return 1;
     if (!strcmp(nm, "gapped-manifest.json")) return g != NULL;   /* hspz gapped --outdir's record */
     if ((e = listed(m, nm)) || (e = listed(g, nm))) return (*changed = !same_as_listed(p, &st, e)) == 0;
-    if (gapped_file(m, nm)) return 1;   /* written by the folder's own lastz command lines */
+    if (lastz_output(m, nm)) return 1;   /* written by the folder's own lastz command lines */
     /* hspz report's defaults: the page, and its dot plot beside a page of hspz's */
     if (!strcmp(nm, "report.html")) return report_page(p);
     if (!strcmp(nm, "report.png")) {
@@ -131,19 +144,23 @@ static int run_entry_ok(const char *dir, const char *nm, const json_t *m, const 
 }
 
 /* The jobs queries.tsv (path) names (its first column, digits) as the keys of a JSON object,
- * or NULL (unreadable, out of memory) */
+ * or NULL (unreadable, out of memory, or a line that is not one hspz writes: the header, then
+ * lines of 9 tab-separated fields whose first is the job's digits) */
 static json_t *ql_jobs(const char *tsv)
 {
     FILE *f = fopen(tsv, "r");
     json_t *jobs = f ? json_object() : NULL;
     char *line = NULL, id[64];
     size_t cap = 0;
-    while (jobs && getline(&line, &cap, f) > 0) {
-        size_t l = strspn(line, "0123456789");
-        if (l && l < sizeof id && line[l] == '\t') {
-            snprintf(id, sizeof id, "%.*s", (int)l, line);
-            json_object_set_new(jobs, id, json_true());
+    for (int first = 1; jobs && getline(&line, &cap, f) > 0; first = 0) {
+        if (first) continue;                 /* the header (check_dir compared it) */
+        size_t l = strspn(line, "0123456789"), tabs = 0;
+        for (const char *c = line; *c; c++) tabs += *c == '\t';
+        if (!l || l >= sizeof id || line[l] != '\t' || tabs != 8 || line[strlen(line) - 1] != '\n') {
+            json_decref(jobs); jobs = NULL; break;
         }
+        snprintf(id, sizeof id, "%.*s", (int)l, line);
+        json_object_set_new(jobs, id, json_true());
     }
     free(line);
     if (f) fclose(f);
@@ -151,6 +168,23 @@ static json_t *ql_jobs(const char *tsv)
 }
 
 static int ql_job(const json_t *jobs, const char *nm) { return json_object_get(jobs, nm) != NULL; }
+
+/* 1 when tar (dir/<job>.tar.gz) can be the job's Galaxy tarball: the job's manifest records
+ * --tarball, and the file is gzip data (its bytes are not recorded anywhere) */
+static int job_tarball(const char *dir, const char *job, const char *tar)
+{
+    char mp[4400];
+    unsigned char b[2] = { 0 };
+    snprintf(mp, sizeof mp, "%s/%s/manifest.json", dir, job);
+    json_t *m = load_reg_json(mp);
+    const json_t *t = json_object_get(json_object_get(json_object_get(json_object_get(m, "config"), "values"), "tarball"), "value");
+    int on = m && hspz_manifest(m) && json_is_string(t);
+    json_decref(m);
+    FILE *f = on ? fopen(tar, "rb") : NULL;
+    size_t n = f ? fread(b, 1, 2, f) : 0;
+    if (f) fclose(f);
+    return n == 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
 
 static int check_dir(const char *dir, const char *top, const char *prefix, char *err, size_t errlen);
 
@@ -171,15 +205,17 @@ static int ql_entry_ok(const char *dir, const char *top, const char *nm, const j
     }
     if (!S_ISREG(st.st_mode) || l < 8 || l - 7 >= sizeof job || strcmp(nm + l - 7, ".tar.gz")) return 0;
     snprintf(job, sizeof job, "%.*s", (int)(l - 7), nm);
-    return ql_job(jobs, job);
+    return ql_job(jobs, job) && job_tarball(dir, job, p);
 }
 
 /* 0 when dir is an hspz OUTDIR (a run's, or with prefix "" a query list's), else -1 with err
  * naming top (OUTDIR as the user gave it) and the first foreign entry by name (prefix: dir's
  * place in top, "" or "<job>/") */
-static int check_dir(const char *dir, const char *top, const char *prefix, char *err, size_t errlen)
+static int check_dir(const char *dir, const char *top0, const char *prefix, char *err, size_t errlen)
 {
     int depth = prefix[0] != 0;
+    char top[1100], pn[1100];              /* names in the one-line messages: control bytes as \xHH */
+    hz_printable(top0, 1000, top, sizeof top);
     char mp[4400], tsv[4400];
     snprintf(mp, sizeof mp, "%s/manifest.json", dir);
     snprintf(tsv, sizeof tsv, "%s/queries.tsv", dir);
@@ -196,13 +232,17 @@ static int check_dir(const char *dir, const char *top, const char *prefix, char 
         json_decref(m);
         struct stat st;
         if (lstat(mp, &st) != 0 && (depth || lstat(tsv, &st) != 0))
-            snprintf(err, errlen, "%s: not an output folder of hspz (no %smanifest.json); --force replaces only a folder hspz wrote", top, prefix);
+            snprintf(err, errlen, "%s: not an output folder of hspz (no %smanifest.json); --force replaces only a folder hspz wrote, nothing removed", top, prefix);
         else
             snprintf(err, errlen, "%s: not an output folder of hspz: '%s%s' is not one hspz wrote; --force replaces only a folder hspz wrote, nothing removed",
                      top, prefix, lstat(mp, &st) == 0 ? "manifest.json" : "queries.tsv");
         return -1;
     }
     json_t *jobs = is_ql ? ql_jobs(tsv) : NULL, *g = NULL;
+    if (is_ql && !jobs) {
+        snprintf(err, errlen, "%s: not an output folder of hspz: 'queries.tsv' holds lines hspz did not write; --force replaces only a folder hspz wrote, nothing removed", top);
+        return -1;
+    }
     if (is_run) {                 /* hspz gapped --outdir's record of the files it wrote */
         char gp[4400];
         snprintf(gp, sizeof gp, "%s/gapped-manifest.json", dir);
@@ -210,7 +250,7 @@ static int check_dir(const char *dir, const char *top, const char *prefix, char 
         if (g && (!hspz_manifest(g) || index_names(g))) { json_decref(g); g = NULL; }
     }
     struct dirent **ents = NULL;
-    int n = (is_run ? index_names(m) : !jobs) ? -1 : scandir(dir, &ents, NULL, alphasort), rc = 0;
+    int n = (is_run ? index_names(m) || index_lastz_outputs(m, dir) : !jobs) ? -1 : scandir(dir, &ents, NULL, alphasort), rc = 0;
     if (n < 0) {
         json_decref(m); json_decref(jobs); json_decref(g);
         snprintf(err, errlen, "%s: cannot list %s; --force replaces only a folder hspz wrote", top, prefix[0] ? prefix : "it");
@@ -220,16 +260,17 @@ static int check_dir(const char *dir, const char *top, const char *prefix, char 
         const char *nm = ents[i]->d_name;
         if (rc || !strcmp(nm, ".") || !strcmp(nm, "..") || !strncmp(nm, ".hspz.tmp-", 10)) continue;   /* hidden temporaries of hspz runs */
         int changed = 0;
-        int ok = is_run ? run_entry_ok(dir, nm, m, g, &changed) : ql_entry_ok(dir, top, nm, jobs, err, errlen);
+        int ok = is_run ? run_entry_ok(dir, nm, m, g, &changed) : ql_entry_ok(dir, top0, nm, jobs, err, errlen);
+        hz_printable(nm, 1000, pn, sizeof pn);
         if (ok < 0) rc = -1;   /* a job folder's own message */
         else if (changed) {
             snprintf(err, errlen, "%s: '%s%s' was changed since hspz wrote it (its bytes are not those its manifest records); --force replaces only what hspz wrote, nothing removed",
-                     top, prefix, nm);
+                     top, prefix, pn);
             rc = -1;
         }
         else if (!ok) {
             snprintf(err, errlen, "%s: not an output folder of hspz: '%s%s' is not a file hspz wrote there; --force replaces only a folder hspz wrote, nothing removed",
-                     top, prefix, nm);
+                     top, prefix, pn);
             rc = -1;
         }
     }

@@ -560,11 +560,12 @@ mlc_aglobin() {
     done
     [ "$(mf "$d/DEF/gapped-manifest.json" 'd["settings"]["traceback"]["source"]')" = default ]
     [ "$(mf "$d/DEF/gapped-manifest.json" 'd["settings"]["traceback"]["value"]')" = null ]
-    # checked up front, one line, nothing written
+    # checked up front, one line (a usage error: exit 2, as hspz run --traceback), nothing written
     for word in --traceback=abc --allocate:traceback=50K "--traceback 1X"; do
         rm -f "$d/OUT"/tmp1.*.maf "$d/OUT"/tmp1.*.err
         run "$HSPZ" gapped --outdir "$d/OUT" -r "$D/apple.fasta.gz" -q "$D/orange.fasta.gz" $word --force
-        [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ] || { echo "$word: $output"; return 1; }
+        [ "$status" -eq 2 ] || { echo "$word: exit $status: $output"; return 1; }
+        [ "${#lines[@]}" -eq 1 ] || { echo "$word: $output"; return 1; }
         [[ "$output" == *traceback* ]]
         ! ls "$d/OUT"/tmp1.*.maf 2>/dev/null
     done
@@ -821,10 +822,11 @@ both_ways() {
     [ "$status" -eq 0 ]
     diff -r -x gapped-manifest.json "$d/a" "$d/b"
     [ "$(grep -c '^a ' "$d"/a/*.maf- | awk -F: '{t += $2} END {print t}')" -gt 0 ]
+    # --outdir mode is hspz's own command: usage errors exit 2, as in hspz run (docs/cli.md "Exit status")
     run "$HSPZ" gapped --outdir
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [ "$output" = "hspz gapped: --outdir needs a value" ]
     run "$HSPZ" gapped --outdir "$d/a" -r "$P/pseudocat_named.fa" -q "$P/pseudopig_named.fa" --threads -1
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ "$output" == "hspz gapped: bad --threads '-1'"* ]]
 }

@@ -238,6 +238,58 @@ EOF
     [ ! -e "$OUT/report.html" ] && [ ! -e "$OUT/report.png" ]
 }
 
+@test "outsafe 5: --force: .<format>/.err only where the folder's own lastz lines write them; a query list's tarballs only after --tarball, its queries.tsv as hspz wrote it; names in messages stay on one line" {
+    # docs/cli.md "--force": "the .<format>/.err files that the folder's own lastz command lines write"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --nogapped --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ ! -s "$OUT/lastz-commands.txt" ]   # no lines
+    local seg; seg=$(cd "$OUT" && ls *.segments | head -1)
+    echo mine >"$OUT/${seg%.segments}.maf-"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --nogapped --force --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $OUT: not an output folder of hspz: '${seg%.segments}.maf-' is not a file hspz wrote there;"* ]] || { show_run; return 1; }
+    [ "$(cat "$OUT/${seg%.segments}.maf-")" = mine ]
+    # --single-file: all.segments is listed, but no lastz line writes all.maf-
+    rm -rf "$OUT"; hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --single-file --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    echo mine >"$OUT/all.maf-"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --single-file --force --quiet
+    assert_one_error_line 1
+    [ "$(cat "$OUT/all.maf-")" = mine ]
+    # the files the lines do write (here by hspz gapped --outdir, no gapped-manifest.json left) go
+    rm -rf "$OUT"; hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --quiet
+    hz_run gapped --outdir "$OUT" -r "$AOR" -q "$AOQ"
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    rm "$OUT/gapped-manifest.json"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    [ -z "$(cd "$OUT" && ls *.maf- 2>/dev/null || true)" ]
+    # a file name with a newline and an escape byte: one line, the bytes as \xHH
+    echo mine >"$OUT/$(printf 'a\nb\033c')"
+    hz_run run -r "$AOR" -q "$AOQ" -o "$OUT" --force --quiet
+    assert_one_error_line 1
+    [[ "$stderr" == *"'a\x0ab\x1bc' is not a file hspz wrote there"* ]] || { show_run; return 1; }
+    # a query list: a <job>.tar.gz of a run without --tarball, and a note added to queries.tsv
+    printf '%s\n' "$PWD/$AOQ" >"$T/ql.txt"
+    hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    echo mine >"$T/ql/000001.tar.gz"
+    hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet --force
+    assert_one_error_line 1
+    [[ "$stderr" == "hspz: $T/ql: not an output folder of hspz: '000001.tar.gz' is not a file hspz wrote there;"* ]] || { show_run; return 1; }
+    [ "$(cat "$T/ql/000001.tar.gz")" = mine ]
+    rm "$T/ql/000001.tar.gz"; echo "# my note" >>"$T/ql/queries.tsv"
+    hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet --force
+    assert_one_error_line 1
+    [ "$stderr" = "hspz: $T/ql: not an output folder of hspz: 'queries.tsv' holds lines hspz did not write; --force replaces only a folder hspz wrote, nothing removed" ] || { show_run; return 1; }
+    [ "$(tail -1 "$T/ql/queries.tsv")" = "# my note" ]
+    # with --tarball its tarballs go
+    rm -rf "$T/ql"; hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet --tarball
+    [ "$status" -eq 0 ] && [ -f "$T/ql/000001.tar.gz" ] || { show_run; return 1; }
+    hz_run run -r "$AOR" --query-list "$T/ql.txt" -o "$T/ql" --quiet --tarball --force
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+}
+
 @test "outsafe 6: an existing empty OUTDIR is filled in place: same folder, owner, group, mode, setgid" {
     # README: "An existing empty OUTDIR (a folder you made, a mount point ...) is filled in place: its owner, group, mode and setgid bit stay"
     mkdir "$OUT"; chmod 2750 "$OUT"; chgrp daemon "$OUT" 2>/dev/null || true
