@@ -18,6 +18,17 @@ extern "C" {
 #include "gapped_dev.h"
 }
 
+/* in hz_gdcuda_open: a CUDA error means "no usable GPU" (1: --device=auto computes on the CPU) */
+#define GD_OPEN(call)                                                                           \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess) {                                                                \
+            snprintf(err, errlen, "CUDA error %s at %s:%d: %s", cudaGetErrorName(e_), __FILE__, \
+                     __LINE__, cudaGetErrorString(e_));                                         \
+            return 1;                                                                           \
+        }                                                                                       \
+    } while (0)
+
 #define GD_CHECK(call)                                                                          \
     do {                                                                                        \
         cudaError_t e_ = (call);                                                                \
@@ -73,15 +84,15 @@ extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, s
     gdcuda *g = (gdcuda *)calloc(1, sizeof *g);
     if (!g) { snprintf(err, errlen, "out of memory"); return -1; }
     *h = g;   /* hz_gdcuda_close frees what was made when a step fails */
-    GD_CHECK(cudaSetDevice(0));
+    GD_OPEN(cudaSetDevice(0));
     cudaDeviceProp pr;
-    GD_CHECK(cudaGetDeviceProperties(&pr, 0));
+    GD_OPEN(cudaGetDeviceProperties(&pr, 0));
     snprintf(name, namelen, "cuda:0 %s (sm_%d%d)", pr.name, pr.major, pr.minor);
     int per = 0;                                      /* the warps that fit at once: no block waits */
-    GD_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_ywarp, GD_BLOCK, 0));
+    GD_OPEN(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_ywarp, GD_BLOCK, 0));
     g->nwarps = pr.multiProcessorCount * (per > 0 ? per : 1) * (GD_BLOCK / 32);
     size_t fr = 0, tot = 0;
-    GD_CHECK(cudaMemGetInfo(&fr, &tot));
+    GD_OPEN(cudaMemGetInfo(&fr, &tot));
     /* a quarter of the free memory, at most 24 GiB: several processes (--outdir mode) start at
      * once and size themselves from the same free memory.  HSPZ_GAPPED_POOL lowers the pool
      * (tests: halves retried and left to the CPU). */
@@ -94,13 +105,13 @@ extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, s
     const char *ep = getenv("HSPZ_GAPPED_POOL");
     if (ep && atoll(ep) > 0 && (size_t)atoll(ep) < pool) pool = (size_t)atoll(ep);
     g->m.pool_cap = (int64_t)pool;
-    GD_CHECK(cudaMalloc(&g->m.pool, pool));
-    GD_CHECK(cudaMalloc(&g->m.ops, (size_t)g->m.ops_cap * 4));
-    GD_CHECK(cudaMalloc(&g->m.rg, (size_t)g->m.rg_cap * 4));
-    GD_CHECK(cudaMalloc(&g->top, 4 * sizeof *g->top));
+    GD_OPEN(cudaMalloc(&g->m.pool, pool));
+    GD_OPEN(cudaMalloc(&g->m.ops, (size_t)g->m.ops_cap * 4));
+    GD_OPEN(cudaMalloc(&g->m.rg, (size_t)g->m.rg_cap * 4));
+    GD_OPEN(cudaMalloc(&g->top, 4 * sizeof *g->top));
     g->m.pool_top = g->top; g->m.ops_top = g->top + 1; g->m.rg_top = g->top + 2;
-    GD_CHECK(cudaMalloc(&g->win, win));
-    GD_CHECK(cudaMalloc(&g->sub, 256 * 256 * sizeof(int32_t)));
+    GD_OPEN(cudaMalloc(&g->win, win));
+    GD_OPEN(cudaMalloc(&g->sub, 256 * 256 * sizeof(int32_t)));
     return 0;
 }
 
@@ -126,12 +137,12 @@ static int upload(gdcuda *g, const hz_gpass *P, char *err, size_t errlen)
         GD_CHECK(cudaMemcpy(g->T, P->T, (size_t)P->tlen + 1, cudaMemcpyHostToDevice));
         g->Thost = P->T; g->Tlen = P->tlen;
     }
-    if (P->qlen + 2 > g->Qcap) {                     /* Q[-1] .. Q[qlen] */
+    if (P->qlen + 1 > g->Qcap) {                     /* Q[0] .. Q[qlen]: the halves read no further */
         cudaFree(g->Q); g->Q = NULL; g->Qcap = 0;
-        GD_CHECK(cudaMalloc(&g->Q, (size_t)P->qlen + 2));
-        g->Qcap = P->qlen + 2;
+        GD_CHECK(cudaMalloc(&g->Q, (size_t)P->qlen + 1));
+        g->Qcap = P->qlen + 1;
     }
-    GD_CHECK(cudaMemcpy(g->Q, P->Q - 1, (size_t)P->qlen + 2, cudaMemcpyHostToDevice));
+    GD_CHECK(cudaMemcpy(g->Q, P->Q, (size_t)P->qlen + 1, cudaMemcpyHostToDevice));
     GD_CHECK(cudaMemcpy(g->sub, &P->sc->sub[0][0], 256 * 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
     return 0;
 }
@@ -150,6 +161,7 @@ extern "C" int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, i
                              const uint32_t **ops, const int32_t **rg, char *err, size_t errlen)
 {
     gdcuda *g = (gdcuda *)h;
+    if (nb <= 0) return 0;
     GD_CHECK(cudaSetDevice(0));
     if (upload(g, P, err, errlen)) return -1;
     if (nb > g->jcap) {
@@ -161,8 +173,9 @@ extern "C" int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, i
     GD_CHECK(cudaMemcpy(g->jobs, jobs, (size_t)nb * sizeof(hz_gdjob), cudaMemcpyHostToDevice));
     GD_CHECK(cudaMemset(g->top, 0, 4 * sizeof *g->top));
     int64_t nw = nb < g->nwarps ? nb : g->nwarps;
+    if (nw > g->m.pool_cap / HZ_YW_CHUNK) nw = g->m.pool_cap / HZ_YW_CHUNK > 0 ? g->m.pool_cap / HZ_YW_CHUNK : 1;   /* a chunk each */
     unsigned blocks = (unsigned)((nw * 32 + GD_BLOCK - 1) / GD_BLOCK);
-    k_ywarp<<<blocks, GD_BLOCK>>>(g->jobs, nb, g->T, g->Q + 1, g->sub, P->sc->gap_open, P->sc->gap_extend,
+    k_ywarp<<<blocks, GD_BLOCK>>>(g->jobs, nb, g->T, g->Q, g->sub, P->sc->gap_open, P->sc->gap_extend,
                                   P->sc->ydrop, P->tb_cap, g->m, g->top + 3, g->win, g->res);
     GD_CHECK(cudaGetLastError());
     GD_CHECK(cudaDeviceSynchronize());

@@ -220,6 +220,7 @@ static inline HZ_G_HD void hz_yw_row(const hz_y0in *in, hz_ywwarp *W, uint8_t *c
             if (p >= nv) { YW_BCAST(i, inx, nv - 1); break; }
             /* lane p is pruned (§4.3): the left edge moves past it, or it becomes -inf */
             int64_t cp = c0 + p;
+            YW_SYNC;                     /* lane p read C/D of cp before lane 0 writes them */
             YW_LANE0 {
                 cells[cp - ly0] = 0;
                 if (cp != *LY) { YW_C(cp) = HZ_G_NEG_INF; YW_D(cp) = HZ_G_NEG_INF; }
@@ -243,6 +244,7 @@ static inline HZ_G_HD void hz_yw_half(const hz_y0in *in, hz_ywmem *m, hz_ywwarp 
 {
     const int64_t M = in->M, N = in->N;
     hz_y0res *R = &res->r;
+    YW_SYNC;                             /* the warp's previous half may have left a store in flight */
     R->status = HZ_Y0_OK; R->score = 0; R->nops = 0; R->nrow = 0; R->er = R->ec = 0;
     res->op = res->rg = 0;
     if (M <= 0 || N <= 0) return;
@@ -289,7 +291,7 @@ static inline HZ_G_HD void hz_yw_half(const hz_y0in *in, hz_ywmem *m, hz_ywwarp 
         hz_yw_row(in, W, cells, ly0, cend, in->sub + 256 * (int32_t)A[st * r], &LY, &i, &best, &bcn, &bu, &kept);
         if (bu) { br = r; bc = bcn; }
         used += cend - ly0;
-        if (LY >= RY) break;
+        if (LY >= RY) { W->cur = hr + ((16 + (cend - ly0) + 15) & ~(int64_t)15); break; }
         if (RY > kept + 1) RY = kept + 1;
         else if (i >= best - Y && RY <= N) {
             /* the row runs on in I while it stays within Y of the best (§4.3) */
@@ -306,6 +308,10 @@ static inline HZ_G_HD void hz_yw_half(const hz_y0in *in, hz_ywmem *m, hz_ywwarp 
                 YW_END
             }
             used += n; RY += n;
+        }
+        {   /* the row's pool block shrinks to the cells it wrote (the tail bound is rarely used) */
+            int64_t wr = (RY > cend ? RY : cend) - ly0;
+            W->cur = hr + ((16 + wr + 15) & ~(int64_t)15);
         }
         if (RY <= N) {
             YW_LANE0 { YW_C(RY) = HZ_G_NEG_INF; YW_D(RY) = HZ_G_NEG_INF; }
