@@ -48,7 +48,7 @@ typedef struct {
     hz_gset *S; psnap *cur;
     pslot *slot; int64_t K, next_claim, next_commit;
     int stop, stats; int64_t nredo;
-    int64_t nretry, nstop, nwait, nown, wcells, ccells, maxcells; double cbusy;   /* HSPZ_GAPPED_STATS */
+    int64_t nretry, nretry2, nstop, nwait, nown, wcells, ccells, maxcells; double cbusy;   /* HSPZ_GAPPED_STATS */
     hz_gpre_fn pre; void *prectx;         /* results made elsewhere, against an empty set */
     hz_gallow_fn allow; void *allowctx;   /* workers [0, allow()) may claim anchors now */
     pthread_mutex_t mu; pthread_cond_t cv_work, cv_done;
@@ -218,7 +218,7 @@ static void *worker(void *arg)
             }
             pthread_mutex_lock(&p->mu);
             snap_unref(sn);
-            if (tries) p->nretry++;
+            if (tries) { p->nretry++; p->nretry2 += sl->rc == 2; }   /* re-extended; of those, found contained */
             p->wcells += w.cells; if (w.cells > p->maxcells) p->maxcells = w.cells; w.cells = 0;
             int64_t dep = sl->rc == 3 ? pq.dep : -1;
             if (sl->rc == 3) {                              /* stopped: again, from the newest */
@@ -299,6 +299,16 @@ static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2)
 static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t **rops, int32_t *rcap)
 {
     hz_galn G; int rc;
+    if (own && p->pre) {   /* a device result for an anchor no worker took: checked as a worker's */
+        int pre = p->pre(p->prectx, k, p->P, w, &sl->G);
+        if (pre >= 0) {
+            own = 0; sl->rc = pre; sl->nsnap = 0; sl->trunc = 0;
+            if ((pre == 0 || pre == 1) && keep_region(sl, w)) {
+                if (pre == 1) { free(sl->G.ops); free(sl->G.pc); }
+                sl->rc = -1;
+            }
+        }
+    }
     int redo = own || sl->rc < 0 || sl->rc == 3 || sl->trunc;
     if (!redo && sl->rc != 2)
         for (int32_t i = sl->nsnap; i < p->S->n && !redo; i++)
@@ -394,10 +404,10 @@ int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     if (nredo) *nredo = p.nredo;
     if (p.stats)
         fprintf(stderr, "hspz-gapped-stats: threads %d anchors %lld alignments %d committer-extended %lld "
-                "(redo %lld, unclaimed %lld) in %.3f s, cells %lld; workers: re-extended %lld, stopped %lld, waited %lld, cells %lld; "
+                "(redo %lld, unclaimed %lld) in %.3f s, cells %lld; workers: re-extended %lld (%lld contained), stopped %lld, waited %lld, cells %lld; "
                 "largest extension %lld cells\n",
                 nthreads, (long long)nan, S->n, (long long)(p.nredo + p.nown), (long long)p.nredo, (long long)p.nown,
-                p.cbusy, (long long)p.ccells, (long long)p.nretry, (long long)p.nstop, (long long)p.nwait, (long long)p.wcells,
+                p.cbusy, (long long)p.ccells, (long long)p.nretry, (long long)p.nretry2, (long long)p.nstop, (long long)p.nwait, (long long)p.wcells,
                 (long long)p.maxcells);
     return rc;
 }
