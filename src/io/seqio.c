@@ -393,6 +393,9 @@ static int load_fasta(loader *L, int fd, int is_regular, int gz_magic)
             const char *nm = (F.st == ST_NAME && s->n) ? (F.nbuf[F.nlen] = '\0', F.nbuf) : NULL;
             if (comp == 0)
                 hz_sq_fail(L, rec, nm, F.pos, "read error: %s", strerror(errno ? errno : EIO));
+            else if (F.pos == 0)   /* the first block of decompressed data already failed: no record, no offset */
+                hz_sq_fail(L, HZ_NO_REC, NULL, HZ_NO_OFF, "truncated or corrupt gzip data (within its first %zu bytes of decompressed data)",
+                           (size_t)HZ_IO_BLOCK);
             else
                 hz_sq_fail(L, rec, nm, F.pos, "truncated or corrupt gzip data");
             goto done;
