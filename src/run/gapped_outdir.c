@@ -175,6 +175,38 @@ static int device_probe(const char *kind, char *msg, size_t ml)
     return 1;
 }
 
+/* 1 when DIR's gapped-manifest.json (a regular file, never followed) no longer describes the
+ * folder: a file it lists was replaced or is gone (sha256); 0 when it does or is not there */
+static int record_stale(const char *dir)
+{
+    char gp[4200], fp[8400];
+    struct stat gs;
+    snprintf(gp, sizeof gp, "%s/gapped-manifest.json", dir);
+    if (lstat(gp, &gs) != 0 || !S_ISREG(gs.st_mode)) return 0;
+    json_t *g = json_load_file(gp, 0, NULL), *e;
+    size_t i;
+    int stale = !g;
+    json_array_foreach(json_object_get(g, "outputs"), i, e) {
+        const char *nm = json_string_value(json_object_get(e, "name")), *want = json_string_value(json_object_get(e, "sha256"));
+        char hex[65];
+        uint64_t bytes = 0;
+        snprintf(fp, sizeof fp, "%s/%s", dir, nm ? nm : "");
+        if (!nm || !want || hz_sha256_file(fp, hex, &bytes, NULL) || strcmp(hex, want)) { stale = 1; break; }
+    }
+    json_decref(g);
+    return stale;
+}
+
+/* After a failed --force run that made the earlier gapped-manifest.json stale (it described the
+ * folder before: was_stale 0): remove it with one line, so the folder does not look finished */
+static void drop_stale_record(const char *dir, int was_stale)
+{
+    char gp[4200];
+    snprintf(gp, sizeof gp, "%s/gapped-manifest.json", dir);
+    if (!was_stale && record_stale(dir) && unlink(gp) == 0)
+        fprintf(stderr, "hspz gapped: %s: removed (a file it lists was replaced by this failed run)\n", gp);
+}
+
 int hz_gapped_outdir(int argc, char **argv)
 {
     const char *dir = NULL, *ref = NULL, *qry = NULL, *device = NULL; int threads = 1, force = 0, threads_given = 0;
@@ -236,6 +268,7 @@ int hz_gapped_outdir(int argc, char **argv)
     int rc = run_inputs(dir, &ts, &qs, pre);
     clock_gettime(CLOCK_MONOTONIC, &c1);
     hz_gapped_files fl = { 0, NULL, 0 };
+    int was_stale = force && !rc ? record_stale(dir) : 1;
     if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, device, tbword, force, &fl, NULL, 0);
     clock_gettime(CLOCK_MONOTONIC, &c2);
     if (rc > 128) goto out;                  /* interrupted (its one line is out) */
@@ -245,6 +278,7 @@ int hz_gapped_outdir(int argc, char **argv)
         if (hz_gapped_manifest_write(dir, argc, argv, &ts, &qs, pre[0], pre[1], threads, threads_given, tbword, force, &fl, tl, tg, start, err, sizeof err))
             rc = die("hspz gapped: %s", err);
     }
+    else if (force) drop_stale_record(dir, was_stale);
 out:
     hz_gapped_files_free(&fl);
     free(tbword);

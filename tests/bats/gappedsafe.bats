@@ -115,6 +115,20 @@ interrupt() {
     [ -L out/gapped-manifest.json ]
 }
 
+@test "gapped --outdir --force whose line fails: the earlier gapped-manifest.json, which no longer describes the folder, is removed with one line" {
+    pc_outdir "$BATS_TEST_TMPDIR/stale"
+    run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa
+    [ "$status" -eq 0 ] && [ -f out/gapped-manifest.json ] || { echo "$output"; return 1; }
+    local seg; seg=$(ls out/*.segments | head -1)
+    # a line that fails after --force replaced its files: the record goes
+    printf 'bad line\n' >>"$seg"
+    run "$HSPZ" gapped --outdir out -r pseudocat_named.fa -q pseudopig_named.fa --force
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ ! -e out/gapped-manifest.json ]
+    [[ "$output" == *"hspz gapped: out/gapped-manifest.json: removed (a file it lists was replaced by this failed run)"* ]]
+}
+
 @test "gapped --outdir --device cuda where CUDA cannot run: refused up front (exit 2), nothing written, a rerun works" {
     if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU; then skip "a GPU is visible here (tests/gpu/gapped_gpu.sh covers it)"; fi
     pc_outdir "$BATS_TEST_TMPDIR/dev"
