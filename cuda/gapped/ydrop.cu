@@ -18,26 +18,20 @@ extern "C" {
 #include "gapped_dev.h"
 }
 
-/* in hz_gdcuda_open: a CUDA error means "no usable GPU" (1: --device=auto computes on the CPU) */
-#define GD_OPEN(call)                                                                           \
+/* a CUDA call that must succeed: otherwise err says which and where, and the caller returns
+ * ret (GD_CHECK: -1, an error; GD_OPEN, in hz_gdcuda_open: 1, "no usable GPU", so that
+ * --device=auto computes on the CPU) */
+#define GD_TRY(call, ret)                                                                       \
     do {                                                                                        \
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess) {                                                                \
             snprintf(err, errlen, "CUDA error %s at %s:%d: %s", cudaGetErrorName(e_), __FILE__, \
                      __LINE__, cudaGetErrorString(e_));                                         \
-            return 1;                                                                           \
+            return ret;                                                                         \
         }                                                                                       \
     } while (0)
-
-#define GD_CHECK(call)                                                                          \
-    do {                                                                                        \
-        cudaError_t e_ = (call);                                                                \
-        if (e_ != cudaSuccess) {                                                                \
-            snprintf(err, errlen, "CUDA error %s at %s:%d: %s", cudaGetErrorName(e_), __FILE__, \
-                     __LINE__, cudaGetErrorString(e_));                                         \
-            return -1;                                                                          \
-        }                                                                                       \
-    } while (0)
+#define GD_CHECK(call) GD_TRY(call, -1)
+#define GD_OPEN(call) GD_TRY(call, 1)
 
 enum { GD_BLOCK = 128 };                  /* 4 warps a block */
 

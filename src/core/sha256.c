@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static void hexify(const unsigned char *md, char hex[65])
@@ -44,4 +45,14 @@ int hz_sha256_file(const char *path, char hex[65], uint64_t *bytes, uint64_t *li
     if (bytes) *bytes = nb;
     if (lines) *lines = nl;
     return 0;
+}
+
+int hz_sha256_unchanged(const char *path, int64_t want_bytes, const char *want_hex)
+{
+    struct stat st;
+    char hex[65];
+    uint64_t bytes = 0;
+    if (!want_hex || lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    if (want_bytes >= 0 && (int64_t)st.st_size != want_bytes) return 0;   /* cheap first */
+    return hz_sha256_file(path, hex, &bytes, NULL) == 0 && !strcmp(hex, want_hex);
 }

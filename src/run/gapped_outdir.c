@@ -24,6 +24,7 @@
 #include "gapped_run.h"
 #include "manifest.h"
 #include "outsafe.h"
+#include "sha256.h"
 #include "shquote.h"
 
 static int die(const char *fmt, ...)
@@ -187,11 +188,11 @@ static int record_stale(const char *dir)
     size_t i;
     int stale = !g;
     json_array_foreach(json_object_get(g, "outputs"), i, e) {
-        const char *nm = json_string_value(json_object_get(e, "name")), *want = json_string_value(json_object_get(e, "sha256"));
-        char hex[65];
-        uint64_t bytes = 0;
+        const char *nm = json_string_value(json_object_get(e, "name"));
+        json_t *b = json_object_get(e, "bytes");
         snprintf(fp, sizeof fp, "%s/%s", dir, nm ? nm : "");
-        if (!nm || !want || hz_sha256_file(fp, hex, &bytes, NULL) || strcmp(hex, want)) { stale = 1; break; }
+        if (!nm || !hz_sha256_unchanged(fp, json_is_integer(b) ? (int64_t)json_integer_value(b) : -1,
+                                        json_string_value(json_object_get(e, "sha256")))) { stale = 1; break; }
     }
     json_decref(g);
     return stale;

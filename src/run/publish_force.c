@@ -53,16 +53,12 @@ static const json_t *listed(const json_t *m, const char *nm)
     return m ? json_object_get(json_object_get(m, "hspz:names"), nm) : NULL;
 }
 
-/* 1 when the regular file p holds what the manifest entry e records: its bytes and sha256
+/* 1 when the file p holds what the manifest entry e records: its bytes and sha256
  * (docs/manifest.md outputs[]); 0 when it was changed since (or cannot be read) */
-static int same_as_listed(const char *p, const struct stat *st, const json_t *e)
+static int same_as_listed(const char *p, const json_t *e)
 {
     json_t *b = json_object_get(e, "bytes");
-    const char *want = json_string_value(json_object_get(e, "sha256"));
-    char hex[65];
-    uint64_t bytes = 0, lines = 0;
-    if (!json_is_integer(b) || !want || (json_int_t)st->st_size != json_integer_value(b)) return 0;
-    return hz_sha256_file(p, hex, &bytes, &lines) == 0 && !strcmp(hex, want);
+    return json_is_integer(b) && hz_sha256_unchanged(p, (int64_t)json_integer_value(b), json_string_value(json_object_get(e, "sha256")));
 }
 
 /* The files the folder's own lastz command lines write (lastz-commands.txt when it is a listed
@@ -131,7 +127,7 @@ static int run_entry_ok(const char *dir, const char *nm, const json_t *m, const 
     if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
     if (!strcmp(nm, "manifest.json")) return 1;
     if (!strcmp(nm, "gapped-manifest.json")) return g != NULL;   /* hspz gapped --outdir's record */
-    if ((e = listed(m, nm)) || (e = listed(g, nm))) return (*changed = !same_as_listed(p, &st, e)) == 0;
+    if ((e = listed(m, nm)) || (e = listed(g, nm))) return (*changed = !same_as_listed(p, e)) == 0;
     if (lastz_output(m, nm)) return 1;   /* written by the folder's own lastz command lines */
     /* hspz report's defaults: the page, and its dot plot beside a page of hspz's */
     if (!strcmp(nm, "report.html")) return report_page(p);
