@@ -140,6 +140,8 @@ typedef struct hz_gwork {
     void *pollctx;
     int stopped;                     /* set when poll stopped the extension */
     int64_t cells;                   /* DP cells computed (statistics, never reset here) */
+    hz_gref nb[2];                   /* the neighbours (left, right; §5.1) the last
+                                      * hz_gapped_extend that was not contained ran with */
     int32_t *sv;                     /* hz_gapped_row's scratch, cap values like C and D */
 } hz_gwork;
 #define HZ_G_RGB 32
@@ -200,6 +202,24 @@ int hz_gapped_trivials(const hz_gpass *P, hz_gset *S);
  * snapshots not yet set), 3 = stopped by w->poll (no result, nothing to free), -1 = out of memory.  rops, rcap: scratch kept between calls. */
 int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a1, int64_t a2,
                      hz_galn *G, uint32_t **rops, int32_t *rcap);
+/* §5.1 for anchor (a1,a2) in S: 1 when an alignment of S contains it (skipped), else 0 with its
+ * nearest left and right neighbours (aln -1: none).  S->kept orders S->a[0..S->n). */
+int hz_gapped_neighbours(const hz_gset *S, int64_t a1, int64_t a2, hz_gref *left, hz_gref *right);
+/* Spec §12, the test that keeps a speculative result whose row an alignment of S spans: 1 when
+ * S could change the result of anchor (a1,a2) that was extended with neighbours run[0] (left),
+ * run[1] (right) and explored rg[h] / nrow[h] (hz_gwork's region, index rev): S contains the
+ * anchor, or S gives other neighbours and the result ran with some, or the §4.4 bounds of S's
+ * neighbours reach a row's explored columns (hz_gapped_bounds_reach).  0: the DP, and so the
+ * result, is the same against S.  No errors. */
+int hz_gapped_nb_changes(const hz_gpass *P, const hz_gset *S, int64_t a1, int64_t a2, const hz_gref run[2],
+                         int64_t *const rg[2], const int64_t nrow[2]);
+/* 1 when the §4.4 bounds of neighbours left/right (in S) could change half rev of anchor
+ * (a1,a2) (N query columns, §4.1) that ran with no neighbours and explored rows 1..nrow with,
+ * per block b of HZ_G_RGB rows, LY >= rg[2b] and RY <= rg[2b+1] (inclusive): the L bound passes
+ * a row's LY, the R bound comes below its RY (or to 0), or the R-1 cap of §4.3's row tail comes
+ * below the next row's RY.  0: every bound stays outside, the DP is unchanged.  gapped_ydrop.c. */
+int hz_gapped_bounds_reach(const hz_gpass *P, const hz_gset *S, int rev, int64_t a1, int64_t a2, int64_t N,
+                           hz_gref left, hz_gref right, const int64_t *rg, int64_t nrow);
 /* Accept G into S (§5.6 neighbours, KEPT/BYEND insertion); S takes G's buffers.  0, -1 OOM. */
 int hz_gapped_accept(hz_gset *S, hz_galn *G);
 /* hz_gapped_pass on nthreads threads (spec §12 speculative scheme): anchors are extended

@@ -24,8 +24,8 @@ static int64_t offset_at(const hz_gpiece *p, int64_t row, int64_t c)
     return p->type == HZ_PC_DIAG ? p->b2 + (row - p->b1) - c : p->b2 - c;
 }
 
-/* §5.1: 1 when the anchor lies on an accepted alignment; else its neighbours */
-static int contained(const hz_gset *S, int64_t a1, int64_t a2, hz_gref *left, hz_gref *right)
+/* §5.1: 1 when the anchor lies on an accepted alignment; else its neighbours (gapped.h) */
+int hz_gapped_neighbours(const hz_gset *S, int64_t a1, int64_t a2, hz_gref *left, hz_gref *right)
 {
     int64_t dl = INT64_MAX, dr = INT64_MAX;
     left->aln = right->aln = -1; left->pc = right->pc = -1;
@@ -228,7 +228,8 @@ int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a
 {
     hz_gref left, right;
     memset(G, 0, sizeof *G);
-    if (contained(S, a1, a2, &left, &right)) return 2;
+    if (hz_gapped_neighbours(S, a1, a2, &left, &right)) return 2;
+    w->nb[0] = left; w->nb[1] = right;
     int32_t part = hz_gapped_part(P->sep, P->npart, a1);
     int64_t low1 = P->sep[part] + 1, high1 = P->sep[part + 1];
     int64_t low2 = 0, high2 = P->qlen;
@@ -256,6 +257,23 @@ oom:
 stopped:
     free(G->ops); G->ops = NULL; G->nops = 0;
     return 3;
+}
+
+int hz_gapped_nb_changes(const hz_gpass *P, const hz_gset *S, int64_t a1, int64_t a2, const hz_gref run[2],
+                         int64_t *const rg[2], const int64_t nrow[2])
+{
+    hz_gref nb[2];
+    if (hz_gapped_neighbours(S, a1, a2, &nb[0], &nb[1])) return 1;
+    if (nb[0].aln == run[0].aln && nb[0].pc == run[0].pc && nb[1].aln == run[1].aln && nb[1].pc == run[1].pc)
+        return 0;                                /* the same followers (§5.6 snapshots never change) */
+    if (run[0].aln >= 0 || run[1].aln >= 0) return 1;
+    int64_t low2 = 0, high2 = P->qlen;
+    if (P->qsep) { int32_t q = hz_gapped_part(P->qsep, P->nqpart, a2); low2 = P->qsep[q] + 1; high2 = P->qsep[q + 1]; }
+    for (int rev = 0; rev < 2; rev++)
+        if (nrow[rev] && hz_gapped_bounds_reach(P, S, rev, a1, a2, rev ? a2 + 1 - low2 : high2 - a2 - 1,
+                                                nb[0], nb[1], rg[rev], nrow[rev]))
+            return 1;
+    return 0;
 }
 
 int hz_gapped_finish(const hz_gpass *P, hz_galn *G, int32_t *ocap, const uint32_t *rops, int32_t nr)

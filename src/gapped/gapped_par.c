@@ -5,8 +5,11 @@
  * (a snapshot: the first nsnap alignments of S->a and the KEPT/BYEND orders of that moment).
  * The calling thread commits anchors strictly in §3.6 order.  A speculative result is exact
  * unless an alignment G accepted after the snapshot
- *   (a) spans the anchor's row (G.start1 <= a1 <= G.end1): it could contain the anchor (§5.1)
- *       or become a neighbour (§4.4); or
+ *   (a) spans the anchor's row (G.start1 <= a1 <= G.end1) and, with the whole set, the anchor is
+ *       contained (§5.1), or its nearest neighbours differ from those the result ran with and
+ *       either it ran with some or their §4.4 bounds reach the region it explored
+ *       (hz_gapped_nb_changes: a result made without neighbours, as a device's, stays exact
+ *       beside a long alignment that spans its rows far away in the query); or
  *   (b) has a piece whose mask (§4.5) can land in [LY, RY] of a row the half processed.
  * Neighbour followers only walk through alignments of the snapshot (their §5.6 snapshots point
  * to older alignments), and a mark outside [LY, RY] changes nothing, so by induction over rows
@@ -34,12 +37,14 @@
 #include "gapped.h"
 
 typedef struct { int32_t n, refs; int32_t *kept, *byend; } psnap;   /* immutable once published */
+static const hz_gref NONE = { -1, -1 };
 
 typedef struct {
     int state;                    /* 0 free, 1 running, 2 done */
     int rc, trunc; int32_t nsnap;
     hz_galn G;
     int64_t *rg[2], rgcap[2], nrow[2], lo[2], hi[2];
+    hz_gref nb[2];                /* the neighbours the result ran with (none: a device result) */
 } pslot;
 
 typedef struct {
@@ -98,6 +103,8 @@ static int keep_region(pslot *sl, const hz_gwork *w)
 }
 
 static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2);
+static int span_hits(const hz_gpass *P, const pslot *v, const hz_galn *G, int64_t a1, int64_t a2);
+static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, int32_t *byend, int32_t n);
 
 /* a worker's running extension: anchor k, alignments S->a[0..seen) already checked; dep: the
  * earlier anchor whose pending alignment stopped it (-1: an accepted one did) */
@@ -124,7 +131,8 @@ static int64_t pending_hit(const ppar *p, const pslot *v, int64_t k)
         const hz_galn *G = &s->G;
         int span = G->s1 <= a->a1 && a->a1 <= G->t1;                     /* (a): no box test */
         if (!span && (G->t1 < r0 || G->s1 > r1 || G->t2 < c0 || G->s2 > c1)) continue;
-        if (aln_hits(v, G, a->a1, a->a2)) return j;
+        int h = aln_hits(v, G, a->a1, a->a2);
+        if (h == 1 || (h == 2 && span_hits(p->P, v, G, a->a1, a->a2))) return j;
     }
     return -1;
 }
@@ -136,7 +144,7 @@ static int poll_new(void *ctx, const hz_gwork *w, int rev)
     ppoll *q = ctx;
     pslot v; memset(&v, 0, sizeof v);
     for (int h = 0; h < 2; h++) {                  /* the explored region so far, as keep_region */
-        v.rg[h] = w->rg[h]; v.nrow[h] = h < rev ? 0 : w->nrow[h];
+        v.rg[h] = w->rg[h]; v.nrow[h] = h < rev ? 0 : w->nrow[h]; v.nb[h] = w->nb[h];
         v.lo[h] = INT64_MAX; v.hi[h] = INT64_MIN;
         for (int64_t b = 0; v.nrow[h] && b <= v.nrow[h] / HZ_G_RGB; b++) {
             if (v.rg[h][2 * b] < v.lo[h]) v.lo[h] = v.rg[h][2 * b];
@@ -150,8 +158,10 @@ static int poll_new(void *ctx, const hz_gwork *w, int rev)
     if (q->dep >= 0) return 1;
     if (n == q->seen) return 0;
     const hz_ganchor *a = &q->p->an[q->k];
-    for (int32_t i = q->seen; i < n; i++)
-        if (aln_hits(&v, &q->p->S->a[i], a->a1, a->a2)) return 1;
+    for (int32_t i = q->seen; i < n; i++) {
+        int h = aln_hits(&v, &q->p->S->a[i], a->a1, a->a2);
+        if (h == 1 || (h == 2 && span_hits(q->p->P, &v, &q->p->S->a[i], a->a1, a->a2))) return 1;
+    }
     q->seen = n;
     return 0;
 }
@@ -204,12 +214,13 @@ static void *worker(void *arg)
             psnap *sn = p->cur; sn->refs++;
             pthread_mutex_unlock(&p->mu);
             int pre = !tries && p->pre ? p->pre(p->prectx, k, p->P, &w, &sl->G) : -1;
-            if (pre >= 0) { sl->nsnap = 0; sl->rc = pre; w.trunc = 0; }   /* snapshot: no alignments */
+            if (pre >= 0) { sl->nsnap = 0; sl->rc = pre; w.trunc = 0; sl->nb[0] = sl->nb[1] = NONE; }   /* snapshot: no alignments */
             else {
                 hz_gset V = { p->S->a, sn->n, sn->n, sn->kept, sn->byend, sn->n };
                 sl->nsnap = sn->n;
                 pq.k = k; pq.seen = sn->n;
                 sl->rc = hz_gapped_extend(&p->Pq, &w, &V, p->an[k].a1, p->an[k].a2, &sl->G, &rops, &rcap);
+                sl->nb[0] = w.nb[0]; sl->nb[1] = w.nb[1];
             }
             sl->trunc = w.trunc;
             if ((sl->rc == 0 || sl->rc == 1) && keep_region(sl, &w)) {
@@ -238,12 +249,12 @@ static void *worker(void *arg)
             if (sl->rc == 3) continue;
             int hit = 0;
             while (!hit && sl->nsnap < p->S->n) {          /* entries below S->n are immutable */
-                int32_t hi = p->S->n;
+                psnap *cs = p->cur; cs->refs++;            /* its KEPT order: S->a[0..cs->n) */
                 pthread_mutex_unlock(&p->mu);
-                for (int32_t i = sl->nsnap; i < hi && !hit; i++)
-                    hit = aln_hits(sl, &p->S->a[i], p->an[k].a1, p->an[k].a2);
-                if (!hit) sl->nsnap = hi;                   /* valid against S->a[0..hi) */
+                hit = set_hits(p, sl, k, cs->kept, cs->byend, cs->n);
+                if (!hit) sl->nsnap = cs->n;                /* valid against S->a[0..n) */
                 pthread_mutex_lock(&p->mu);
+                snap_unref(cs);
             }
             if (!hit) break;
             if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
@@ -279,9 +290,11 @@ static int piece_hits(const pslot *sl, int h, const hz_gpiece *q, int64_t a1, in
     return 0;
 }
 
+/* 1 when G's masks can reach the region (b); 2 when G spans the anchor's row (a): whether it
+ * changes the result depends on the nearest neighbours of the whole set (set_hits) */
 static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2)
 {
-    if (G->s1 <= a1 && a1 <= G->t1) return 1;                 /* (a) */
+    if (G->s1 <= a1 && a1 <= G->t1) return 2;                 /* (a) */
     int h = G->t1 < a1;                                      /* REV candidate, else FWD (§5.2) */
     int64_t nr = sl->nrow[h];
     if (!nr) return 0;
@@ -295,6 +308,35 @@ static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2)
     return 0;
 }
 
+/* (a) for one alignment G not yet accepted or in a view (predictions only): 1 when G could
+ * contain the anchor, or as its only neighbour (its §5.6 snapshots taken as none) bound it */
+static int span_hits(const hz_gpass *P, const pslot *v, const hz_galn *G, int64_t a1, int64_t a2)
+{
+    if (v->nb[0].aln >= 0 || v->nb[1].aln >= 0) return 1;   /* it may become a nearer one */
+    hz_galn g1 = *G;
+    g1.bl = g1.br = g1.tl = g1.tr = NONE;
+    int32_t zero = 0;
+    hz_gset V = { &g1, 1, 1, &zero, &zero, 1 };
+    return hz_gapped_nb_changes(P, &V, a1, a2, v->nb, (int64_t *const *)v->rg, v->nrow);
+}
+
+/* Could the alignments S->a[sl->nsnap..n) (KEPT / BYEND orders of S->a[0..n) given) change slot
+ * sl's result for anchor k?  (b) for each; (a) once for the set: hz_gapped_nb_changes (its
+ * containment and the bounds of its nearest neighbours, against the region explored). */
+static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, int32_t *byend, int32_t n)
+{
+    const hz_ganchor *a = &p->an[k];
+    int span = 0;
+    for (int32_t i = sl->nsnap; i < n; i++) {
+        int h = aln_hits(sl, &p->S->a[i], a->a1, a->a2);
+        if (h == 1) return 1;
+        span |= h == 2;
+    }
+    if (!span) return 0;
+    hz_gset V = { p->S->a, n, n, kept, byend, n };
+    return hz_gapped_nb_changes(p->P, &V, a->a1, a->a2, sl->nb, (int64_t *const *)sl->rg, sl->nrow);
+}
+
 /* commit anchor k (slot sl, or computed here when own); -1 on out of memory */
 static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t **rops, int32_t *rcap)
 {
@@ -302,7 +344,7 @@ static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t 
     if (own && p->pre) {   /* a device result for an anchor no worker took: checked as a worker's */
         int pre = p->pre(p->prectx, k, p->P, w, &sl->G);
         if (pre >= 0) {
-            own = 0; sl->rc = pre; sl->nsnap = 0; sl->trunc = 0;
+            own = 0; sl->rc = pre; sl->nsnap = 0; sl->trunc = 0; sl->nb[0] = sl->nb[1] = NONE;
             if ((pre == 0 || pre == 1) && keep_region(sl, w)) {
                 if (pre == 1) { free(sl->G.ops); free(sl->G.pc); }
                 sl->rc = -1;
@@ -310,9 +352,7 @@ static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t 
         }
     }
     int redo = own || sl->rc < 0 || sl->rc == 3 || sl->trunc;
-    if (!redo && sl->rc != 2)
-        for (int32_t i = sl->nsnap; i < p->S->n && !redo; i++)
-            if (aln_hits(sl, &p->S->a[i], p->an[k].a1, p->an[k].a2)) redo = 1;
+    if (!redo && sl->rc != 2) redo = set_hits(p, sl, k, p->S->kept, p->S->byend, p->S->n);
     if (!own && redo) p->nredo++;
     if (!own && sl->rc == 1 && redo) { free(sl->G.ops); free(sl->G.pc); }
     if (redo) {

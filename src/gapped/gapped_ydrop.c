@@ -113,6 +113,47 @@ static void update_bounds(hz_gext *x)
     }
 }
 
+/* initial L, R of §4.4 (x: rev, a1, a2, S set; L = 0, R = N + 1) */
+static void init_bounds(hz_gext *x, hz_gref left, hz_gref right, int64_t N)
+{
+    const int64_t a1 = x->a1, a2 = x->a2;
+    if (left.aln >= 0) { const hz_gpiece *p = piece(x->S, left); x->L = (p->b2 - a2) - (p->type == HZ_PC_DIAG ? p->b1 - a1 : 0); }
+    if (right.aln >= 0) { const hz_gpiece *p = piece(x->S, right); x->R = (p->b2 - a2) - (p->type == HZ_PC_DIAG ? p->b1 - a1 : 0); }
+    if (x->rev) {
+        int64_t L = x->L, R = x->R;
+        if (left.aln < 0 && right.aln >= 0) { x->L = 1 - R; x->R = N + 1; }
+        else if (left.aln >= 0 && right.aln < 0) { x->R = -L - 1; x->L = 0; }
+        else if (left.aln >= 0 && right.aln >= 0) { x->L = 1 - R; x->R = -L - 1; }
+    }
+}
+
+/* The followers move with the rows alone (update_bounds reads no LY / RY), so their bounds can be
+ * replayed against a recorded region (spec §12).  A half that ran without neighbours had no
+ * bound and the tail cap NN = N; with neighbours the DP is the same while at every row r
+ * L <= LY(r), R >= RY(r) with R > 0, and NN(r) lets the row's tail (§4.3) run as before: NN = N,
+ * or NN >= RY(r + 1) with RY(r + 1) < N (the tail stopped before nearing N).  The last row's tail
+ * is never read (the DP ended there).  The region's block minima / maxima make it conservative. */
+int hz_gapped_bounds_reach(const hz_gpass *P, const hz_gset *S, int rev, int64_t a1, int64_t a2, int64_t N,
+                           hz_gref left, hz_gref right, const int64_t *rg, int64_t nrow)
+{
+    hz_gext x = { P, NULL, S, rev, a1, a2, 0, 0, 0, 0, N + 1, rev ? right : left, rev ? left : right, 0 };
+    init_bounds(&x, left, right, N);
+    const hz_gref *rs = rev ? &x.lf : &x.rf;       /* as in hz_gapped_half */
+    for (int64_t r = 1; r <= nrow; r++) {
+        if (x.lf.aln < 0 && x.rf.aln < 0) return 0;    /* no follower left: no bound from here on */
+        const int64_t *g = rg + 2 * (r / HZ_G_RGB);
+        int64_t lo = g[0], hi = g[1], hi2 = hi;
+        if (r < nrow && rg[2 * ((r + 1) / HZ_G_RGB) + 1] > hi2) hi2 = rg[2 * ((r + 1) / HZ_G_RGB) + 1];
+        x.row = r; x.LY = lo; x.RY = hi;
+        update_bounds(&x);
+        if (x.lf.aln >= 0 && x.L > lo) return 1;
+        if (x.rf.aln >= 0 && (x.R <= 0 || x.R < hi)) return 1;
+        int64_t NN = (rs->aln >= 0 && x.R > 0) ? x.R - 1 : N;
+        if (r < nrow && NN != N && !(hi2 < N && NN >= hi2)) return 1;
+    }
+    return 0;
+}
+
 static void mark(hz_gext *x, int64_t col)
 {
     if (col >= x->LY && col <= x->RY) x->w->mask[col] = x->tag;
@@ -236,15 +277,7 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
     hz_gext x = { P, w, S, rev, a1, a2, 0, 0, 0, 0, N + 1, rev ? right : left, rev ? left : right, 0 };
     w->gen++; w->nact = 0;
     if (ensure_rows(w, 1) || ensure_cols(w, 2) || ensure_tb(w, tail + 2)) return HZ_G_WORST;
-    /* initial L, R (§4.4) */
-    if (left.aln >= 0) { const hz_gpiece *p = piece(S, left); x.L = (p->b2 - a2) - (p->type == HZ_PC_DIAG ? p->b1 - a1 : 0); }
-    if (right.aln >= 0) { const hz_gpiece *p = piece(S, right); x.R = (p->b2 - a2) - (p->type == HZ_PC_DIAG ? p->b1 - a1 : 0); }
-    if (rev) {
-        int64_t L = x.L, R = x.R;
-        if (left.aln < 0 && right.aln >= 0) { x.L = 1 - R; x.R = N + 1; }
-        else if (left.aln >= 0 && right.aln < 0) { x.R = -L - 1; x.L = 0; }
-        else if (left.aln >= 0 && right.aln >= 0) { x.L = 1 - R; x.R = -L - 1; }
-    }
+    init_bounds(&x, left, right, N);
     const hz_gref *rs = rev ? &x.lf : &x.rf;       /* the follower started at the right neighbour */
     int32_t *C = w->C, *D = w->D; uint8_t *tb = w->tb;
     int64_t used = 0, col;

@@ -27,10 +27,17 @@ log "== $(date -u +%FT%TZ) commit $(cat COMMIT 2>/dev/null || git log -1 --forma
 log "cores $(nproc); $($B version 2>&1 | head -1)"
 W=$(mktemp -d)
 
-# every `hspz gapped` that aligns (--segments / --outdir) on the GPU
+# every `hspz gapped` that aligns (--segments / --outdir) on the GPU; in --outdir mode the
+# option goes after OUTDIR (a trailing one would be read as a missing --outdir's value)
 cat > "$W/hspz-cuda" <<EOF
 #!/bin/bash
-if [ "\${1:-}" = gapped ]; then case " \$* " in *" --segments="*|*" --outdir"*) exec $B "\$@" --device=$DEV ;; esac; fi
+if [ "\${1:-}" = gapped ]; then
+    case "\${2:-}" in
+        --outdir) [ \$# -ge 3 ] && exec $B gapped --outdir "\$3" --device=$DEV "\${@:4}" ;;
+        --outdir=*) exec $B gapped "\$2" --device=$DEV "\${@:3}" ;;
+        *) case " \$* " in *" --segments="*) exec $B "\$@" --device=$DEV ;; esac ;;
+    esac
+fi
 exec $B "\$@"
 EOF
 chmod +x "$W/hspz-cuda"

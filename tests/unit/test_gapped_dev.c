@@ -7,7 +7,11 @@
  *   2. a pass through hz_gapped_pass_pre with the "emu" device's results (the same batches the
  *      GPU gets) gives exactly hz_gapped_pass's alignments, neighbours and order, for 1, 2 and 5
  *      threads, on a tandem repeat where many speculative results must be redone;
- *   3. --device=cuda without CUDA / a GPU is refused by hz_gdev_open with a reason (1).
+ *   3. --device=cuda without CUDA / a GPU is refused by hz_gdev_open with a reason (1);
+ *   4. hz_gapped_nb_changes (spec §12 (a)): on a pair with a long alignment and repeats far from
+ *      it in the query, a result made against no alignments that it keeps (with no mask near)
+ *      equals the extension against the set, anchor by anchor; the test keeps some that have
+ *      neighbours and refuses some whose result the neighbours do change.
  * Prints TAP lines; exits non-zero on any failure. */
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +227,92 @@ static void test_pass(const hz_gscore *sc)
     hz_gset_free(&S1); hz_gwork_free(&w); free(an); free(t); free(q);
 }
 
+/* does an alignment of S that does not span row a1 have its box near the region explored (both
+ * halves' bounding boxes, widened)?  Then a §4.5 mask could differ: not a case of test 4 */
+static int mask_near(const hz_gset *S, const hz_gwork *w, int64_t a1, int64_t a2)
+{
+    for (int32_t i = 0; i < S->n; i++) {
+        const hz_galn *G = &S->a[i];
+        if (G->s1 <= a1 && a1 <= G->t1) continue;
+        for (int h = 0; h < 2; h++) {
+            if (!w->nrow[h]) continue;
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (int64_t b = 0; b <= w->nrow[h] / HZ_G_RGB; b++) {
+                if (w->rg[h][2 * b] < lo) lo = w->rg[h][2 * b];
+                if (w->rg[h][2 * b + 1] > hi) hi = w->rg[h][2 * b + 1];
+            }
+            int64_t r0 = h ? a1 - w->nrow[h] : a1, r1 = h ? a1 : a1 + w->nrow[h];
+            int64_t c0 = h ? a2 - hi : a2 + lo, c1 = h ? a2 - lo : a2 + hi;
+            if (G->t1 >= r0 - 2 && G->s1 <= r1 + 2 && G->t2 >= c0 - 4 && G->s2 <= c1 + 4) return 1;
+        }
+    }
+    return 0;
+}
+
+static int same_result(int ra, const hz_galn *A, int rb, const hz_galn *B)
+{
+    if (ra != rb) return 0;
+    if (ra != 1) return 1;
+    return A->s1 == B->s1 && A->s2 == B->s2 && A->t1 == B->t1 && A->t2 == B->t2 && A->score == B->score &&
+           A->nops == B->nops && !memcmp(A->ops, B->ops, (size_t)A->nops * sizeof *A->ops);
+}
+
+/* 4: a 30-kbp pair that is one mutated copy (one long alignment spanning every row) with a
+ * 500-bp unit planted at 14 places in each, at unrelated query offsets or (every third) a few
+ * hundred columns beside the long diagonal; anchors on the long
+ * diagonal and on unit pairs, run in order as hz_gapped_pass does */
+static void test_nb_changes(const hz_gscore *sc)
+{
+    enum { LEN = 30000, U = 500, NU = 14 };
+    uint8_t *t = calloc(LEN + 2, 1), *q = calloc(LEN + 2, 1);
+    char unit[U];
+    for (int i = 0; i < U; i++) unit[i] = LET[rnd() & 3];
+    for (int i = 1; i <= LEN; i++) t[i] = (uint8_t)LET[rnd() & 3];
+    for (int i = 1; i <= LEN; i++) q[i] = rnd() % 100 < 5 ? (uint8_t)LET[rnd() & 3] : t[i];
+    int64_t tp[NU], qp[NU];
+    for (int k = 0; k < NU; k++) {
+        tp[k] = 1000 + k * 2000; qp[k] = 1000 + ((k * 5 + 3) % NU) * 2000 + 700;
+        if (k % 3 == 0) qp[k] = tp[k] + (k & 1 ? -1 : 1) * (90 + 25 * k);   /* near the long diagonal */
+        for (int i = 0; i < U; i++) {
+            t[tp[k] + i] = rnd() % 100 < 4 ? (uint8_t)LET[rnd() & 3] : (uint8_t)unit[i];
+            q[qp[k] + i] = rnd() % 100 < 4 ? (uint8_t)LET[rnd() & 3] : (uint8_t)unit[i];
+        }
+    }
+    int64_t sep[2] = { 0, LEN + 1 };
+    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0, 0 };
+    hz_ganchor *an = malloc((NU * NU + 16) * sizeof *an);
+    int64_t nan = 0;
+    for (int k = 0; k < 8; k++) an[nan++] = (hz_ganchor){ 1500 + k * 3500, 1500 + k * 3500 - 1, 900000 - k };
+    for (int i = 0; i < NU; i++)
+        for (int j = 0; j < NU; j++)
+            an[nan++] = (hz_ganchor){ tp[i] + U / 2, qp[j] + U / 2 - 1, 50000 - i * NU - j };
+    hz_gwork w = { 0 }, we = { 0 };
+    we.rec = 1;
+    hz_gset S = { 0 }, E0 = { 0 };
+    uint32_t *rops = NULL; int32_t rcap = 0;
+    int64_t kept = 0, kept_nb = 0, bad = 0, refused = 0, changed = 0;
+    for (int64_t k = 0; k < nan; k++) {
+        hz_galn G, GE;
+        int rt = hz_gapped_extend(&P, &w, &S, an[k].a1, an[k].a2, &G, &rops, &rcap);
+        int re = hz_gapped_extend(&P, &we, &E0, an[k].a1, an[k].a2, &GE, &rops, &rcap);
+        const hz_gref none[2] = { { -1, -1 }, { -1, -1 } };
+        hz_gref l, r;
+        int in = hz_gapped_neighbours(&S, an[k].a1, an[k].a2, &l, &r), nb = !in && (l.aln >= 0 || r.aln >= 0);
+        if (!we.trunc && !mask_near(&S, &we, an[k].a1, an[k].a2)) {
+            int ch = hz_gapped_nb_changes(&P, &S, an[k].a1, an[k].a2, none, we.rg, we.nrow);
+            int same = same_result(rt, &G, re, &GE);
+            if (!ch) { kept++; kept_nb += nb; bad += !same; }
+            else if (!in) { refused++; changed += !same; }
+        }
+        if (re == 1) { free(GE.ops); free(GE.pc); }
+        if (rt == 1 && hz_gapped_accept(&S, &G)) break;
+    }
+    check(bad == 0 && kept_nb >= 10, "results made against no alignments that hz_gapped_nb_changes keeps equal the extension against the set "
+          "(%lld kept, %lld of them with neighbours, %lld different)", (long long)kept, (long long)kept_nb, (long long)bad);
+    check(refused > 0 && changed > 0, "it refuses some not contained (%lld), among them results the neighbours do change (%lld)", (long long)refused, (long long)changed);
+    free(rops); hz_gset_free(&S); hz_gwork_free(&w); hz_gwork_free(&we); free(an); free(t); free(q);
+}
+
 int main(void)
 {
     hz_gscore *sc = malloc(sizeof *sc);
@@ -230,6 +320,7 @@ int main(void)
     sc->ydrop = 9430;
     test_halves(sc);
     test_pass(sc);
+    test_nb_changes(sc);
     hz_gdev *d = NULL; char err[256] = "";
     int rc = hz_gdev_open("nonesuch", &d, err, sizeof err);
     check(rc == -1 && !d && strstr(err, "nonesuch"), "an unknown device kind is an error (%s)", err);
