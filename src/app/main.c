@@ -598,6 +598,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "merge")) { hz_sigwatch_block(1); return cmd_merge(argc - 1, argv + 1); }
     if (!strcmp(cmd, "index")) { hz_sigwatch_block(1); return cmd_run(argc - 1, argv + 1, 3); }
     if (!strcmp(cmd, "report")) return hz_report_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "__gapped-stage")) return hz_gapped_stage_main(argc, argv);   /* run --gapped's helper */
     if (!strcmp(cmd, "gapped")) {   /* lastz's command line, or --outdir (gapped_cmd.h) */
         if (argc > 2 && (!strcmp(argv[2], "--outdir") || !strncmp(argv[2], "--outdir=", 9)))
             return hz_gapped_outdir(argc - 1, argv + 1);

@@ -55,9 +55,22 @@ int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen);
 
 /* The stage on the run's finished folder dir (lastz-commands.txt and the segments files,
  * after -D's split): t and q are the run's loaded target and query (hz_seqset, names without
- * prefixes); o gives -T/-Q.  *files gets the commands and their files (hz_gapped_files_free),
- * *secs the stage's wall time.  Returns 0, or -1 with err set (one line). */
-int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const hz_seqset *q, int threads,
-                  hz_gapped_files *files, double *secs, char *err, size_t errlen);
+ * prefixes); o gives -T/-Q.  device NULL or "cpu": the lines run on the CPU from t and q, in
+ * worker processes forked from this one.  "cuda" / "auto" (the HSP stage ran on a GPU): this
+ * process holds a CUDA context, which a forked process cannot use, so the stage runs in a
+ * helper, a new image of this program (hz_gapped_stage_main) that reads o->target and qpath
+ * (the run's -r and this job's query file) again, forks the lines and opens the device in each
+ * (gapped_dev.h; "auto" computes on the CPU where it cannot); the bytes are the same.  *files
+ * gets the commands and their files (hz_gapped_files_free), *secs the stage's wall time.
+ * Returns 0, or -1 with err set (one line). */
+int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const hz_seqset *q, const char *qpath,
+                  int threads, const char *device, hz_gapped_files *files, double *secs, char *err, size_t errlen);
+
+/* `hspz __gapped-stage DIR TARGET QUERY TPREFIX QPREFIX THREADS DEVICE TBWORD FD` (the helper of
+ * hz_gapped_run, never typed by users): loads TARGET and QUERY, puts the prefixes on the names,
+ * runs hz_gapped_outdir_run on DIR (err mode: nothing placed after a failed line) and writes
+ * its result on descriptor FD: "rc N", "ncmd N", one "f NAME" per file, "err MESSAGE" (lines).
+ * Returns 0 when it wrote the result, 2 on a bad call. */
+int hz_gapped_stage_main(int argc, char **argv);
 
 #endif

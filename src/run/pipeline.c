@@ -152,7 +152,10 @@ static int job_finish(run_t *R, qjob_t *J)
     /* --gapped: the alignments of every lastz command, from the loaded sequences (gapped_run.h) */
     hz_gapped_files gf = { 0, NULL, 0 };
     if (J->o.gapped && !J->o.nogapped) {
-        if (hz_gapped_run(&J->o, J->dir, J->mi.t, &J->qseqs, R->nthreads, &gf, &J->mi.t_gapped, R->err, sizeof R->err)) {
+        /* --device cuda: the alignments on the GPU too (a helper process, gapped_run.h); auto and
+         * cpu keep them on the CPU, as hspz gapped's default */
+        const char *gdev = R->be && J->o.device && !strcmp(J->o.device, "cuda") ? "cuda" : NULL;
+        if (hz_gapped_run(&J->o, J->dir, J->mi.t, &J->qseqs, J->o.query, R->nthreads, gdev, &gf, &J->mi.t_gapped, R->err, sizeof R->err)) {
             hz_gapped_files_free(&gf); return -1;
         }
         J->mi.gapped_done = 1; J->mi.gapped_threads = R->nthreads;

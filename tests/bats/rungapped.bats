@@ -284,3 +284,29 @@ PY
         cmp <(grep -v '^#' "$f") <(grep -v '^#' "pkg/${f#g/}")
     done
 }
+
+@test "run --gapped --device cuda's helper (hspz __gapped-stage, a new process: CUDA is not usable after fork): the files of run --gapped, its result on a descriptor; failures reported there" {
+    local d="$BATS_TEST_TMPDIR" f n=0
+    hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/g" --quiet --threads 2 --gapped -T t. -Q q.
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/h" --quiet --threads 2 -T t. -Q q.
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    # the emu device: the GPU's code on the host, as the lines of --device cuda run it
+    run "$HSPZ" __gapped-stage "$d/h" "$AO/apple.fasta.gz" "$AO/orange.fasta.gz" t. q. 2 emu "" 3 3> "$d/res.txt"
+    [ "$status" -eq 0 ] && [ -z "$output" ]
+    [ "$(sed -n 1p "$d/res.txt")" = "rc 0" ]
+    [ "$(sed -n 2p "$d/res.txt")" = "ncmd $(grep -c . "$d/h/lastz-commands.txt")" ]
+    [ "$(tail -n 1 "$d/res.txt")" = "err " ]
+    for f in $(sed -n 's/^f //p' "$d/res.txt"); do cmp "$d/g/$f" "$d/h/$f"; n=$((n + 1)); done
+    [ "$n" -eq $((2 * $(grep -c . "$d/h/lastz-commands.txt"))) ]
+    [ "$(alignments "$d/h")" -gt 20 ]
+    # a failure comes back as rc 1 with its one line, nothing placed
+    rm -rf "$d/k"; hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/k" --quiet
+    run "$HSPZ" __gapped-stage "$d/k" "$d/absent.fa" "$AO/orange.fasta.gz" "" "" 2 cpu "" 3 3> "$d/res2.txt"
+    [ "$status" -eq 0 ]
+    [ "$(sed -n 1p "$d/res2.txt")" = "rc 1" ]
+    grep -q "^err .*absent.fa" "$d/res2.txt"
+    ! ls "$d/k"/*.maf- 2>/dev/null
+    run "$HSPZ" __gapped-stage "$d/k"
+    [ "$status" -eq 2 ] && [[ "$output" == *"helper of hspz run"* ]]
+}

@@ -11,7 +11,8 @@
 #   4. the golden and --threads cases of tests/bats/gapped.bats, slow tier included (every golden
 #      of ../shared/golden/lastz-gapped, both strands, maf- and axt+ H=2000; GD_SLOW=1 adds the slow tier), with every
 #      `hspz gapped` given --device=$DEV: GPU bytes == lastz's == the CPU path's (in the time left);
-#   5. GD_FUZZ=SECONDS: the differential fuzz (tests/bats/gapped_fuzz.bats) on the device.
+#   5. GD_FUZZ=SECONDS: the differential fuzz (tests/bats/gapped_fuzz.bats) on the device;
+#   6. GD_RUN=1: hspz run --gapped --device cuda against --device cpu, E. coli (and Zymoseptoria).
 # Inputs come from .dev/ (carried): bin/hspz (a CUDA build), bin/lastz, bin/gnutime, lib.tar.xz,
 # shared/ (golden/lastz-gapped and the pairs' data), ec/, bats/ (bats-core).
 # Usage: tests/gpu/gapped_device.sh OUTDIR [NT]   (GD_DEV=emu: the same steps with the emu device, a
@@ -85,6 +86,27 @@ if [ "${GD_FUZZ:-0}" -gt 0 ]; then
     python3 tests/lib/gapped_fuzz.py --hspz "$W/hspz-cuda" --seconds "$GD_FUZZ" --seed "${GD_SEED:-35}" \
         --work "$W/fuzz" --repro "$W/fuzz-repro" --quiet > "$OUT/gapped_fuzz_cuda.log" 2>&1
     log "gapped fuzz --device=$DEV, $GD_FUZZ s, seed ${GD_SEED:-35}: rc=$? $(tail -1 "$OUT/gapped_fuzz_cuda.log")"
+fi
+
+# 6. GD_RUN=1: hspz run --gapped --device cuda (HSPs on the GPU, the alignments in a helper
+#    process whose lines open the GPU) against --device cpu on E. coli (and medium Zymoseptoria
+#    when $DD/zy is there), each twice, alternating: every file but the manifest byte-identical
+if [ "${GD_RUN:-0}" != 0 ] && [ "$DEV" = cuda ]; then
+    pairs="$R/$DD/ec/ecoli_K12_MG1655.fa.gz,$R/$DD/ec/ecoli_536_NC_008253.fa.gz"
+    [ -d "$R/$DD/zy" ] && pairs="$pairs $R/$DD/zy/ztritici_IPO323.fa.gz,$R/$DD/zy/zpseudotritici_221.fa.gz"
+    T=$(command -v gnutime || echo /usr/bin/time)
+    for pair in $pairs; do
+        ref=${pair%%,*}; qry=${pair#*,}; nm=$(basename "$ref" .fa.gz)
+        for k in 1 2; do
+            for dv in cpu cuda; do
+                rm -rf "$W/rg-$dv"
+                "$T" -f "%e %U %S" -o "$W/t" "$B" run -r "$ref" -q "$qry" -o "$W/rg-$dv" --gapped --threads "$NT" --device $dv --quiet
+                log "run --gapped --device $dv $nm pass $k: rc=$? wall/user/sys $(cat "$W/t")"
+            done
+            d=$(diff -r -x manifest.json "$W/rg-cpu" "$W/rg-cuda" >/dev/null 2>&1 && echo same || echo DIFFERENT)
+            log "run --gapped $nm pass $k: cuda folder vs cpu folder: $d ($(cat "$W/rg-cpu"/*.maf- | grep -c '^a ') alignments)"
+        done
+    done
 fi
 
 rm -rf "$W"
