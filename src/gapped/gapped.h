@@ -140,9 +140,9 @@ typedef struct hz_gwork {
     void *pollctx;
     int stopped;                     /* set when poll stopped the extension */
     int64_t cells;                   /* DP cells computed (statistics, never reset here) */
+    int32_t *sv;                     /* hz_gapped_row's scratch, cap values like C and D */
     hz_gref nb[2];                   /* the neighbours (left, right; §5.1) the last
                                       * hz_gapped_extend that was not contained ran with */
-    int32_t *sv;                     /* hz_gapped_row's scratch, cap values like C and D */
 } hz_gwork;
 #define HZ_G_RGB 32
 #define HZ_G_POLL 256

@@ -45,6 +45,7 @@ typedef struct {
     hz_galn G;
     int64_t *rg[2], rgcap[2], nrow[2], lo[2], hi[2];
     hz_gref nb[2];                /* the neighbours the result ran with (none: a device result) */
+    int64_t dlo, dhi;             /* the diagonals (column - row, from the anchor) both halves explored */
 } pslot;
 
 typedef struct {
@@ -81,6 +82,24 @@ static int publish(ppar *p)
     return 0;
 }
 
+/* the columns (lo, hi per half) and diagonals (dlo, dhi) of v's region, from rg / nrow */
+static void extent(pslot *v)
+{
+    v->dlo = INT64_MAX; v->dhi = INT64_MIN;
+    for (int h = 0; h < 2; h++) {
+        v->lo[h] = INT64_MAX; v->hi[h] = INT64_MIN;
+        for (int64_t b = 0; v->nrow[h] && b <= v->nrow[h] / HZ_G_RGB; b++) {
+            int64_t lo = v->rg[h][2 * b], hi = v->rg[h][2 * b + 1];
+            int64_t r0 = b ? b * HZ_G_RGB : 1, r1 = b * HZ_G_RGB + HZ_G_RGB - 1 < v->nrow[h] ? b * HZ_G_RGB + HZ_G_RGB - 1 : v->nrow[h];
+            if (lo < v->lo[h]) v->lo[h] = lo;
+            if (hi > v->hi[h]) v->hi[h] = hi;
+            int64_t d0 = h ? r0 - hi : lo - r1, d1 = h ? r1 - lo : hi - r0;   /* REV: column a2 - c, row a1 - r */
+            if (d0 < v->dlo) v->dlo = d0;
+            if (d1 > v->dhi) v->dhi = d1;
+        }
+    }
+}
+
 /* keep the worker's explored regions in the slot (its hz_gwork is reused) */
 static int keep_region(pslot *sl, const hz_gwork *w)
 {
@@ -93,17 +112,13 @@ static int keep_region(pslot *sl, const hz_gwork *w)
             sl->rg[h] = t; sl->rgcap[h] = nb;
         }
         memcpy(sl->rg[h], w->rg[h], (size_t)nb * sizeof *sl->rg[h]);
-        sl->lo[h] = INT64_MAX; sl->hi[h] = INT64_MIN;
-        for (int64_t b = 0; b < nb; b += 2) {
-            if (sl->rg[h][b] < sl->lo[h]) sl->lo[h] = sl->rg[h][b];
-            if (sl->rg[h][b + 1] > sl->hi[h]) sl->hi[h] = sl->rg[h][b + 1];
-        }
     }
+    extent(sl);
     return 0;
 }
 
 static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2);
-static int span_hits(const hz_gpass *P, const pslot *v, const hz_galn *G, int64_t a1, int64_t a2);
+static int span_hits(const pslot *v, const hz_galn *G, int64_t a1, int64_t a2);
 static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, int32_t *byend, int32_t n);
 
 /* a worker's running extension: anchor k, alignments S->a[0..seen) already checked; dep: the
@@ -132,7 +147,7 @@ static int64_t pending_hit(const ppar *p, const pslot *v, int64_t k)
         int span = G->s1 <= a->a1 && a->a1 <= G->t1;                     /* (a): no box test */
         if (!span && (G->t1 < r0 || G->s1 > r1 || G->t2 < c0 || G->s2 > c1)) continue;
         int h = aln_hits(v, G, a->a1, a->a2);
-        if (h == 1 || (h == 2 && span_hits(p->P, v, G, a->a1, a->a2))) return j;
+        if (h == 1 || (h == 2 && span_hits(v, G, a->a1, a->a2))) return j;
     }
     return -1;
 }
@@ -145,12 +160,8 @@ static int poll_new(void *ctx, const hz_gwork *w, int rev)
     pslot v; memset(&v, 0, sizeof v);
     for (int h = 0; h < 2; h++) {                  /* the explored region so far, as keep_region */
         v.rg[h] = w->rg[h]; v.nrow[h] = h < rev ? 0 : w->nrow[h]; v.nb[h] = w->nb[h];
-        v.lo[h] = INT64_MAX; v.hi[h] = INT64_MIN;
-        for (int64_t b = 0; v.nrow[h] && b <= v.nrow[h] / HZ_G_RGB; b++) {
-            if (v.rg[h][2 * b] < v.lo[h]) v.lo[h] = v.rg[h][2 * b];
-            if (v.rg[h][2 * b + 1] > v.hi[h]) v.hi[h] = v.rg[h][2 * b + 1];
-        }
     }
+    extent(&v);
     pthread_mutex_lock(&q->p->mu);
     int32_t n = q->p->S->n;                                 /* entries below S->n are immutable */
     q->dep = pending_hit(q->p, &v, q->k);
@@ -160,7 +171,7 @@ static int poll_new(void *ctx, const hz_gwork *w, int rev)
     const hz_ganchor *a = &q->p->an[q->k];
     for (int32_t i = q->seen; i < n; i++) {
         int h = aln_hits(&v, &q->p->S->a[i], a->a1, a->a2);
-        if (h == 1 || (h == 2 && span_hits(q->p->P, &v, &q->p->S->a[i], a->a1, a->a2))) return 1;
+        if (h == 1 || (h == 2 && span_hits(&v, &q->p->S->a[i], a->a1, a->a2))) return 1;
     }
     q->seen = n;
     return 0;
@@ -308,16 +319,19 @@ static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2)
     return 0;
 }
 
-/* (a) for one alignment G not yet accepted or in a view (predictions only): 1 when G could
- * contain the anchor, or as its only neighbour (its §5.6 snapshots taken as none) bound it */
-static int span_hits(const hz_gpass *P, const pslot *v, const hz_galn *G, int64_t a1, int64_t a2)
+/* (a) for one alignment G (predictions only, so cheap: the bytes never depend on it): 1 when
+ * the result ran with neighbours (G may be a nearer one), when G contains the anchor (§5.1), or
+ * when G's diagonal at the anchor's row is within HZ_PAR_NEAR of the diagonals explored */
+enum { HZ_PAR_NEAR = 16 };
+static int span_hits(const pslot *v, const hz_galn *G, int64_t a1, int64_t a2)
 {
-    if (v->nb[0].aln >= 0 || v->nb[1].aln >= 0) return 1;   /* it may become a nearer one */
-    hz_galn g1 = *G;
-    g1.bl = g1.br = g1.tl = g1.tr = NONE;
-    int32_t zero = 0;
-    hz_gset V = { &g1, 1, 1, &zero, &zero, 1 };
-    return hz_gapped_nb_changes(P, &V, a1, a2, v->nb, (int64_t *const *)v->rg, v->nrow);
+    if (v->nb[0].aln >= 0 || v->nb[1].aln >= 0) return 1;
+    int32_t lo = 0, hi = G->npc;                                 /* the first piece reaching a1 */
+    while (lo < hi) { int32_t m = lo + (hi - lo) / 2; if (G->pc[m].e1 >= a1) hi = m; else lo = m + 1; }
+    if (lo >= G->npc) return 0;
+    const hz_gpiece *q = &G->pc[lo];
+    int64_t x = q->type == HZ_PC_DIAG ? q->b2 + (a1 - q->b1) - a2 : q->b2 - a2;
+    return x == 0 || (x >= v->dlo - HZ_PAR_NEAR && x <= v->dhi + HZ_PAR_NEAR);
 }
 
 /* Could the alignments S->a[sl->nsnap..n) (KEPT / BYEND orders of S->a[0..n) given) change slot
