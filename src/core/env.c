@@ -28,6 +28,9 @@ static hz_envvar ENV[] = {
     { "HSPZ_GAPPED_BATCH", "an integer 1..1073741824", NULL },
     { "HSPZ_GAPPED_POOL", "an integer 1..1073741824", NULL },
     { "HSPZ_GAPPED_STATS", "0, 1", NULL },
+    /* hspz run --gapped (src/run/pipeline.c, gapped_run.c): the alignments' device, through the
+     * helper process (emu: the GPU's code on the host, tests) */
+    { "HSPZ_GAPPED_DEVICE", "cpu, cuda, emu", NULL },
 };
 #define NENV ((int)(sizeof ENV / sizeof ENV[0]))
 /* variables of the test harness and benchmarks (tests/lib/common.bash); hspz never reads them */

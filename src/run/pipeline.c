@@ -155,6 +155,8 @@ static int job_finish(run_t *R, qjob_t *J)
         /* --device cuda: the alignments on the GPU too (a helper process, gapped_run.h); auto and
          * cpu keep them on the CPU, as hspz gapped's default */
         const char *gdev = R->be && J->o.device && !strcmp(J->o.device, "cuda") ? "cuda" : NULL;
+        const char *ge = getenv("HSPZ_GAPPED_DEVICE");   /* checked by hz_env_check: cpu, cuda, emu */
+        if (ge && *ge) gdev = strcmp(ge, "cpu") ? ge : NULL;
         if (hz_gapped_run(&J->o, J->dir, J->mi.t, &J->qseqs, J->o.query, R->nthreads, gdev, &gf, &J->mi.t_gapped, R->err, sizeof R->err)) {
             hz_gapped_files_free(&gf); return -1;
         }

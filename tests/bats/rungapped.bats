@@ -310,3 +310,39 @@ PY
     run "$HSPZ" __gapped-stage "$d/k"
     [ "$status" -eq 2 ] && [[ "$output" == *"helper of hspz run"* ]]
 }
+
+@test "run --gapped through its helper (HSPZ_GAPPED_DEVICE=emu: the GPU's code on the host) = run --gapped on the CPU; a device that cannot open fails the run with one line, no OUTDIR; SIGTERM ends the helper too" {
+    local d="$BATS_TEST_TMPDIR"
+    hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/c" --quiet --threads 2 --gapped -T t. -Q q.
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    HSPZ_GAPPED_DEVICE=emu hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/e" --quiet --threads 2 --gapped -T t. -Q q.
+    [ "$status" -eq 0 ] && [ -z "$stderr" ] || { show_run; return 1; }
+    same_gapped "$d/e" "$d/c"
+    [ "$(mf "$d/e/manifest.json" 'd["environment"]["HSPZ_GAPPED_DEVICE"]')" = emu ]
+    # query list: each job's helper reads that job's query
+    echo "$AO/orange.fasta.gz" > "$d/ql.txt"
+    HSPZ_GAPPED_DEVICE=emu hz_run run -r "$AO/apple.fasta.gz" --query-list "$d/ql.txt" -o "$d/ql" --quiet --threads 2 --gapped -T t. -Q q.
+    [ "$status" -eq 0 ] || { show_run; return 1; }
+    same_gapped "$d/ql/000001" "$d/c"
+    # where the device cannot be opened (cuda in a build without it, or no GPU) the line fails
+    if ! "$HSPZ" version 2>&1 | grep -qi cuda || ! command -v nvidia-smi >/dev/null; then
+        HSPZ_GAPPED_DEVICE=cuda hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/f" --quiet --gapped
+        [ "$status" -eq 1 ] && [ ! -e "$d/f" ]
+        [ "$(grep -c . <<<"$stderr")" -eq 1 ]
+        [[ "$stderr" == *"gapped stage: line 1 of lastz-commands.txt failed"*"--device=cuda"* ]] || { show_run; return 1; }
+    fi
+    # SIGTERM while the helper's lines run (H. pylori on the emu device takes minutes)
+    HSPZ_GAPPED_DEVICE=emu "$HSPZ" run -r "$TD/small_hpylori_g27_vs_els37/hpylori_G27.fa.gz" \
+        -q "$TD/small_hpylori_g27_vs_els37/hpylori_ELS37.fa.gz" -o "$d/t" --quiet --threads 2 --gapped 2> "$d/t.err" &
+    local pid=$! k
+    for k in $(seq 1 600); do pgrep -f "__gapped-stage $d/t" >/dev/null && break; sleep 0.1; done
+    pgrep -f "__gapped-stage $d/t" >/dev/null || { kill $pid; echo "no helper"; return 1; }
+    sleep 1
+    kill -TERM $pid
+    local st=0; wait $pid || st=$?
+    [ "$st" -eq 143 ] || { cat "$d/t.err"; echo "exit $st"; return 1; }
+    [ ! -e "$d/t" ]
+    for k in $(seq 1 50); do pgrep -f "__gapped-stage $d/t" >/dev/null || break; sleep 0.1; done
+    ! pgrep -f "__gapped-stage $d/t"
+    [ "$(grep -c . "$d/t.err")" -eq 1 ] && grep -q "interrupted by signal 15" "$d/t.err"
+}
