@@ -228,8 +228,9 @@ int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a
 {
     hz_gref left, right;
     memset(G, 0, sizeof *G);
-    if (hz_gapped_neighbours(S, a1, a2, &left, &right)) return 2;
-    w->nb[0] = left; w->nb[1] = right;
+    int in = hz_gapped_neighbours(S, a1, a2, &left, &right);
+    w->nb[0] = in ? (hz_gref){ -1, -1 } : left; w->nb[1] = in ? (hz_gref){ -1, -1 } : right;
+    if (in) return 2;
     int32_t part = hz_gapped_part(P->sep, P->npart, a1);
     int64_t low1 = P->sep[part] + 1, high1 = P->sep[part + 1];
     int64_t low2 = 0, high2 = P->qlen;

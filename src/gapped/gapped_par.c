@@ -11,9 +11,12 @@
  *       (hz_gapped_nb_changes: a result made without neighbours, as a device's, stays exact
  *       beside a long alignment that spans its rows far away in the query); or
  *   (b) has a piece whose mask (§4.5) can land in [LY, RY] of a row the half processed.
- * Neighbour followers only walk through alignments of the snapshot (their §5.6 snapshots point
- * to older alignments), and a mark outside [LY, RY] changes nothing, so by induction over rows
- * the DP is unchanged when neither holds.  (b) is tested conservatively: regions are kept per
+ * A result that ran with neighbours is kept under (a) only when the set gives the same ones, whose
+ * followers walk through alignments of the snapshot (their §5.6 snapshots point to older
+ * alignments); one that ran without is kept when the replayed followers of the set's neighbours
+ * never bind in its region (they may walk through new alignments: the replay reads them).  A
+ * mark outside [LY, RY] changes nothing, so by induction over rows the DP is unchanged when
+ * neither holds.  (b) is tested conservatively: regions are kept per
  * block of HZ_G_RGB rows, pieces are widened by one row and two columns.  A contained anchor
  * stays contained (KEPT only grows), so a speculative skip is always exact.  A speculative half
  * that hit the traceback limit is recomputed at commit so its stderr line comes in order.

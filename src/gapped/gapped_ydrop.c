@@ -131,8 +131,10 @@ static void init_bounds(hz_gext *x, hz_gref left, hz_gref right, int64_t N)
  * replayed against a recorded region (spec §12).  A half that ran without neighbours had no
  * bound and the tail cap NN = N; with neighbours the DP is the same while at every row r
  * L <= LY(r), R >= RY(r) with R > 0, and NN(r) lets the row's tail (§4.3) run as before: NN = N,
- * or NN >= RY(r + 1) with RY(r + 1) < N (the tail stopped before nearing N).  The last row's tail
- * is never read (the DP ended there).  The region's block minima / maxima make it conservative. */
+ * or NN >= RY(r + 1) with RY(r + 1) < N (the tail stopped before nearing N; NN >= RY(r + 1) - 1
+ * would do).  The last recorded row's tail is never read: the DP ended in that row (r = M, the
+ * traceback reads only cells left of or above the best; or the LY >= RY break; a truncated or
+ * polled-out half is redone anyway).  The region's block minima / maxima make it conservative. */
 int hz_gapped_bounds_reach(const hz_gpass *P, const hz_gset *S, int rev, int64_t a1, int64_t a2, int64_t N,
                            hz_gref left, hz_gref right, const int64_t *rg, int64_t nrow)
 {
