@@ -82,14 +82,14 @@ static double now_s(void)
 enum { HELPER_FD = 100 };
 
 /* hz_gapped_run's helper process (gapped_run.h): started, its result read, waited for */
-static int run_helper(const hz_opts *o, const char *dir, const char *qpath, int threads, const char *device,
-                      const char *tb, hz_gapped_files *files, char *err, size_t errlen)
+static int run_helper(const hz_opts *o, const char *dir, const hz_seqset *t, const hz_seqset *q, const char *qpath,
+                      int threads, const char *device, const char *tb, hz_gapped_files *files, char *err, size_t errlen)
 {
     char th[16], fdn[16];
     snprintf(th, sizeof th, "%d", threads); snprintf(fdn, sizeof fdn, "%d", HELPER_FD);
     char *av[] = { "hspz", "__gapped-stage", (char *)dir, (char *)o->target, (char *)qpath,
                    (char *)(o->target_prefix ? o->target_prefix : ""), (char *)(o->query_prefix ? o->query_prefix : ""),
-                   th, (char *)device, (char *)(tb ? tb : ""), fdn, NULL };
+                   th, (char *)device, (char *)(tb ? tb : ""), fdn, (char *)t->sha256, (char *)q->sha256, NULL };
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC)) { snprintf(err, errlen, "gapped stage: pipe: %s", strerror(errno)); return -1; }
     fflush(NULL);
@@ -154,7 +154,7 @@ int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const h
     }
     if (tb) sprintf(tb, "--allocate:traceback=%s", o->traceback);
     if (device && strcmp(device, "cpu") && o->target && qpath)
-        rc = run_helper(o, dir, qpath, threads > 0 ? threads : 1, device, tb, files, err, errlen);
+        rc = run_helper(o, dir, t, q, qpath, threads > 0 ? threads : 1, device, tb, files, err, errlen);
     else if (view_make(t, o->target_prefix ? o->target_prefix : "", &tv) || view_make(q, o->query_prefix ? o->query_prefix : "", &qv)) {
         snprintf(err, errlen, "out of memory for the gapped stage's record names");
         rc = -1;
@@ -168,7 +168,7 @@ int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const h
 
 int hz_gapped_stage_main(int argc, char **argv)
 {
-    if (argc != 11) { fprintf(stderr, "hspz __gapped-stage: the gapped stage's helper of hspz run (not a command)\n"); return 2; }
+    if (argc != 13) { fprintf(stderr, "hspz __gapped-stage: the gapped stage's helper of hspz run (not a command)\n"); return 2; }
     const char *dir = argv[2], *tp = argv[3], *qp = argv[4], *tpre = argv[5], *qpre = argv[6], *device = argv[8];
     const char *tb = argv[9][0] ? argv[9] : NULL;
     int threads = atoi(argv[7]), fd = atoi(argv[10]);
@@ -180,6 +180,9 @@ int hz_gapped_stage_main(int argc, char **argv)
     char err[2048] = "";
     int rc = 1;
     if (hz_seqset_load_mt(tp, threads, &ts, err, sizeof err) || hz_seqset_load_mt(qp, threads, &qs, err, sizeof err)) {}
+    else if ((argv[11][0] && strcmp(argv[11], ts.sha256)) || (argv[12][0] && strcmp(argv[12], qs.sha256)))   /* not what the run read */
+        snprintf(err, sizeof err, "%s changed since this run read it (sha256 %.12s..., was %.12s...)", argv[11][0] && strcmp(argv[11], ts.sha256) ? tp : qp,
+                 argv[11][0] && strcmp(argv[11], ts.sha256) ? ts.sha256 : qs.sha256, argv[11][0] && strcmp(argv[11], ts.sha256) ? argv[11] : argv[12]);
     else if (view_make(&ts, tpre, &tv) || view_make(&qs, qpre, &qv)) snprintf(err, sizeof err, "out of memory for the gapped stage's record names");
     else rc = hz_gapped_outdir_run(dir, &tv, &qv, threads, device, tb, 0, &fl, err, sizeof err) ? 1 : 0;
     fprintf(out, "rc %d\nncmd %zu\n", rc, fl.ncmd);

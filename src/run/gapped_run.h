@@ -66,8 +66,9 @@ int hz_gapped_precheck(const hz_opts *o, char *err, size_t errlen);
 int hz_gapped_run(const hz_opts *o, const char *dir, const hz_seqset *t, const hz_seqset *q, const char *qpath,
                   int threads, const char *device, hz_gapped_files *files, double *secs, char *err, size_t errlen);
 
-/* `hspz __gapped-stage DIR TARGET QUERY TPREFIX QPREFIX THREADS DEVICE TBWORD FD` (the helper of
- * hz_gapped_run, never typed by users): loads TARGET and QUERY, puts the prefixes on the names,
+/* `hspz __gapped-stage DIR TARGET QUERY TPREFIX QPREFIX THREADS DEVICE TBWORD FD TSHA QSHA` (the
+ * helper of hz_gapped_run, never typed by users): loads TARGET and QUERY (refused unless their
+ * sha256 is TSHA / QSHA, the bytes the run read; "" = not checked), puts the prefixes on the names,
  * runs hz_gapped_outdir_run on DIR (err mode: nothing placed after a failed line) and writes
  * its result on descriptor FD: "rc N", "ncmd N", one "f NAME" per file, "err MESSAGE" (lines).
  * Returns 0 when it wrote the result, 2 on a bad call. */

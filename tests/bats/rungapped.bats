@@ -292,7 +292,8 @@ PY
     hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/h" --quiet --threads 2 -T t. -Q q.
     [ "$status" -eq 0 ] || { show_run; return 1; }
     # the emu device: the GPU's code on the host, as the lines of --device cuda run it
-    run "$HSPZ" __gapped-stage "$d/h" "$AO/apple.fasta.gz" "$AO/orange.fasta.gz" t. q. 2 emu "" 3 3> "$d/res.txt"
+    run "$HSPZ" __gapped-stage "$d/h" "$AO/apple.fasta.gz" "$AO/orange.fasta.gz" t. q. 2 emu "" 3 \
+        "$(sha256sum < "$AO/apple.fasta.gz" | cut -c1-64)" "" 3> "$d/res.txt"
     [ "$status" -eq 0 ] && [ -z "$output" ]
     [ "$(sed -n 1p "$d/res.txt")" = "rc 0" ]
     [ "$(sed -n 2p "$d/res.txt")" = "ncmd $(grep -c . "$d/h/lastz-commands.txt")" ]
@@ -302,10 +303,16 @@ PY
     [ "$(alignments "$d/h")" -gt 20 ]
     # a failure comes back as rc 1 with its one line, nothing placed
     rm -rf "$d/k"; hz_run run -r "$AO/apple.fasta.gz" -q "$AO/orange.fasta.gz" -o "$d/k" --quiet
-    run "$HSPZ" __gapped-stage "$d/k" "$d/absent.fa" "$AO/orange.fasta.gz" "" "" 2 cpu "" 3 3> "$d/res2.txt"
+    run "$HSPZ" __gapped-stage "$d/k" "$d/absent.fa" "$AO/orange.fasta.gz" "" "" 2 cpu "" 3 "" "" 3> "$d/res2.txt"
     [ "$status" -eq 0 ]
     [ "$(sed -n 1p "$d/res2.txt")" = "rc 1" ]
     grep -q "^err .*absent.fa" "$d/res2.txt"
+    ! ls "$d/k"/*.maf- 2>/dev/null
+    # a query that is not the bytes the run read (sha256) is refused, nothing placed
+    run "$HSPZ" __gapped-stage "$d/k" "$AO/apple.fasta.gz" "$AO/orange.fasta.gz" "" "" 2 cpu "" 3 "" \
+        0000000000000000000000000000000000000000000000000000000000000000 3> "$d/res3.txt"
+    [ "$status" -eq 0 ] && [ "$(sed -n 1p "$d/res3.txt")" = "rc 1" ]
+    grep -q "^err .*orange.fasta.gz changed since this run read it" "$d/res3.txt"
     ! ls "$d/k"/*.maf- 2>/dev/null
     run "$HSPZ" __gapped-stage "$d/k"
     [ "$status" -eq 2 ] && [[ "$output" == *"helper of hspz run"* ]]
