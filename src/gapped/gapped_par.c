@@ -57,7 +57,7 @@ typedef struct {
     hz_gset *S; psnap *cur;
     pslot *slot; int64_t K, next_claim, next_commit;
     int stop, stats; int64_t nredo;
-    int64_t nretry, nretry2, nstop, nwait, nown, wcells, ccells, maxcells; double cbusy;   /* HSPZ_GAPPED_STATS */
+    int64_t nretry, nretry2, nstop, nwait, nown, wcells, ccells, maxcells; double cbusy, cwait;   /* HSPZ_GAPPED_STATS */
     hz_gpre_fn pre; void *prectx;         /* results made elsewhere, against an empty set */
     hz_gallow_fn allow; void *allowctx;   /* workers [0, allow()) may claim anchors now */
     pthread_mutex_t mu; pthread_cond_t cv_work, cv_done;
@@ -439,7 +439,12 @@ int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
         pslot *sl = &p.slot[k % p.K];
         int own = p.next_claim == k;
         if (own) p.next_claim++;
-        else while (sl->state != 2) pthread_cond_wait(&p.cv_done, &p.mu);
+        else if (sl->state != 2) {       /* the commit order waits for anchor k (stats: how long) */
+            struct timespec t0, t1;
+            if (p.stats) clock_gettime(CLOCK_MONOTONIC, &t0);
+            while (sl->state != 2) pthread_cond_wait(&p.cv_done, &p.mu);
+            if (p.stats) { clock_gettime(CLOCK_MONOTONIC, &t1); p.cwait += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec); }
+        }
         pthread_mutex_unlock(&p.mu);
         rc = commit(&p, w, k, sl, own, &rops, &rcap);
         pthread_mutex_lock(&p.mu);
@@ -461,10 +466,10 @@ int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     if (nredo) *nredo = p.nredo;
     if (p.stats)
         fprintf(stderr, "hspz-gapped-stats: threads %d anchors %lld alignments %d committer-extended %lld "
-                "(redo %lld, unclaimed %lld) in %.3f s, cells %lld; workers: re-extended %lld (%lld contained), stopped %lld, waited %lld, cells %lld; "
+                "(redo %lld, unclaimed %lld) in %.3f s, waited %.3f s for workers, cells %lld; workers: re-extended %lld (%lld contained), stopped %lld, waited %lld, cells %lld; "
                 "largest extension %lld cells\n",
                 nthreads, (long long)nan, S->n, (long long)(p.nredo + p.nown), (long long)p.nredo, (long long)p.nown,
-                p.cbusy, (long long)p.ccells, (long long)p.nretry, (long long)p.nretry2, (long long)p.nstop, (long long)p.nwait, (long long)p.wcells,
+                p.cbusy, p.cwait, (long long)p.ccells, (long long)p.nretry, (long long)p.nretry2, (long long)p.nstop, (long long)p.nwait, (long long)p.wcells,
                 (long long)p.maxcells);
     return rc;
 }
