@@ -202,6 +202,10 @@ int hz_gapped_trivials(const hz_gpass *P, hz_gset *S);
  * snapshots not yet set), 3 = stopped by w->poll (no result, nothing to free), -1 = out of memory.  rops, rcap: scratch kept between calls. */
 int hz_gapped_extend(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int64_t a1, int64_t a2,
                      hz_galn *G, uint32_t **rops, int32_t *rcap);
+/* §5.1: the first piece of G (any type) with e1 >= row, its index returned (G->npc: none), and
+ * in *x its column offset at that row relative to column c (DIAG: on its diagonal; VERT/HORZ:
+ * its b2); 0-based concatenated coordinates.  No errors. */
+int32_t hz_gapped_row_offset(const hz_galn *G, int64_t row, int64_t c, int64_t *x);
 /* §5.1 for anchor (a1,a2) in S: 1 when an alignment of S contains it (skipped), else 0 with its
  * nearest left and right neighbours (aln -1: none).  S->kept orders S->a[0..S->n). */
 int hz_gapped_neighbours(const hz_gset *S, int64_t a1, int64_t a2, hz_gref *left, hz_gref *right);

@@ -24,6 +24,13 @@ static int64_t offset_at(const hz_gpiece *p, int64_t row, int64_t c)
     return p->type == HZ_PC_DIAG ? p->b2 + (row - p->b1) - c : p->b2 - c;
 }
 
+int32_t hz_gapped_row_offset(const hz_galn *G, int64_t row, int64_t c, int64_t *x)
+{
+    int32_t s = first_piece_reaching(G, 0, row);
+    if (s < G->npc) *x = offset_at(&G->pc[s], row, c);
+    return s;
+}
+
 /* §5.1: 1 when the anchor lies on an accepted alignment; else its neighbours (gapped.h) */
 int hz_gapped_neighbours(const hz_gset *S, int64_t a1, int64_t a2, hz_gref *left, hz_gref *right)
 {
@@ -33,9 +40,9 @@ int hz_gapped_neighbours(const hz_gset *S, int64_t a1, int64_t a2, hz_gref *left
         const hz_galn *G = &S->a[S->kept[k]];
         if (G->s1 > a1) break;
         if (G->t1 < a1) continue;
-        int32_t s = first_piece_reaching(G, 0, a1);
+        int64_t x;
+        int32_t s = hz_gapped_row_offset(G, a1, a2, &x);
         if (s >= G->npc) continue;
-        int64_t x = offset_at(&G->pc[s], a1, a2);
         if (x == 0) return 1;
         if (x > 0 && x < dr) { dr = x; right->aln = S->kept[k]; right->pc = s; }
         else if (x < 0 && -x < dl) { dl = -x; left->aln = S->kept[k]; left->pc = s; }

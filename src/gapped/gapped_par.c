@@ -329,11 +329,8 @@ enum { HZ_PAR_NEAR = 16 };
 static int span_hits(const pslot *v, const hz_galn *G, int64_t a1, int64_t a2)
 {
     if (v->nb[0].aln >= 0 || v->nb[1].aln >= 0) return 1;
-    int32_t lo = 0, hi = G->npc;                                 /* the first piece reaching a1 */
-    while (lo < hi) { int32_t m = lo + (hi - lo) / 2; if (G->pc[m].e1 >= a1) hi = m; else lo = m + 1; }
-    if (lo >= G->npc) return 0;
-    const hz_gpiece *q = &G->pc[lo];
-    int64_t x = q->type == HZ_PC_DIAG ? q->b2 + (a1 - q->b1) - a2 : q->b2 - a2;
+    int64_t x;
+    if (hz_gapped_row_offset(G, a1, a2, &x) >= G->npc) return 0;
     return x == 0 || (x >= v->dlo - HZ_PAR_NEAR && x <= v->dhi + HZ_PAR_NEAR);
 }
 
@@ -351,7 +348,7 @@ static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, in
     }
     if (!span) return 0;
     hz_gset V = { p->S->a, n, n, kept, byend, n };
-    return hz_gapped_nb_changes(p->P, &V, a->a1, a->a2, sl->nb, (int64_t *const *)sl->rg, sl->nrow);
+    return hz_gapped_nb_changes(p->P, &V, a->a1, a->a2, sl->nb, sl->rg, sl->nrow);
 }
 
 /* commit anchor k (slot sl, or computed here when own); -1 on out of memory */

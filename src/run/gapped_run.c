@@ -128,8 +128,8 @@ static int run_helper(const hz_opts *o, const char *dir, const hz_seqset *t, con
     if (rc == -3) { snprintf(err, errlen, "out of memory"); return -1; }
     if (rc == -2 || !WIFEXITED(st) || WEXITSTATUS(st)) {   /* no result: it did not run to its end */
         if (WIFSIGNALED(st)) snprintf(err, errlen, "gapped stage: its helper process was killed by signal %d", WTERMSIG(st));
-        else snprintf(err, errlen, "gapped stage: its helper process (%s __gapped-stage) exited with status %d and no result",
-                      "/proc/self/exe", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        else snprintf(err, errlen, "gapped stage: its helper process (hspz __gapped-stage) exited with status %d and no result",
+                      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
         return -1;
     }
     if (rc && !err[0]) snprintf(err, errlen, "gapped stage failed");
@@ -180,9 +180,11 @@ int hz_gapped_stage_main(int argc, char **argv)
     char err[2048] = "";
     int rc = 1;
     if (hz_seqset_load_mt(tp, threads, &ts, err, sizeof err) || hz_seqset_load_mt(qp, threads, &qs, err, sizeof err)) {}
-    else if ((argv[11][0] && strcmp(argv[11], ts.sha256)) || (argv[12][0] && strcmp(argv[12], qs.sha256)))   /* not what the run read */
-        snprintf(err, sizeof err, "%s changed since this run read it (sha256 %.12s..., was %.12s...)", argv[11][0] && strcmp(argv[11], ts.sha256) ? tp : qp,
-                 argv[11][0] && strcmp(argv[11], ts.sha256) ? ts.sha256 : qs.sha256, argv[11][0] && strcmp(argv[11], ts.sha256) ? argv[11] : argv[12]);
+    else if ((argv[11][0] && strcmp(argv[11], ts.sha256)) || (argv[12][0] && strcmp(argv[12], qs.sha256))) {   /* not what the run read */
+        int tq = argv[11][0] && strcmp(argv[11], ts.sha256) ? 0 : 1;
+        snprintf(err, sizeof err, "%s changed since this run read it (sha256 %.12s..., was %.12s...)", tq ? qp : tp,
+                 tq ? qs.sha256 : ts.sha256, argv[11 + tq]);
+    }
     else if (view_make(&ts, tpre, &tv) || view_make(&qs, qpre, &qv)) snprintf(err, sizeof err, "out of memory for the gapped stage's record names");
     else rc = hz_gapped_outdir_run(dir, &tv, &qv, threads, device, tb, 0, &fl, err, sizeof err) ? 1 : 0;
     fprintf(out, "rc %d\nncmd %zu\n", rc, fl.ncmd);
