@@ -80,6 +80,14 @@ int hz_gscore_ambiguous(hz_gscore *sc, const char *arg);
 int hz_gscore_load(hz_gscore *sc, const char *path, const char *name, int32_t *file_y, int32_t *file_l,
                    char *err, size_t errlen);
 
+/* The query bytes grouped by their column of sub (bytes b, b' with sub[r][b] = sub[r][b'] for
+ * every r share a class): the DP's row of substitution scores is then a 16-entry table per row
+ * looked up by class (gapped_row.c's block path).  n = 0 where there are more than 16 classes
+ * (the byte path runs). */
+typedef struct { uint8_t cls[256]; uint8_t rep[16]; int n; } hz_gqcls;
+/* Fill q from sc->sub (after every change to sc->sub).  Returns q->n. */
+int hz_gscore_qclasses(const hz_gscore *sc, hz_gqcls *q);
+
 /* A pass: sequences and state shared by the stages. */
 typedef struct {
     const uint8_t *T; int64_t tlen;          /* T[0] = NUL, T[tlen] = final NUL */
@@ -98,6 +106,8 @@ typedef struct {
     int32_t tdiag;                           /* added to target positions in truncation messages:
                                               * -1 for an unpartitioned target (lastz's buffer has no
                                               * NUL before it there), else 0 */
+    const hz_gqcls *qcls;                    /* sc's query classes (hz_gscore_qclasses) or NULL:
+                                              * the same bytes either way, classes are faster */
 } hz_gpass;
 
 /* The partition k (0 .. n-1) holding concatenated position p, given the separators sep[0..n]
@@ -140,19 +150,23 @@ typedef struct hz_gwork {
     void *pollctx;
     int stopped;                     /* set when poll stopped the extension */
     int64_t cells;                   /* DP cells computed (statistics, never reset here) */
-    int32_t *sv;                     /* hz_gapped_row's scratch, cap values like C and D */
+    int32_t *sv;                     /* hz_gapped_row's scratch, cap + HZ_G_SLACK values */
+    uint8_t *qc; int64_t nqc;        /* the half's query classes by column (qc[c]: B(c+1)'s,
+                                      * c < nqc), cap + HZ_G_SLACK bytes */
     hz_gref nb[2];                   /* the neighbours (left, right; §5.1) the last
                                       * hz_gapped_extend that was not contained ran with */
 } hz_gwork;
 #define HZ_G_RGB 32
 #define HZ_G_POLL 256
+/* columns of slack past cap in hz_gwork's sv and qc (a block of 16 may read and write past end) */
+#define HZ_G_SLACK 64
 void hz_gwork_free(hz_gwork *w);
 
 /* One row r of the y-drop DP (spec §4.3, LASTZ's cell) over columns [lo, end): C, D (index =
  * column) and tp (tp[col] = traceback byte of (r, col)) are updated in place.  bp points at
  * B(lo+1), step st (+1 forward, -1 reverse half); sub = the 256 scores of A(r); mk: the mask
  * array when a §4.5 record is active (cells with mk[col] == tag are pruned), else NULL.  sv:
- * scratch of at least end-lo values for the block path, or NULL to run cell by cell (the
+ * scratch of at least end-lo+16 values for the block path, or NULL to run cell by cell (the
  * caller passes NULL unless hz_gapped_row_vec_ok).  In: lo, best (the extension's best so
  * far).  Out: best and bc (the row's last column that reached best, -1 when none), LY (the
  * left bound after pruning), kept (the last column not pruned; lo when none).  Returns I
@@ -161,6 +175,9 @@ typedef struct {
     int32_t *C, *D; uint8_t *tp; const uint8_t *bp; int64_t st; const int32_t *sub;
     const int64_t *mk; int64_t tag; int32_t E, gOE, Y, best; int64_t lo, bc, LY, kept;
     int32_t *sv;
+    const uint8_t *qc; const int32_t *tab;   /* or: qc[k] the class of B(lo+k+1) for k < end-lo
+                                              * (readable HZ_G_SLACK bytes past), tab[16] the
+                                              * row's score by class; NULL: sub[*bp] */
     int portable;      /* tests: 1 = the portable vector instance, 2 = AVX2 even where AVX-512 runs */
 } hz_grow;
 int32_t hz_gapped_row(hz_grow *R, int64_t end);

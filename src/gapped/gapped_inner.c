@@ -227,7 +227,7 @@ static void box(ictx *c, int64_t b1, int64_t e1, int64_t b2, int64_t e2)
     if (chain(c) < 0) { c->err = 1; return; }
     if (c->nh == 0) return;
     int64_t sep[2] = { -1, l1 };
-    hz_gpass B = { S1, l1, sep, 1, S2, l2, NULL, 0, P->sc, P->sc->inner, P->tb_cap, P->diag, P->reported_trunc, NULL, 0, 0 };
+    hz_gpass B = { S1, l1, sep, 1, S2, l2, NULL, 0, P->sc, P->sc->inner, P->tb_cap, P->diag, P->reported_trunc, NULL, 0, 0, P->qcls };
     /* §5.10 inside the box: the box sequences are unpartitioned, so LASTZ's
      * identical_sequences (gapped_extend.c L1139, L1873) gives two identical ones (letters
      * compared upper-cased) the trivial alignment before any anchor; --notrivial drops it

@@ -68,6 +68,13 @@ static void row_scalar(const hz_grow *R, rstate *s, int64_t lo, int64_t end)
         cell1(R, s, col, R->C[col] + R->sub[*bp]);
 }
 
+/* sv[k] = sub(A(r), B(lo+k+1)) for k < n, from the bytes */
+static void fill_bytes(const hz_grow *R, int64_t n)
+{
+    const uint8_t *bp = R->bp;
+    for (int64_t k = 0; k < n; k++, bp += R->st) R->sv[k] = R->sub[*bp];
+}
+
 typedef int32_t v8 __attribute__((vector_size(32)));
 typedef uint8_t v8b __attribute__((vector_size(8)));
 
@@ -133,6 +140,18 @@ static inline int masked8_avx2(const int64_t *mk, int64_t tag)
     return !_mm256_testz_si256(a, a);
 }
 #define MASKED(mk, tag) masked8_avx2((mk), (tag))
+/* sv[0..n) = tab[qc[k]] in steps of 8 (may write 7 values past n) */
+static void fill_avx2(int32_t *sv, const uint8_t *qc, const int32_t *tab, int64_t n)
+{
+    const __m256i lo = _mm256_loadu_si256((const __m256i *)tab), hi = _mm256_loadu_si256((const __m256i *)(tab + 8));
+    for (int64_t k = 0; k < n; k += 8) {
+        const __m256i i = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(qc + k)));
+        const __m256i h = _mm256_slli_epi32(i, 28);          /* class >= 8: bit 3 to the sign */
+        const __m256i v = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, i), _mm256_permutevar8x32_epi32(hi, i),
+                                             _mm256_srai_epi32(h, 31));
+        _mm256_storeu_si256((__m256i *)(sv + k), v);
+    }
+}
 #define ROW_FN row_blocks_avx2
 #include "gapped_row_blk.h"
 #pragma GCC pop_options
@@ -175,6 +194,13 @@ static inline int masked16_avx512(const int64_t *mk, int64_t tag)
     return (_mm512_cmpeq_epi64_mask(_mm512_loadu_si512(mk), t) | _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(mk + 8), t)) != 0;
 }
 #define MASKED(mk, tag) masked16_avx512((mk), (tag))
+/* sv[0..n) = tab[qc[k]] in steps of 16 (may write 15 values past n) */
+static void fill_avx512(int32_t *sv, const uint8_t *qc, const int32_t *tab, int64_t n)
+{
+    const __m512i t = _mm512_loadu_si512(tab);
+    for (int64_t k = 0; k < n; k += 16)
+        _mm512_storeu_si512(sv + k, _mm512_permutexvar_epi32(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(qc + k))), t));
+}
 #define ROW_FN row_blocks_avx512
 #include "gapped_row_blk.h"
 #pragma GCC pop_options
@@ -192,17 +218,24 @@ int32_t hz_gapped_row(hz_grow *R, int64_t end)
     const int64_t lo = R->lo;
     rstate s = { HZ_G_NEG_INF, HZ_G_NEG_INF, R->best, -1, lo, lo };
     if (R->sv && end - lo >= 16) {
-        const uint8_t *bp = R->bp;
-        for (int64_t k = 0; k < end - lo; k++, bp += R->st) R->sv[k] = R->sub[*bp];
+        const int64_t n = end - lo;
 #ifdef ROW_AVX512
-        if (!R->portable && __builtin_cpu_supports("avx512f")) row_blocks_avx512(R, &s, lo, end, R->sv);
-        else
+        if (!R->portable && __builtin_cpu_supports("avx512f")) {
+            if (R->qc) fill_avx512(R->sv, R->qc, R->tab, n); else fill_bytes(R, n);
+            row_blocks_avx512(R, &s, lo, end, R->sv);
+        } else
 #endif
 #ifdef ROW_AVX2
-        if (R->portable != 1 && __builtin_cpu_supports("avx2")) row_blocks_avx2(R, &s, lo, end, R->sv);
-        else
+        if (R->portable != 1 && __builtin_cpu_supports("avx2")) {
+            if (R->qc) fill_avx2(R->sv, R->qc, R->tab, n); else fill_bytes(R, n);
+            row_blocks_avx2(R, &s, lo, end, R->sv);
+        } else
 #endif
-        row_blocks(R, &s, lo, end, R->sv);
+        {
+            if (R->qc) for (int64_t k = 0; k < n; k++) R->sv[k] = R->tab[R->qc[k]];
+            else fill_bytes(R, n);
+            row_blocks(R, &s, lo, end, R->sv);
+        }
     } else row_scalar(R, &s, lo, end);
     R->best = s.best; R->bc = s.bc; R->LY = s.LY; R->kept = s.kept;
     return s.i;

@@ -379,3 +379,23 @@ out:
     hz_sfread_close(&rd);
     return rc;
 }
+
+int hz_gscore_qclasses(const hz_gscore *sc, hz_gqcls *q)
+{
+    int n = 0;
+    for (int b = 0; b < 256; b++) {
+        int k = 0;
+        for (; k < n; k++) {                 /* the same column of sub as class k's byte */
+            int r = 0, rb = q->rep[k];
+            while (r < 256 && sc->sub[r][b] == sc->sub[r][rb]) r++;
+            if (r == 256) break;
+        }
+        if (k == n) {
+            if (n == 16) { q->n = 0; return 0; }
+            q->rep[n++] = (uint8_t)b;
+        }
+        q->cls[b] = (uint8_t)k;
+    }
+    for (int k = n; k < 16; k++) q->rep[k] = q->rep[0];
+    return q->n = n;
+}

@@ -19,7 +19,7 @@ typedef struct {
 void hz_gwork_free(hz_gwork *w)
 {
     free(w->C); free(w->D); free(w->mask); free(w->tb); free(w->tbrow); free(w->act);
-    free(w->rg[0]); free(w->rg[1]); free(w->sv);
+    free(w->rg[0]); free(w->rg[1]); free(w->sv); free(w->qc);
     memset(w, 0, sizeof *w);
 }
 
@@ -31,7 +31,9 @@ static int ensure_cols(hz_gwork *w, int64_t need)
     int32_t *C = realloc(w->C, (size_t)c * sizeof *C); if (!C) return -1; w->C = C;
     int32_t *D = realloc(w->D, (size_t)c * sizeof *D); if (!D) return -1; w->D = D;
     int64_t *m = realloc(w->mask, (size_t)c * sizeof *m); if (!m) return -1; w->mask = m;
-    int32_t *v = realloc(w->sv, (size_t)c * sizeof *v); if (!v) return -1; w->sv = v;
+    int32_t *v = realloc(w->sv, (size_t)(c + HZ_G_SLACK) * sizeof *v); if (!v) return -1; w->sv = v;
+    uint8_t *q = realloc(w->qc, (size_t)(c + HZ_G_SLACK)); if (!q) return -1; w->qc = q;
+    memset(q + w->cap, 0, (size_t)(c + HZ_G_SLACK - w->cap));   /* read past end, never used */
     memset(m + w->cap, 0, (size_t)(c - w->cap) * sizeof *m);
     w->cap = c;
     return 0;
@@ -277,7 +279,9 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
     const uint8_t *A = rev ? P->T + a1 + 1 : P->T + a1, *B = rev ? P->Q + a2 + 1 : P->Q + a2;
     const int64_t st = rev ? -1 : 1;
     hz_gext x = { P, w, S, rev, a1, a2, 0, 0, 0, 0, N + 1, rev ? right : left, rev ? left : right, 0 };
-    w->gen++; w->nact = 0;
+    w->gen++; w->nact = 0; w->nqc = 0;
+    const hz_gqcls *qk = vec && P->qcls && P->qcls->n ? P->qcls : NULL;
+    int32_t tab[16];
     if (ensure_rows(w, 1) || ensure_cols(w, 2) || ensure_tb(w, tail + 2)) return HZ_G_WORST;
     init_bounds(&x, left, right, N);
     const hz_gref *rs = rev ? &x.lf : &x.rf;       /* the follower started at the right neighbour */
@@ -311,9 +315,15 @@ int32_t hz_gapped_half(const hz_gpass *P, hz_gwork *w, const hz_gset *S, int rev
         /* §4.3 row loop, LASTZ's cell.  Masks are read only when a record is active (no record:
          * no mark of this row's tag, LASTZ's "active != NULL" test). */
         const int64_t end = x.RY < N + 1 ? x.RY : N + 1;   /* sv: cap >= RY + 2 columns */
+        const int32_t *sub = P->sc->sub[A[st * r]];
         hz_grow R = { .C = C, .D = D, .tp = tb + used - x.LY, .bp = B + st * (x.LY + 1), .st = st,
-                      .sub = P->sc->sub[A[st * r]], .mk = w->nact ? w->mask : NULL, .tag = x.tag,
+                      .sub = sub, .mk = w->nact ? w->mask : NULL, .tag = x.tag,
                       .E = E, .gOE = gOE, .Y = Y, .best = best, .lo = x.LY, .sv = vec ? w->sv : NULL };
+        if (qk) {                  /* the columns' classes once per half, the row's 16 scores */
+            for (; w->nqc < end; w->nqc++) w->qc[w->nqc] = qk->cls[B[st * (w->nqc + 1)]];
+            for (int k = 0; k < 16; k++) tab[k] = sub[qk->rep[k]];
+            R.qc = w->qc + x.LY; R.tab = tab;
+        }
         int32_t i = hz_gapped_row(&R, end);
         if (R.bc >= 0) { best = R.best; br = r; bc = R.bc; }
         const int64_t kept = R.kept;

@@ -203,6 +203,7 @@ typedef struct grun {
     hz_gwork w; int maf, plus, noted; int64_t axt_n;
     int threads, pool; pthread_t *tid; int nt;   /* pool: worker threads (--outdir: all of hspz's) */
     hz_gdev *dev;
+    hz_gqcls qcls;                           /* sc's query classes (the DP's row tables) */
     pthread_mutex_t mu; pthread_cond_t cv;
     pjob **q; int64_t nposted, ntaken, ncommit, qcap; int stop, active;
 } grun;
@@ -396,9 +397,10 @@ static int one_pass(grun *g, const hz_gside *Qp, uint8_t *qown, const uint8_t *Q
     else { j->nm1[0] = qname; j->qnames = j->nm1; j->tru = *qtrue; j->start = *qstart; j->qtrue = &j->tru; j->qstart = &j->start; }
     j->dfile = open_memstream(&j->dbuf, &j->dlen);
     hz_gpass P = { g->T->T, g->T->len, g->T->sep, g->T->n, Q, ql, Qp ? Qp->sep : NULL, Qp ? Qp->n : 0,
-                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), j->dfile, &j->noted, NULL, 0, 0 };
+                   g->sc, g->sc->gappedthresh, 1 + (g->o->tb_bytes - 8), j->dfile, &j->noted, NULL, 0, 0, NULL };
     j->P = P;
     j->P.tdiag = g->T->unpart ? -1 : 0;
+    j->P.qcls = &g->qcls;
     if (st == 1 && (j->triv = malloc((2 * (size_t)g->T->n + 2) * sizeof *j->triv))) {
         j->P.trivial = j->triv;
         j->P.ntrivial = trivial_pairs(g->T, Qp, Q, ql, j->triv);
@@ -654,6 +656,7 @@ static int run_gapped(gopts *o)
     if (!r.f) { die("FAILURE: fopen_or_die failed to open \"%s\" for \"rt\"", o->segments); goto fail; }
     grun g; memset(&g, 0, sizeof g);
     g.o = o; g.sc = sc; g.T = &T; g.r = &r; g.out = stdout; g.threads = o->threads;
+    hz_gscore_qclasses(sc, &g.qcls);
     /* --notrivial's second check compares an unpartitioned side's raw header: a 2bit name (also
      * in --outdir mode: lastz reads the package's 2bit), a FASTA's whole header line */
     int fa_t = !o->pre[0] && strcmp(ts.kind, "2bit"), fa_q = !o->pre[0] && strcmp(qs.kind, "2bit");

@@ -18,7 +18,7 @@ static void setup(fixture *f, const hz_gscore *sc, const char *t, const char *q)
     size_t lt = strlen(t), lq = strlen(q);
     memcpy(f->t + 1, t, lt); memcpy(f->q + 1, q, lq);
     f->sep[0] = 0; f->sep[1] = (int64_t)lt + 1;
-    hz_gpass P = { f->t, (int64_t)lt + 1, f->sep, 1, f->q + 1, (int64_t)lq, NULL, 0, sc, 0, 1 << 20, NULL, NULL, NULL, 0, 0 };
+    hz_gpass P = { f->t, (int64_t)lt + 1, f->sep, 1, f->q + 1, (int64_t)lq, NULL, 0, sc, 0, 1 << 20, NULL, NULL, NULL, 0, 0, NULL };
     f->P = P;
 }
 
@@ -73,7 +73,7 @@ static void test_par(const hz_gscore *sc)
         q[1 + i] = rnd(&x) % 100 < 6 ? (uint8_t)L[rnd(&x) & 3] : (uint8_t)b;
     }
     int64_t sep[2] = { 0, LEN + 1 };
-    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0, 0 };
+    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0, 0, NULL };
     hz_ganchor *an = malloc(NC * NC * sizeof *an);
     int64_t nan = 0;
     for (int i = 0; i < NC; i++)

@@ -88,7 +88,10 @@ static void test_halves(const hz_gscore *sc0)
         if (rep % 6 == 4) sc->ydrop = 0;
         make_pair(t, q, LEN, 2 + rep % 4 * 4, rep % 3);
         int64_t sep[2] = { 0, LEN + 1 };
-        hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, rep % 6 == 5 ? 20000 : 1 << 24, NULL, NULL, NULL, 0, 0 };
+        hz_gqcls qk;                     /* odd reps: the CPU reads scores by query class */
+        hz_gscore_qclasses(sc, &qk);
+        hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, rep % 6 == 5 ? 20000 : 1 << 24, NULL, NULL, NULL, 0, 0,
+                       rep % 2 ? &qk : NULL };
         for (int k = 0; k < 30; k++) {
             int64_t a1 = 1 + (int64_t)(rnd() % LEN), a2 = (int64_t)(rnd() % LEN);
             if (k % 3 == 0) a2 = a1 - 1 < LEN ? a1 - 1 : LEN - 1;          /* on the homology */
@@ -189,7 +192,7 @@ static void test_pass(const hz_gscore *sc)
         q[1 + i] = rnd() % 100 < 6 ? (uint8_t)LET[rnd() & 3] : (uint8_t)b;
     }
     int64_t sep[2] = { 0, LEN + 1 };
-    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0, 0 };
+    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0, 0, NULL };
     hz_ganchor *an = malloc(NC * NC * sizeof *an);
     int64_t nan = 0;
     for (int i = 0; i < NC; i++)
@@ -279,7 +282,7 @@ static void test_nb_changes(const hz_gscore *sc)
         }
     }
     int64_t sep[2] = { 0, LEN + 1 };
-    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0, 0 };
+    hz_gpass P = { t, LEN + 1, sep, 1, q + 1, LEN, NULL, 0, sc, 3000, 1 << 24, NULL, NULL, NULL, 0, 0, NULL };
     hz_ganchor *an = malloc((NU * NU + 16) * sizeof *an);
     int64_t nan = 0;
     for (int k = 0; k < 8; k++) an[nan++] = (hz_ganchor){ 1500 + k * 3500, 1500 + k * 3500 - 1, 900000 - k };

@@ -1,6 +1,6 @@
 /* Unit tests for hz_gapped_row (src/gapped/gapped_row.c, spec §4.3): the 8-column block path
  * (AVX-512 / AVX2 where the CPU has them, and the portable vector instance) gives what LASTZ's cell gives
- * cell by cell (sv = NULL), on random rows made to hit every case: prunes at the left edge and
+ * cell by cell (sv = NULL), with the row's scores read by byte or by query class (qc, tab), on random rows made to hit every case: prunes at the left edge and
  * inside blocks, masked cells (§4.5), ties between D, I and the diagonal, ties with best,
  * NEG_INF cells, values drifted below NEG_INF, widths that are not multiples of 8, and scores
  * from the default and from extreme scoring (O = 0, E = 0, Y = 0).  Compared: C, D, traceback
@@ -25,7 +25,7 @@ static int32_t pick(int32_t best, int32_t Y)
 }
 
 /* one random row through both paths; returns 1 when everything agrees */
-static int one_row(int portable, int32_t O, int32_t E, int32_t Y, int masks, int *npruned)
+static int one_row(int portable, int32_t O, int32_t E, int32_t Y, int masks, int cls, int *npruned)
 {
     int32_t C0[W + 8], D0[W + 8], C1[W + 8], D1[W + 8], sv[2 * W], sub[256];
     uint8_t tp0[W + 8], tp1[W + 8], B[W + 16];
@@ -33,7 +33,10 @@ static int one_row(int portable, int32_t O, int32_t E, int32_t Y, int masks, int
     const int32_t best = (int32_t)(rnd() % 3000);
     const int64_t LY = (int64_t)(rnd() % 5), end = LY + (int64_t)(rnd() % (W - 8));
     const int64_t tag = 77;
-    for (int k = 0; k < 256; k++) sub[k] = (int32_t)(rnd() % 250) - 150;
+    int32_t tab[16];                 /* the query classes' path: class of byte b = b % 16 */
+    uint8_t qc[W + 16];
+    for (int k = 0; k < 16; k++) tab[k] = (int32_t)(rnd() % 250) - 150;
+    for (int k = 0; k < 256; k++) sub[k] = cls ? tab[k % 16] : (int32_t)(rnd() % 250) - 150;
     for (int k = 0; k < W + 16; k++) B[k] = (uint8_t)(rnd() & 255);
     for (int k = 0; k < W + 8; k++) {
         C0[k] = C1[k] = pick(best, Y); D0[k] = D1[k] = pick(best, Y);
@@ -47,6 +50,10 @@ static int one_row(int portable, int32_t O, int32_t E, int32_t Y, int masks, int
                    .tag = tag, .E = E, .gOE = O + E, .Y = Y, .best = best, .lo = LY, .portable = portable };
     hz_grow r1 = r0;
     r1.C = C1; r1.D = D1; r1.tp = tp1; r1.sv = sv;
+    if (cls) {
+        for (int64_t k = 0; k < W; k++) qc[k] = k < end - LY ? (uint8_t)(bp[r0.st * k] % 16) : (uint8_t)(rnd() & 255);
+        r1.qc = qc; r1.tab = tab;
+    }
     int32_t i0 = hz_gapped_row(&r0, end), i1 = hz_gapped_row(&r1, end);
     for (int64_t k = LY; k < end; k++) *npruned += tp0[k] == 0 && C0[k] == HZ_G_NEG_INF;
     return i0 == i1 && r0.best == r1.best && r0.bc == r1.bc && r0.LY == r1.LY && r0.kept == r1.kept
@@ -59,14 +66,16 @@ int main(void)
                                      { 0, 0, 0 }, { 3400, 1, 9400 }, { 10, 200, 1000 } };
     for (int portable = 0; portable < 3; portable++)   /* best instance (AVX-512 where it runs), portable, AVX2 */
         for (size_t s = 0; s < sizeof sc / sizeof sc[0]; s++)
-            for (int masks = 0; masks < 2; masks++) {
-                int bad = 0, pruned = 0;
-                if (!hz_gapped_row_vec_ok(sc[s][0], sc[s][1], sc[s][2])) { bad = 1; }
-                for (int n = 0; n < 3000 && !bad; n++)
-                    bad = !one_row(portable, sc[s][0], sc[s][1], sc[s][2], masks, &pruned);
-                check(!bad && pruned > 100, "%s blocks == cell by cell: O=%d E=%d Y=%d, %s (3000 rows, %d pruned cells)",
-                      portable == 1 ? "portable" : portable == 2 ? "AVX2-or-below" : "best-native", sc[s][0], sc[s][1], sc[s][2], masks ? "masks" : "no masks", pruned);
-            }
+            for (int masks = 0; masks < 2; masks++)
+                for (int cls = 0; cls < 2; cls++) {   /* scores by byte (sub[*bp]) or by class (tab[qc]) */
+                    int bad = 0, pruned = 0;
+                    if (!hz_gapped_row_vec_ok(sc[s][0], sc[s][1], sc[s][2])) { bad = 1; }
+                    for (int n = 0; n < 3000 && !bad; n++)
+                        bad = !one_row(portable, sc[s][0], sc[s][1], sc[s][2], masks, cls, &pruned);
+                    check(!bad && pruned > 100, "%s blocks == cell by cell: O=%d E=%d Y=%d, %s, scores by %s (3000 rows, %d pruned cells)",
+                          portable == 1 ? "portable" : portable == 2 ? "AVX2-or-below" : "best-native", sc[s][0], sc[s][1], sc[s][2],
+                          masks ? "masks" : "no masks", cls ? "class" : "byte", pruned);
+                }
     check(!hz_gapped_row_vec_ok(-1, 30, 9400) && !hz_gapped_row_vec_ok(400, 1 << 16, 9400),
           "a negative gap open or a huge extend runs cell by cell");
     printf("1..%d\n", n_tests);
