@@ -9,11 +9,13 @@
  * (an I above the diagonal wins that max anyway since O >= 0), I is a max-plus prefix scan of
  * values known before the row's dependencies, and best a prefix maximum of the diagonal cells'
  * values: both are log-step scans over 8 lanes.  That holds while no cell of the block is
- * pruned (a pruned cell resets I and moves LY): a block is computed this way speculatively,
- * and when any of its cells is pruned it is computed again cell by cell from the same entry
- * state (its cells before the first pruned one were exact, so the test sees the first pruned
- * cell as the scalar cell would); so does a block with a masked cell (§4.5).  Rows under 16
- * columns and scoring outside the block path's range run cell by cell.
+ * pruned (a pruned cell resets I and moves LY): a block is computed this way speculatively;
+ * when one of its cells is pruned, its cells before the first pruned one are exact and kept
+ * (so the test sees the first pruned cell as the scalar cell would), and the row goes on cell
+ * by cell through the pruned cells to the next live one, then in blocks again from there.  A
+ * block with a masked cell (§4.5) runs cell by cell.  Rows under 16 columns and scoring
+ * outside the block path's range run cell by cell.  The scores of the row (sv) come from a
+ * 16-entry table by query class (hz_gqcls) where the scoring has at most 16 classes.
  * tests/unit/test_gapped_row.c checks both paths cell for cell on random rows. */
 #include <stdint.h>
 #include <string.h>
@@ -99,7 +101,11 @@ typedef uint8_t v8b __attribute__((vector_size(8)));
     h_[0]; })
 #define VANY(m) (v8hmax(-(m)) > 0)
 #define VLAST(m, lane) v8hmax(SEL((m), (lane), BV(-1)))
+#define VFIRST(m, lane) (-v8hmax(SEL((m), -(lane), BV(-VW))))
 #define BCASTL(x) __builtin_shufflevector((x), (x), 7, 7, 7, 7, 7, 7, 7, 7)
+#define BCASTK(x, k) BV((x)[(k)])
+#define STOREN(p, x, n) do { const VT x_ = (x); memcpy((p), &x_, (size_t)(n) * 4); } while (0)
+#define PACKN(x, p, n) do { uint8_t t_[VW]; PACKV((x), t_); memcpy((p), t_, (size_t)(n)); } while (0)
 #define PACKV(x, p) do { const v8b b_ = __builtin_convertvector((x), v8b); memcpy((p), &b_, sizeof b_); } while (0)
 static inline __attribute__((always_inline)) int masked8(const int64_t *mk, int64_t tag)
 {
@@ -124,7 +130,11 @@ static inline int32_t v8last(v8 m)
     return b ? 31 - __builtin_clz(b) : -1;
 }
 #define VLAST(m, lane) v8last(m)
+#define VFIRST(m, lane) __builtin_ctz((unsigned)_mm256_movemask_ps((__m256)(m)))
 #define BCASTL(x) ((v8)_mm256_permutevar8x32_epi32((__m256i)(x), _mm256_set1_epi32(7)))
+#define BCASTK(x, k) ((v8)_mm256_permutevar8x32_epi32((__m256i)(x), _mm256_set1_epi32(k)))
+#define STOREN(p, x, n) _mm256_maskstore_epi32((int *)(p), (__m256i)((v8)VLANES < BV(n)), (__m256i)(x))
+#define PACKN(x, p, n) do { uint8_t b_[8]; pack8_avx2((x), b_); memcpy((p), b_, (size_t)(n)); } while (0)
 static inline void pack8_avx2(v8 x, uint8_t *p)
 {
     const __m256i y = (__m256i)x;
@@ -186,7 +196,11 @@ static inline int32_t v16last(v16 m)
     return b ? 31 - __builtin_clz(b) : -1;
 }
 #define VLAST(m, lane) v16last(m)
+#define VFIRST(m, lane) __builtin_ctz((unsigned)_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)))
 #define BCASTL(x) ((v16)_mm512_permutexvar_epi32(_mm512_set1_epi32(15), (__m512i)(x)))
+#define BCASTK(x, k) ((v16)_mm512_permutexvar_epi32(_mm512_set1_epi32(k), (__m512i)(x)))
+#define STOREN(p, x, n) _mm512_mask_storeu_epi32((p), (__mmask16)((1u << (n)) - 1), (__m512i)(x))
+#define PACKN(x, p, n) _mm512_mask_cvtepi32_storeu_epi8((p), (__mmask16)((1u << (n)) - 1), (__m512i)(x))
 #define PACKV(x, p) _mm_storeu_si128((__m128i *)(p), _mm512_cvtepi32_epi8((__m512i)(x)))
 static inline int masked16_avx512(const int64_t *mk, int64_t tag)
 {

@@ -2,7 +2,8 @@
  * includer defines VT (the vector type), VW (its lanes, 8 or 16), VLANES ({ 0, 1, ... }), BV(x)
  * (x in every lane), UP1/UP2/UP4 (UP8 for 16 lanes), ROW_FN (the function's name), VMAX(a, b)
  * (lane maximum), VANY(m) (a lane of the 0/-1 mask m is set), VLAST(m, lane) (the highest set
- * lane of m, -1 when none), BCASTL(x) (the last lane in every lane), PACKV(x, p) (the lanes,
+ * lane of m, -1 when none), VFIRST(m, lane) (the lowest set lane; m has one), BCASTL(x) (the last lane in every lane), BCASTK(x, k) (lane k in every lane),
+ * STOREN(p, x, n) / PACKN(x, p, n) (lanes 0..n) of x stored at p as int32 / as bytes), PACKV(x, p) (the lanes,
  * each 0..255, stored as bytes at p) and MASKED(mk, tag) (one of mk[0..VW) is tag: a masked
  * cell, §4.5, so the block runs cell by cell), with SEL, rstate, row_scalar and the ROW_
  * constants in scope.  The instance's parameters (ROW_FN to MASKED) are undefined at the end;
@@ -26,7 +27,7 @@ static void ROW_FN(const hz_grow *R, rstate *s, int64_t lo, int64_t end, const i
     int64_t bcol = s->bc, kept = s->kept, col = lo;
 #define ROW_FLUSH() (s->i = vi[0], s->best = vb[0], s->diag = vd[0], s->bc = bcol, s->kept = kept)
 #define ROW_LOAD() (vi = BV(s->i), vb = BV(s->best), vd = BV(s->diag), bcol = s->bc, kept = s->kept)
-    for (; col + VW <= end; col += VW) {
+    while (col + VW <= end) {
         VT c, d;
         memcpy(&c, C + col, sizeof c); memcpy(&d, D + col, sizeof d);
         VT sb;
@@ -58,23 +59,44 @@ static void ROW_FN(const hz_grow *R, rstate *s, int64_t lo, int64_t end, const i
 #endif
         bo = VMAX(bo, vb);
         const VT bi = UP1(bo, vb);
-        if (VANY(v < bi - Y)) goto scalar;          /* a cell is pruned: cell by cell */
+        const VT pr = v < bi - Y;
         const VT up = ~gapc & (dg >= bi);
         const VT dE = d - vE, opd = ~gapc & (o > dE), opi = o > ii - vE;
         const VT from = SEL(gapc, SEL(d >= ii, BV(FROM_D), BV(FROM_I)), BV(FROM_C));
         const VT lk = from | SEL(opd, zero, BV(EXT_D)) | SEL(gapc | ~opi, BV(EXT_I), zero);
         const VT dn = SEL(opd, o, dE);
+        if (VANY(pr)) {
+            /* a cell is pruned: the lanes before the first pruned one are exact (kept), then
+             * cell by cell through the pruned cells up to the next live one */
+            const int32_t p = VFIRST(pr, lane);
+            if (p > 0) {
+                STOREN(C + col, v, p); STOREN(D + col, dn, p); PACKN(lk, tp + col, p);
+                const int32_t k = VLAST(up & (lane < BV(p)), lane);
+                if (k >= 0) bcol = col + k;
+                vb = BCASTK(bo, p - 1); vi = BCASTK(io, p - 1); vd = BCASTK(nxt, p - 1);
+                kept = col + p - 1;
+            }
+            ROW_FLUSH();
+            for (col += p; col < end; ) {           /* cell col + p is pruned: kept < it */
+                cell1(R, s, col, C[col] + sv[col - lo]);
+                if (s->kept == col++) break;
+            }
+            ROW_LOAD();
+            continue;
+        }
         memcpy(C + col, &v, sizeof v); memcpy(D + col, &dn, sizeof dn);
         PACKV(lk, tp + col);
         const int32_t k = VLAST(up, lane);          /* the last column reaching best, or -1 */
         if (k >= 0) bcol = col + k;
         vb = BCASTL(bo); vi = BCASTL(io); vd = BCASTL(nxt);
         kept = col + VW - 1;
+        col += VW;
         continue;
     scalar:
         ROW_FLUSH();
         row_scalar(R, s, col, col + VW);
         ROW_LOAD();
+        col += VW;
     }
     ROW_FLUSH();
 #undef ROW_FLUSH
@@ -85,6 +107,10 @@ static void ROW_FN(const hz_grow *R, rstate *s, int64_t lo, int64_t end, const i
 #undef VMAX
 #undef VANY
 #undef VLAST
+#undef VFIRST
 #undef BCASTL
+#undef BCASTK
+#undef STOREN
+#undef PACKN
 #undef PACKV
 #undef MASKED
