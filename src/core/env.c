@@ -27,7 +27,7 @@ static hz_envvar ENV[] = {
      * (benchmarks) */
     { "HSPZ_GAPPED_BATCH", "an integer 1..1073741824", NULL },
     { "HSPZ_GAPPED_POOL", "an integer 1..1073741824", NULL },
-    { "HSPZ_GAPPED_STATS", "0, 1", NULL },
+    { "HSPZ_GAPPED_STATS", "0, 1, chain", NULL },
     /* hspz run --gapped (src/run/pipeline.c, gapped_run.c): the alignments' device, through the
      * helper process (emu: the GPU's code on the host, tests) */
     { "HSPZ_GAPPED_DEVICE", "cpu, cuda, emu", NULL },

@@ -243,6 +243,11 @@ int hz_gapped_bounds_reach(const hz_gpass *P, const hz_gset *S, int rev, int64_t
                            hz_gref left, hz_gref right, const int64_t *rg, int64_t nrow);
 /* Accept G into S (§5.6 neighbours, KEPT/BYEND insertion); S takes G's buffers.  0, -1 OOM. */
 int hz_gapped_accept(hz_gset *S, hz_galn *G);
+/* hz_gapped_pass (the same S and bytes) that also measures, per extended anchor, the shortest
+ * prefix of the accepted alignments giving its result, and writes one line to log: the serial
+ * time and the pass's lower bound with unlimited cores under §12 for the CPU and a device
+ * (gapped_chain.c; HSPZ_GAPPED_STATS=chain with one thread).  0, -1 on out of memory. */
+int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S, FILE *log);
 /* hz_gapped_pass on nthreads threads (spec §12 speculative scheme): anchors are extended
  * speculatively against the set accepted when they start, and committed in §3.6 order; a
  * result that an alignment accepted meanwhile could have changed is recomputed.  S and the
