@@ -243,6 +243,11 @@ int hz_gapped_bounds_reach(const hz_gpass *P, const hz_gset *S, int rev, int64_t
                            hz_gref left, hz_gref right, const int64_t *rg, int64_t nrow);
 /* Accept G into S (§5.6 neighbours, KEPT/BYEND insertion); S takes G's buffers.  0, -1 OOM. */
 int hz_gapped_accept(hz_gset *S, hz_galn *G);
+/* Spec §12's commit check (gapped_par.c, the file comment's (a) and (b)) of a result of anchor
+ * (a1,a2) made against S's first nsnap alignments, whose run left its neighbours (w->nb) and
+ * explored region (w->rg, w->nrow; w->rec set) in w: 1 when S->a[nsnap..S->n) could change it,
+ * 0 when the result is exact against S.  No errors. */
+int hz_gapped_spec_check(const hz_gpass *P, const hz_gset *S, int32_t nsnap, int64_t a1, int64_t a2, const hz_gwork *w);
 /* hz_gapped_pass (the same S and bytes) that also measures, per extended anchor, the shortest
  * prefix of the accepted alignments giving its result, and writes one line to log: the serial
  * time and the pass's lower bound with unlimited cores under §12 for the CPU and a device

@@ -14,7 +14,10 @@
  * (0 + t(k) when j* = 0; 0 when the anchor is contained, or, in the device model, when its
  * empty-set result already equals its result).  The last commit is a lower bound on the pass's
  * wall time for any speculative scheme with these extension times; one line on stderr gives it
- * for the CPU and the device model, with the serial time (the sum of t(k)). */
+ * for the CPU and the device model, with the serial time (the sum of t(k)).  It also runs the
+ * commit's check (hz_gapped_spec_check) on each empty-set result: how many exact results it
+ * refuses (the check is conservative), how many inexact ones it keeps (must be 0: it is sound),
+ * and the device model's bound when the refused ones wait for their dependency. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -83,12 +86,12 @@ int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, i
     uint32_t *rops = NULL; int32_t rcap = 0;
     int rc = -1;
     hz_gpass Pq = *P; Pq.diag = NULL; Pq.reported_trunc = NULL;     /* probes stay quiet */
-    double *cc = calloc((size_t)nan + 1, sizeof *cc), *cd = calloc((size_t)nan + 1, sizeof *cd);
+    double *cc = calloc((size_t)nan + 1, sizeof *cc), *cd = calloc((size_t)nan + 1, sizeof *cd), *ck = calloc((size_t)nan + 1, sizeof *ck);
     int64_t *owner = malloc(((size_t)nan + (size_t)P->ntrivial + 2) * sizeof *owner);
     int32_t *kb = NULL, *bb = NULL;
-    double serial = 0, pc = 0, pd = 0;                 /* last commits: CPU and device models */
-    int64_t next = 0, kept0 = 0, probes = 0, pcells = 0, cells = 0;
-    if (!cc || !cd || !owner || hz_gapped_trivials(P, S)) goto out;
+    double serial = 0, pc = 0, pd = 0, pk = 0;         /* last commits: CPU, device, device with the check */
+    int64_t next = 0, kept0 = 0, probes = 0, pcells = 0, cells = 0, nref = 0, nfalse = 0, nunsound = 0;
+    if (!cc || !cd || !ck || !owner || hz_gapped_trivials(P, S)) goto out;
     for (int32_t i = 0; i < S->n; i++) owner[i] = -1;  /* trivial alignments: there at time 0 */
     for (int64_t k = 0; k < nan; k++) {
         hz_galn G;
@@ -100,7 +103,7 @@ int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, i
         if (e < 0) goto out;
         cells += w->cells - c0;
         serial += t;
-        double rcpu = 0, rdev = 0;
+        double rcpu = 0, rdev = 0, rchk = 0;
         if (e != 2) {                                  /* extended: when could it have been? */
             next++;
             int32_t *nkb = realloc(kb, ((size_t)n0 + 1) * sizeof *kb), *nbb = nkb ? realloc(bb, ((size_t)n0 + 1) * sizeof *bb) : NULL;
@@ -109,16 +112,22 @@ int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, i
             if (!nkb || !nbb) { if (e == 1) { free(G.ops); free(G.pc); } goto out; }
             const int64_t pc0 = w->cells;
             int32_t js = shortest_prefix(&Pq, w, S, kb, bb, an[k].a1, an[k].a2, e, &G, &rops, &rcap, &probes);
+            const int rec = w->rec;
+            w->rec = 1;                                /* the empty-set run's region, for the check */
             int dev0 = js < 0 ? -1 : prefix_same(&Pq, w, S, 0, kb, bb, an[k].a1, an[k].a2, e, &G, &rops, &rcap);
+            w->rec = rec;
             pcells += w->cells - pc0;
             if (js < 0 || dev0 < 0) { if (e == 1) { free(G.ops); free(G.pc); } goto out; }
+            const int refused = hz_gapped_spec_check(&Pq, S, 0, an[k].a1, an[k].a2, w);
             const int64_t o = js > 0 ? owner[js - 1] : -1;
             rcpu = (o >= 0 ? cc[o] : 0) + t;
             rdev = dev0 ? 0 : (o >= 0 ? cd[o] : 0) + t;
-            kept0 += dev0;
+            rchk = !refused ? 0 : (o >= 0 ? ck[o] : 0) + t;
+            kept0 += dev0; nref += refused; nfalse += dev0 && refused; nunsound += !dev0 && !refused;
         }
         pc = cc[k] = pc > rcpu ? pc : rcpu;
         pd = cd[k] = pd > rdev ? pd : rdev;
+        pk = ck[k] = pk > rchk ? pk : rchk;
         if (e == 1) {
             if (hz_gapped_accept(S, &G)) { free(G.ops); free(G.pc); goto out; }
             owner[S->n - 1] = k;
@@ -128,10 +137,11 @@ int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, i
     S->nout = S->n;
     w->cells = w->cells - pcells;                      /* the pass's own cells, as hz_gapped_pass */
     fprintf(log, "hspz-gapped-chain: anchors %lld extended %lld (empty-set result exact %lld) alignments %d cells %lld; "
-            "serial %.3f s; chain with unlimited cores: cpu %.3f s, device %.3f s; probes %lld (%lld cells)\n",
+            "serial %.3f s; chain with unlimited cores: cpu %.3f s, device %.3f s; probes %lld (%lld cells); "
+            "the commit check refuses %lld empty-set results (%lld of them exact, %lld not exact kept): device with the check %.3f s\n",
             (long long)nan, (long long)next, (long long)kept0, S->n, (long long)cells, serial, pc, pd,
-            (long long)probes, (long long)pcells);
+            (long long)probes, (long long)pcells, (long long)nref, (long long)nfalse, (long long)nunsound, pk);
 out:
-    free(rops); free(cc); free(cd); free(owner); free(kb); free(bb);
+    free(rops); free(cc); free(cd); free(ck); free(owner); free(kb); free(bb);
     return rc;
 }

@@ -337,18 +337,31 @@ static int span_hits(const pslot *v, const hz_galn *G, int64_t a1, int64_t a2)
 /* Could the alignments S->a[sl->nsnap..n) (KEPT / BYEND orders of S->a[0..n) given) change slot
  * sl's result for anchor k?  (b) for each; (a) once for the set: hz_gapped_nb_changes (its
  * containment and the bounds of its nearest neighbours, against the region explored). */
-static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, int32_t *byend, int32_t n)
+static int hits(const hz_gpass *P, hz_galn *A, const pslot *sl, int64_t a1, int64_t a2, int32_t *kept, int32_t *byend, int32_t n)
 {
-    const hz_ganchor *a = &p->an[k];
     int span = 0;
     for (int32_t i = sl->nsnap; i < n; i++) {
-        int h = aln_hits(sl, &p->S->a[i], a->a1, a->a2);
+        int h = aln_hits(sl, &A[i], a1, a2);
         if (h == 1) return 1;
         span |= h == 2;
     }
     if (!span) return 0;
-    hz_gset V = { p->S->a, n, n, kept, byend, n };
-    return hz_gapped_nb_changes(p->P, &V, a->a1, a->a2, sl->nb, sl->rg, sl->nrow);
+    hz_gset V = { A, n, n, kept, byend, n };
+    return hz_gapped_nb_changes(P, &V, a1, a2, sl->nb, sl->rg, sl->nrow);
+}
+
+static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, int32_t *byend, int32_t n)
+{
+    return hits(p->P, p->S->a, sl, p->an[k].a1, p->an[k].a2, kept, byend, n);
+}
+
+int hz_gapped_spec_check(const hz_gpass *P, const hz_gset *S, int32_t nsnap, int64_t a1, int64_t a2, const hz_gwork *w)
+{
+    pslot v; memset(&v, 0, sizeof v);
+    for (int h = 0; h < 2; h++) { v.rg[h] = w->rg[h]; v.nrow[h] = w->nrow[h]; v.nb[h] = w->nb[h]; }
+    v.nsnap = nsnap;
+    extent(&v);
+    return hits(P, S->a, &v, a1, a2, S->kept, S->byend, S->n);
 }
 
 /* commit anchor k (slot sl, or computed here when own); -1 on out of memory */

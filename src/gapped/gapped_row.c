@@ -33,8 +33,8 @@ enum { FROM_C = 0, FROM_I = 1, FROM_D = 2, EXT_I = 4, EXT_D = 8 };
 typedef struct { int32_t i, diag, best; int64_t bc, LY, kept; } rstate;
 
 /* LASTZ's cell (gapped_extend.c ydrop_one_sided_align) at column col; nxt: C[col] (old) +
- * sub(A(r), B(col+1)), the next column's diagonal */
-static inline void cell1(const hz_grow *R, rstate *s, int64_t col, int32_t nxt)
+ * sub(A(r), B(col+1)), the next column's diagonal.  Returns 1 when the cell is kept, 0 pruned. */
+static inline int cell1(const hz_grow *R, rstate *s, int64_t col, int32_t nxt)
 {
     int32_t *C = R->C, *D = R->D;
     const int32_t E = R->E, gOE = R->gOE;
@@ -56,11 +56,12 @@ static inline void cell1(const hz_grow *R, rstate *s, int64_t col, int32_t nxt)
         C[col] = v;
     }
     R->tp[col] = lk; s->kept = col;
-    return;
+    return 1;
 prune:
     if (col == s->LY) s->LY++;
     else { C[col] = D[col] = HZ_G_NEG_INF; s->i = HZ_G_NEG_INF; }
     R->tp[col] = 0;
+    return 0;
 }
 
 static void row_scalar(const hz_grow *R, rstate *s, int64_t lo, int64_t end)

@@ -77,9 +77,10 @@ static void ROW_FN(const hz_grow *R, rstate *s, int64_t lo, int64_t end, const i
                 kept = col + p - 1;
             }
             ROW_FLUSH();
-            for (col += p; col < end; ) {           /* cell col + p is pruned: kept < it */
-                cell1(R, s, col, C[col] + sv[col - lo]);
-                if (s->kept == col++) break;
+            for (col += p; col < end; ) {           /* cell col + p is pruned */
+                const int live = cell1(R, s, col, C[col] + sv[col - lo]);
+                col++;
+                if (live) break;
             }
             ROW_LOAD();
             continue;

@@ -51,7 +51,7 @@ static int one_row(int portable, int32_t O, int32_t E, int32_t Y, int masks, int
     hz_grow r1 = r0;
     r1.C = C1; r1.D = D1; r1.tp = tp1; r1.sv = sv;
     if (cls) {
-        for (int64_t k = 0; k < W; k++) qc[k] = k < end - LY ? (uint8_t)(bp[r0.st * k] % 16) : (uint8_t)(rnd() & 255);
+        for (int64_t k = 0; k < W + 16; k++) qc[k] = k < end - LY ? (uint8_t)(bp[r0.st * k] % 16) : (uint8_t)(rnd() & 15);
         r1.qc = qc; r1.tab = tab;
     }
     int32_t i0 = hz_gapped_row(&r0, end), i1 = hz_gapped_row(&r1, end);
