@@ -156,7 +156,9 @@ typedef struct hz_gwork {
     hz_gref nb[2];                   /* the neighbours (left, right; §5.1) the last
                                       * hz_gapped_extend that was not contained ran with */
 } hz_gwork;
-#define HZ_G_RGB 32
+#ifndef HZ_G_RGB
+#define HZ_G_RGB 32       /* rows per block of a recorded region (§12 checks; -DHZ_G_RGB=N for experiments) */
+#endif
 #define HZ_G_POLL 256
 /* columns of slack past cap in hz_gwork's sv and qc (a block of 16 may read and write past end) */
 #define HZ_G_SLACK 64
@@ -245,8 +247,10 @@ int hz_gapped_bounds_reach(const hz_gpass *P, const hz_gset *S, int rev, int64_t
 int hz_gapped_accept(hz_gset *S, hz_galn *G);
 /* Spec §12's commit check (gapped_par.c, the file comment's (a) and (b)) of a result of anchor
  * (a1,a2) made against S's first nsnap alignments, whose run left its neighbours (w->nb) and
- * explored region (w->rg, w->nrow; w->rec set) in w: 1 when S->a[nsnap..S->n) could change it,
- * 0 when the result is exact against S.  No errors. */
+ * explored region (w->rg, w->nrow; w->rec set) in w: nonzero when S->a[nsnap..S->n) could
+ * change it (1: a §4.5 mask of an alignment that does not span the anchor's row can land in the
+ * region, (b); 2: a spanning one contains the anchor or changes its neighbours or their §4.4
+ * bounds, (a)), 0 when the result is exact against S.  No errors. */
 int hz_gapped_spec_check(const hz_gpass *P, const hz_gset *S, int32_t nsnap, int64_t a1, int64_t a2, const hz_gwork *w);
 /* hz_gapped_pass (the same S and bytes) that also measures, per extended anchor, the shortest
  * prefix of the accepted alignments giving its result, and writes one line to log: the serial

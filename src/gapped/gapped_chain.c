@@ -90,7 +90,7 @@ int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, i
     int64_t *owner = malloc(((size_t)nan + (size_t)P->ntrivial + 2) * sizeof *owner);
     int32_t *kb = NULL, *bb = NULL;
     double serial = 0, pc = 0, pd = 0, pk = 0;         /* last commits: CPU, device, device with the check */
-    int64_t next = 0, kept0 = 0, probes = 0, pcells = 0, cells = 0, nref = 0, nfalse = 0, nunsound = 0;
+    int64_t next = 0, kept0 = 0, probes = 0, pcells = 0, cells = 0, nref = 0, nfalse = 0, nunsound = 0, nfmask = 0;
     if (!cc || !cd || !ck || !owner || hz_gapped_trivials(P, S)) goto out;
     for (int32_t i = 0; i < S->n; i++) owner[i] = -1;  /* trivial alignments: there at time 0 */
     for (int64_t k = 0; k < nan; k++) {
@@ -123,7 +123,8 @@ int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, i
             rcpu = (o >= 0 ? cc[o] : 0) + t;
             rdev = dev0 ? 0 : (o >= 0 ? cd[o] : 0) + t;
             rchk = !refused ? 0 : (o >= 0 ? ck[o] : 0) + t;
-            kept0 += dev0; nref += refused; nfalse += dev0 && refused; nunsound += !dev0 && !refused;
+            kept0 += dev0; nref += refused != 0; nfalse += dev0 && refused; nunsound += !dev0 && !refused;
+            nfmask += dev0 && refused == 1;
         }
         pc = cc[k] = pc > rcpu ? pc : rcpu;
         pd = cd[k] = pd > rdev ? pd : rdev;
@@ -138,9 +139,9 @@ int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, i
     w->cells = w->cells - pcells;                      /* the pass's own cells, as hz_gapped_pass */
     fprintf(log, "hspz-gapped-chain: anchors %lld extended %lld (empty-set result exact %lld) alignments %d cells %lld; "
             "serial %.3f s; chain with unlimited cores: cpu %.3f s, device %.3f s; probes %lld (%lld cells); "
-            "the commit check refuses %lld empty-set results (%lld of them exact, %lld not exact kept): device with the check %.3f s\n",
+            "the commit check refuses %lld empty-set results (%lld of them exact, %lld of those by a mask; %lld not exact kept): device with the check %.3f s\n",
             (long long)nan, (long long)next, (long long)kept0, S->n, (long long)cells, serial, pc, pd,
-            (long long)probes, (long long)pcells, (long long)nref, (long long)nfalse, (long long)nunsound, pk);
+            (long long)probes, (long long)pcells, (long long)nref, (long long)nfalse, (long long)nfmask, (long long)nunsound, pk);
 out:
     free(rops); free(cc); free(cd); free(ck); free(owner); free(kb); free(bb);
     return rc;

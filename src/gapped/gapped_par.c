@@ -347,7 +347,7 @@ static int hits(const hz_gpass *P, hz_galn *A, const pslot *sl, int64_t a1, int6
     }
     if (!span) return 0;
     hz_gset V = { A, n, n, kept, byend, n };
-    return hz_gapped_nb_changes(P, &V, a1, a2, sl->nb, sl->rg, sl->nrow);
+    return hz_gapped_nb_changes(P, &V, a1, a2, sl->nb, sl->rg, sl->nrow) ? 2 : 0;
 }
 
 static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, int32_t *byend, int32_t n)

@@ -232,13 +232,13 @@ static void test_pass(const hz_gscore *sc)
         rc = lf ? hz_gapped_pass_chain(&P, &w, an, nan, &S3, lf) : -1;
         char line[512] = "";
         if (lf) { rewind(lf); if (!fgets(line, sizeof line, lf)) line[0] = 0; fclose(lf); }
-        long long na = -1, ne = -1, k0 = -1, cells = -1, pr = -1, pcl = -1, nref = -1, nfa = -1, nun = -1; int nal = -1;
+        long long na = -1, ne = -1, k0 = -1, cells = -1, pr = -1, pcl = -1, nref = -1, nfa = -1, nfm = -1, nun = -1; int nal = -1;
         double ser = -1, bc = -1, bd = -1, bk = -1;
         int f = sscanf(line, "hspz-gapped-chain: anchors %lld extended %lld (empty-set result exact %lld) alignments %d cells %lld; "
                              "serial %lf s; chain with unlimited cores: cpu %lf s, device %lf s; probes %lld (%lld cells); "
-                             "the commit check refuses %lld empty-set results (%lld of them exact, %lld not exact kept): device with the check %lf s",
-                       &na, &ne, &k0, &nal, &cells, &ser, &bc, &bd, &pr, &pcl, &nref, &nfa, &nun, &bk);
-        check(rc == 0 && same_sets(&S1, &S3) && f == 14 && na == nan && nal == S1.n && ne >= nal && k0 < ne && k0 > 0 &&
+                             "the commit check refuses %lld empty-set results (%lld of them exact, %lld of those by a mask; %lld not exact kept): device with the check %lf s",
+                       &na, &ne, &k0, &nal, &cells, &ser, &bc, &bd, &pr, &pcl, &nref, &nfa, &nfm, &nun, &bk);
+        check(rc == 0 && same_sets(&S1, &S3) && f == 15 && nfm >= 0 && nfm <= nfa && na == nan && nal == S1.n && ne >= nal && k0 < ne && k0 > 0 &&
               pr >= ne && bd <= bk && bk <= bc && bc <= ser && bc > 0 && nun == 0 && nref >= ne - k0 && nfa <= nref,
               "the chain pass: the same alignments; %lld of %lld extended anchors exact against no alignments, the check "
               "refuses %lld (%lld exact, %lld inexact kept); bounds device %.4f <= with the check %.4f <= cpu %.4f <= serial %.4f s (%lld probes)",
