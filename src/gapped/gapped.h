@@ -255,7 +255,7 @@ int hz_gapped_spec_check(const hz_gpass *P, const hz_gset *S, int32_t nsnap, int
 /* hz_gapped_pass (the same S and bytes) that also measures, per extended anchor, the shortest
  * prefix of the accepted alignments giving its result, and writes one line to log: the serial
  * time and the pass's lower bound with unlimited cores under §12 for the CPU and a device
- * (gapped_chain.c; HSPZ_GAPPED_STATS=chain with one thread).  0, -1 on out of memory. */
+ * (gapped_chain.c; hspz gapped runs it for HSPZ_GAPPED_STATS=chain on one thread without a device).  0, -1 on out of memory. */
 int hz_gapped_pass_chain(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int64_t nan, hz_gset *S, FILE *log);
 /* hz_gapped_pass on nthreads threads (spec §12 speculative scheme): anchors are extended
  * speculatively against the set accepted when they start, and committed in §3.6 order; a

@@ -422,7 +422,7 @@ int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     int stats = env && *env && strcmp(env, "0");
     if ((nthreads <= 1 && !pre) || nan < 2) {
         int64_t c0 = w->cells;
-        int rc = stats && !strcmp(env, "chain") ? hz_gapped_pass_chain(P, w, an, nan, S, stderr) : hz_gapped_pass(P, w, an, nan, S);
+        int rc = hz_gapped_pass(P, w, an, nan, S);
         if (stats) fprintf(stderr, "hspz-gapped-stats: threads 1 anchors %lld alignments %d cells %lld\n",
                            (long long)nan, S->n, (long long)(w->cells - c0));
         return rc;

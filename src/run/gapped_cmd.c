@@ -246,6 +246,10 @@ static void compute_job(pjob *j, hz_gwork *w)
     clock_gettime(CLOCK_MONOTONIC, &d1);
     if (dfail) j->rc = -1;
     else if (nan < 0) j->rc = -1;
+    else if (!R && j->ithreads <= 1 && (!j->g || j->g->pool <= 1) && getenv("HSPZ_GAPPED_STATS") &&
+             !strcmp(getenv("HSPZ_GAPPED_STATS"), "chain")) {      /* the order's serial bound (bench/) */
+        if (hz_gapped_pass_chain(&j->P, w, an, nan, &j->S, stderr)) j->rc = -1;
+    }
     else if (j->ithreads > 1 && j->g && j->g->pool > j->ithreads) {   /* may grow up to the pool */
         if (hz_gapped_pass_dyn(&j->P, w, an, nan, &j->S, j->g->pool, pass_allow, j->g, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
     }
