@@ -11,7 +11,8 @@
 #   N       --threads of every arm
 #   REF,QRY a pair of FASTA(.gz) files (target, query)
 #
-# Environment: RUNS (default 3), DEV (default cuda; emu checks this script without a GPU), ALT (another hspz binary, run with --device cuda), TIME (GNU
+# Environment: RUNS (default 3), DEV (default cuda; emu checks this script without a GPU; cpu with
+# ALT: the two builds' CPU paths only), ALT (another hspz binary, run with --device $DEV), TIME (GNU
 # time, default /usr/bin/time), COMMIT (default: the COMMIT file, else git).  After the timed runs
 # one more run of the new GPU arm with HSPZ_GAPPED_STATS=1 reports per pass the halves done on
 # the GPU, its seconds, launches, halves run again, left to the CPU and redone (in its .err files,
@@ -37,6 +38,7 @@ for pair in "$@"; do
     ref=${pair%%,*}; qry=${pair#*,}; name=$(basename "$ref" | sed 's/\..*//')_x_$(basename "$qry" | sed 's/\..*//')
     rm -rf "$W/base"; "$HSPZ" run -r "$ref" -q "$qry" -o "$W/base" --quiet
     arms="cpu cuda${ALT:+ alt}"
+    [ "$DEV" = cpu ] && arms="cpu${ALT:+ alt}"     # two builds' CPU paths side by side
     for a in $arms; do : > "$W/t.$a"; done
     for ((k = 1; k <= RUNS; k++)); do
         for a in $arms; do

@@ -156,9 +156,7 @@ typedef struct hz_gwork {
     hz_gref nb[2];                   /* the neighbours (left, right; §5.1) the last
                                       * hz_gapped_extend that was not contained ran with */
 } hz_gwork;
-#ifndef HZ_G_RGB
-#define HZ_G_RGB 32       /* rows per block of a recorded region (§12 checks; -DHZ_G_RGB=N for experiments) */
-#endif
+#define HZ_G_RGB 32
 #define HZ_G_POLL 256
 /* columns of slack past cap in hz_gwork's sv and qc (a block of 16 may read and write past end) */
 #define HZ_G_SLACK 64
