@@ -13,14 +13,18 @@
 #
 # Environment: RUNS (default 3), DEV (default cuda; emu checks this script without a GPU; cpu with
 # ALT: the two builds' CPU paths only), ALT (another hspz binary, run with --device $DEV), TIME (GNU
-# time, default /usr/bin/time), COMMIT (default: the COMMIT file, else git).  After the timed runs
-# one more run of the new GPU arm with HSPZ_GAPPED_STATS=1 reports per pass the halves done on
-# the GPU, its seconds, launches, halves run again, left to the CPU and redone (in its .err files,
-# so that run is not compared).
+# time, default /usr/bin/time), COMMIT (default: the COMMIT file, else git), ALTENV (NAME=VALUE
+# words set for the ALT arm only: ALT=HSPZ ALTENV=HSPZ_GAPPED_FORECAST=off compares one build's two
+# schedules).  After the timed runs one more run of the new GPU arm (and of ALT) with
+# HSPZ_GAPPED_STATS=1 reports per pass the halves done on the GPU, its seconds, launches, halves
+# run again, left to the CPU and redone, and the scheduler's counters (in its .err files, so that
+# run is not compared).
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
 HSPZ=$(readlink -f "$1"); REPORT=$2; N=$3; shift 3
-RUNS=${RUNS:-3}; TIME=${TIME:-/usr/bin/time}; ALT=${ALT:-}; DEV=${DEV:-cuda}
+RUNS=${RUNS:-3}; TIME=${TIME:-/usr/bin/time}; ALT=${ALT:-}; DEV=${DEV:-cuda}; ALTENV=${ALTENV:-}
+read -r -a altenv <<< "$ALTENV"
+for e in "${altenv[@]}"; do [[ $e == HSPZ_*=* ]] || { echo "ALTENV: $e is not HSPZ_NAME=VALUE" >&2; exit 2; }; done
 [ -x "$HSPZ" ] || { echo "no hspz at $1" >&2; exit 1; }
 [ -z "$ALT" ] || ALT=$(readlink -f "$ALT")
 W=$(mktemp -d /tmp/gapped_gpu.XXXXXX); trap 'rm -rf "$W"' EXIT
@@ -31,7 +35,7 @@ span() { sort -g | awk 'NR==1{m=$1} {M=$1} END {printf "%s–%s", m, M}'; }
     echo "# hspz gapped --outdir: GPU against CPU ($(date -u +%F))"
     echo
     echo "- commit $commit; $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -1); $(nproc) cores; --threads $N; $RUNS runs per arm, alternating"
-    echo "- command: bench/gapped_gpu.sh HSPZ REPORT $N $*${ALT:+ (ALT: an older build)}"
+    echo "- command: bench/gapped_gpu.sh HSPZ REPORT $N $*${ALT:+ (ALT: $( [ "$ALT" = "$HSPZ" ] && echo 'the same build' || echo 'another build')${ALTENV:+ with $ALTENV})}"
     echo "- precondition: every output and .err of every arm byte-identical to the CPU arm's"
 } > "$REPORT"
 for pair in "$@"; do
@@ -43,8 +47,8 @@ for pair in "$@"; do
     for ((k = 1; k <= RUNS; k++)); do
         for a in $arms; do
             rm -rf "$W/$a"; cp -r "$W/base" "$W/$a"
-            bin=$HSPZ; dev=$a; [ "$a" = cuda ] && dev=$DEV; [ "$a" = alt ] && { bin=$ALT; dev=$DEV; }
-            "$TIME" -f '%e %U %S' -o "$W/t" "$bin" gapped --outdir "$W/$a" -r "$ref" -q "$qry" --threads "$N" --device "$dev" \
+            bin=$HSPZ; dev=$a; pre=(env); [ "$a" = cuda ] && dev=$DEV; [ "$a" = alt ] && { bin=$ALT; dev=$DEV; pre=(env "${altenv[@]}"); }
+            "$TIME" -f '%e %U %S' -o "$W/t" "${pre[@]}" "$bin" gapped --outdir "$W/$a" -r "$ref" -q "$qry" --threads "$N" --device "$dev" \
                 || { echo "FAILED: $a on $name" | tee -a "$REPORT" >&2; exit 1; }
             awk '{printf "%s %.2f\n", $1, $2 + $3}' "$W/t" >> "$W/t.$a"
             if [ "$a" != cpu ]; then
@@ -67,6 +71,11 @@ for pair in "$@"; do
     } >> "$REPORT"
     rm -rf "$W/st"; cp -r "$W/base" "$W/st"
     HSPZ_GAPPED_STATS=1 "$HSPZ" gapped --outdir "$W/st" -r "$ref" -q "$qry" --threads "$N" --device "$DEV" || true
-    { echo; echo '```'; cat "$W/st"/*.err | grep -v '^$' | head -40; echo '```'; } >> "$REPORT"
+    { echo; echo "HSPZ_GAPPED_STATS=1, the new arm:"; echo; echo '```'; cat "$W/st"/*.err | grep -v '^$' | head -40; echo '```'; } >> "$REPORT"
+    if [ -n "$ALT" ] && [ "$DEV" != cpu ]; then
+        rm -rf "$W/st"; cp -r "$W/base" "$W/st"
+        env "${altenv[@]}" HSPZ_GAPPED_STATS=1 "$ALT" gapped --outdir "$W/st" -r "$ref" -q "$qry" --threads "$N" --device "$DEV" || true
+        { echo; echo "HSPZ_GAPPED_STATS=1, alt:"; echo; echo '```'; cat "$W/st"/*.err | grep -v '^$' | head -40; echo '```'; } >> "$REPORT"
+    fi
 done
 cat "$REPORT"
