@@ -30,11 +30,12 @@
  * the worker stops, waits until that anchor is committed and extends again itself.  These are
  * predictions only: whatever a worker delivers is still checked at commit, so the bytes never
  * depend on them.
- * With a device (pre), a refused result is not extended again from the newest snapshot, where the
- * alignments of the anchors in flight before it would refuse it again, but against a forecast:
- * once the commit is within HZ_PAR_FC anchors, the worker builds the set lastz will have at the
- * anchor from the newest snapshot and the results of the anchors in between (forecast()), which
- * the commit accepts when S turns out equal to it (HSPZ_GAPPED_FORECAST=off: the former way).
+ * With a device (pre), a result refused twice (the device's, then an extension from the newest
+ * snapshot, where the alignments of the anchors in flight before it refuse it again) is extended
+ * against a forecast instead of being left to the commit: once the commit is within HZ_PAR_FC
+ * anchors, the worker builds the set lastz will have at the anchor from the newest snapshot and
+ * the results of the anchors in between (forecast()), which the commit accepts when S turns out
+ * equal to it (HSPZ_GAPPED_FORECAST=off: no forecast).
  * Memory: a window of K = 4 x threads anchors in flight (4 x the threads allow() lets work), and
  * per worker in a forecast a copy of the snapshot's alignment records (no ops or pieces).
  * HSPZ_GAPPED_STATS=1 in the environment: one line per pass on stderr (counters, §12 waste). */
@@ -271,7 +272,7 @@ static void *worker(void *arg)
             }
             else if (sl->rc < 0 || sl->rc == 2 || sl->trunc || tries == 3) break;
             else if ((dep = pending_hit(p, sl, k)) >= 0 && sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
-            if ((dep >= 0 || sl->rc == 3) && p->fcast) goto fc;   /* (a result was freed above) */
+            if (dep >= 0 && tries && p->fcast) goto fc;   /* refused again (its result freed above) */
             if (dep >= 0) {            /* an earlier pending alignment will change it: extend again
                                         * once that one is committed, here rather than at commit */
                 p->nwait++;
@@ -291,8 +292,9 @@ static void *worker(void *arg)
             }
             if (!hit) break;
             if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
-            if (!p->fcast) continue;
-        fc: /* device mode: wait until the commit is near k, then extend k against the forecast */
+            if (!p->fcast || !tries) continue;
+        fc: /* device mode, an extension from the newest snapshot refused too: wait until the
+             * commit is near k, then extend k against the forecast */
             while (!p->stop && k - (p->cur->upto > p->next_commit ? p->cur->upto : p->next_commit) > HZ_PAR_FC)
                 pthread_cond_wait(&p->cv_work, &p->mu);
             sl->rc = p->stop ? 0 : forecast(p, k, sl, &w, &rops, &rcap);
@@ -435,8 +437,8 @@ enum { FC_NONE, FC_TAKEN, FC_AGAIN, FC_STOP };
 /* anchor j of a forecast (caller holds mu): FC_TAKEN with *r (and *G on 1) when slot j holds a
  * finished forecast result (exact by the same induction; j > next_commit, so commit() is not
  * using it); FC_AGAIN once j is committed (a newer snapshot covers it: start again from that);
- * FC_NONE: device result or extension.  A slot whose forecast is running is waited for, not
- * done twice (forecasts wait only on earlier anchors, so no cycle). */
+ * FC_NONE: device result or extension.  A running forecast of j is not waited for: that
+ * chained the refused anchors one after another (bench/results/gapped-forecast-h100-2026-12-05.md). */
 static int fc_slot(ppar *p, int64_t j, int *r, hz_galn *G)
 {
     const pslot *s = &p->slot[j % p->K];
@@ -448,8 +450,7 @@ static int fc_slot(ppar *p, int64_t j, int *r, hz_galn *G)
             if (s->rc == 1 && copy_aln(G, &s->G)) return FC_NONE;
             return FC_TAKEN;
         }
-        if (s->state == 1 && s->fc == 1) pthread_cond_wait(&p->cv_done, &p->mu);
-        else if (s->state == 2 && j == p->next_commit) pthread_cond_wait(&p->cv_work, &p->mu);
+        if (s->state == 2 && j == p->next_commit) pthread_cond_wait(&p->cv_work, &p->mu);   /* being committed */
         else return FC_NONE;
     }
 }
