@@ -14,8 +14,8 @@
 # Environment: RUNS (default 3), DEV (default cuda; emu checks this script without a GPU; cpu with
 # ALT: the two builds' CPU paths only), ALT (another hspz binary, run with --device $DEV), TIME (GNU
 # time, default /usr/bin/time), COMMIT (default: the COMMIT file, else git), ALTENV (NAME=VALUE
-# words set for the ALT arm only: ALT=HSPZ ALTENV=HSPZ_GAPPED_FORECAST=off compares one build's two
-# schedules).  After the timed runs one more run of the new GPU arm (and of ALT) with
+# words set for the ALT arm only: ALT=HSPZ ALTENV=HSPZ_GAPPED_BATCH=65536 compares one build's two
+# settings).  After the timed runs one more run of the new GPU arm (and of ALT) with
 # HSPZ_GAPPED_STATS=1 reports per pass the halves done on the GPU, its seconds, launches, halves
 # run again, left to the CPU and redone, and the scheduler's counters (in its .err files, so that
 # run is not compared).

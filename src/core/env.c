@@ -28,9 +28,6 @@ static hz_envvar ENV[] = {
     { "HSPZ_GAPPED_BATCH", "an integer 1..1073741824", NULL },
     { "HSPZ_GAPPED_POOL", "an integer 1..1073741824", NULL },
     { "HSPZ_GAPPED_STATS", "0, 1, chain", NULL },
-    /* benchmarks: off = a refused device result is extended again from the newest snapshot
-     * (gapped_par.c's forecast off; never changes the output) */
-    { "HSPZ_GAPPED_FORECAST", "on, off", NULL },
     /* hspz run --gapped (src/run/pipeline.c, gapped_run.c): the alignments' device, through the
      * helper process (emu: the GPU's code on the host, tests) */
     { "HSPZ_GAPPED_DEVICE", "cpu, cuda, emu", NULL },

@@ -30,14 +30,7 @@
  * the worker stops, waits until that anchor is committed and extends again itself.  These are
  * predictions only: whatever a worker delivers is still checked at commit, so the bytes never
  * depend on them.
- * With a device (pre), a result refused twice (the device's, then an extension from the newest
- * snapshot, where the alignments of the anchors in flight before it refuse it again) is extended
- * against a forecast instead of being left to the commit: once the commit is within HZ_PAR_FC
- * anchors, the worker builds the set lastz will have at the anchor from the newest snapshot and
- * the results of the anchors in between (forecast()), which the commit accepts when S turns out
- * equal to it (HSPZ_GAPPED_FORECAST=off: no forecast).
- * Memory: a window of K = 4 x threads anchors in flight (4 x the threads allow() lets work), and
- * per worker in a forecast a copy of the snapshot's alignment records (no ops or pieces).
+ * Memory: a window of K = 4 x threads anchors in flight (4 x the threads allow() lets work).
  * HSPZ_GAPPED_STATS=1 in the environment: one line per pass on stderr (counters, §12 waste). */
 #include <pthread.h>
 #include <stdio.h>
@@ -46,8 +39,7 @@
 #include <string.h>
 #include "gapped.h"
 
-typedef struct { int32_t n, refs; int32_t *kept, *byend; int64_t upto; } psnap;   /* immutable once published;
-                                  * upto: the anchors below it are reflected (publish) */
+typedef struct { int32_t n, refs; int32_t *kept, *byend; } psnap;   /* immutable once published */
 static const hz_gref NONE = { -1, -1 };
 
 typedef struct {
@@ -57,22 +49,14 @@ typedef struct {
     int64_t *rg[2], rgcap[2], nrow[2], lo[2], hi[2];
     hz_gref nb[2];                /* the neighbours the result ran with (none: a device result) */
     int64_t dlo, dhi;             /* the diagonals (column - row, from the anchor) both halves explored */
-    int fc;                       /* 1 forecast() running, 2 the result ran against a forecast set */
-    int32_t fbase, fn;            /* of S->a[0..fbase) and the alignments fp[0..fn-fbase) */
-    struct pfp *fp; int32_t fpcap;
 } pslot;
-
-/* what a forecast alignment must equal at commit (forecast(), commit()) */
-typedef struct pfp { int64_t s1, s2, t1, t2; int32_t score, nops, npc; hz_gref nb[4]; uint64_t h; } pfp;
 
 typedef struct {
     const hz_gpass *P; hz_gpass Pq;        /* Pq: no stderr (speculative runs stay quiet) */
     const hz_ganchor *an; int64_t nan;
     hz_gset *S; psnap *cur;
     pslot *slot; int64_t K, next_claim, next_commit;
-    int stop, stats, fcast; int64_t nredo;
-    int64_t nfc, nfcpre, nfcext, nfctake, nfcagain, nfcbad;  /* HSPZ_GAPPED_STATS: forecasts, predecessors taken from
-                                           * the device, extended, forecasts refused at commit */
+    int stop, stats; int64_t nredo;
     int64_t nretry, nretry2, nstop, nwait, nown, wcells, ccells, maxcells; double cbusy, cwait;   /* HSPZ_GAPPED_STATS */
     hz_gpre_fn pre; void *prectx;         /* results made elsewhere, against an empty set */
     hz_gallow_fn allow; void *allowctx;   /* workers [0, allow()) may claim anchors now */
@@ -84,9 +68,8 @@ static void snap_unref(psnap *s)
     if (s && --s->refs == 0) { free(s->kept); free(s->byend); free(s); }
 }
 
-/* publish S's current KEPT/BYEND as the snapshot new workers start from, S reflecting the
- * anchors below upto (caller holds mu) */
-static int publish(ppar *p, int64_t upto)
+/* publish S's current KEPT/BYEND as the snapshot new workers start from (caller holds mu) */
+static int publish(ppar *p)
 {
     psnap *s = calloc(1, sizeof *s);
     size_t n = (size_t)p->S->n;
@@ -96,7 +79,7 @@ static int publish(ppar *p, int64_t upto)
     }
     memcpy(s->kept, p->S->kept, n * sizeof *s->kept);
     memcpy(s->byend, p->S->byend, n * sizeof *s->byend);
-    s->n = p->S->n; s->refs = 1; s->upto = upto;
+    s->n = p->S->n; s->refs = 1;
     snap_unref(p->cur);
     p->cur = s;
     return 0;
@@ -140,8 +123,6 @@ static int keep_region(pslot *sl, const hz_gwork *w)
 static int aln_hits(const pslot *sl, const hz_galn *G, int64_t a1, int64_t a2);
 static int span_hits(const pslot *v, const hz_galn *G, int64_t a1, int64_t a2);
 static int set_hits(const ppar *p, const pslot *sl, int64_t k, int32_t *kept, int32_t *byend, int32_t n);
-static int forecast(ppar *p, int64_t k, pslot *sl, hz_gwork *w, uint32_t **rops, int32_t *rcap);
-enum { HZ_PAR_FC = 8 };   /* a forecast starts once the commit is this near its anchor */
 
 /* a worker's running extension: anchor k, alignments S->a[0..seen) already checked; dep: the
  * earlier anchor whose pending alignment stopped it (-1: an accepted one did) */
@@ -239,7 +220,7 @@ static void *worker(void *arg)
         if (p->stop) break;
         int64_t k = p->next_claim++;
         pslot *sl = &p->slot[k % p->K];
-        sl->state = 1; sl->fc = 0;
+        sl->state = 1;
         /* extend against the newest snapshot; while alignments accepted since then could have
          * changed the result, extend again (at most 3 times) so that the commit seldom redoes
          * it on the committing thread */
@@ -272,7 +253,6 @@ static void *worker(void *arg)
             }
             else if (sl->rc < 0 || sl->rc == 2 || sl->trunc || tries == 3) break;
             else if ((dep = pending_hit(p, sl, k)) >= 0 && sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
-            if (dep >= 0 && tries && p->fcast) goto fc;   /* refused again (its result freed above) */
             if (dep >= 0) {            /* an earlier pending alignment will change it: extend again
                                         * once that one is committed, here rather than at commit */
                 p->nwait++;
@@ -292,13 +272,6 @@ static void *worker(void *arg)
             }
             if (!hit) break;
             if (sl->rc == 1) { free(sl->G.ops); free(sl->G.pc); }
-            if (!p->fcast || !tries) continue;
-        fc: /* device mode, an extension from the newest snapshot refused too: wait until the
-             * commit is near k, then extend k against the forecast */
-            while (!p->stop && k - (p->cur->upto > p->next_commit ? p->cur->upto : p->next_commit) > HZ_PAR_FC)
-                pthread_cond_wait(&p->cv_work, &p->mu);
-            sl->rc = p->stop ? 0 : forecast(p, k, sl, &w, &rops, &rcap);
-            break;
         }
         sl->state = 2;
         pthread_cond_broadcast(&p->cv_done);
@@ -391,163 +364,6 @@ int hz_gapped_spec_check(const hz_gpass *P, const hz_gset *S, int32_t nsnap, int
     return hits(P, S->a, &v, a1, a2, S->kept, S->byend, S->n);
 }
 
-static uint64_t ops_hash(const hz_galn *G)
-{
-    uint64_t h = 1469598103934665603ULL;                      /* FNV-1a */
-    for (int32_t i = 0; i < G->nops; i++) { h ^= G->ops[i]; h *= 1099511628211ULL; }
-    return h;
-}
-
-static void fingerprint(pfp *f, const hz_galn *G)
-{
-    f->s1 = G->s1; f->s2 = G->s2; f->t1 = G->t1; f->t2 = G->t2;
-    f->score = G->score; f->nops = G->nops; f->npc = G->npc;
-    f->nb[0] = G->bl; f->nb[1] = G->br; f->nb[2] = G->tl; f->nb[3] = G->tr;
-    f->h = ops_hash(G);
-}
-
-static int same_ref(hz_gref a, hz_gref b) { return a.aln == b.aln && a.pc == b.pc; }
-
-/* S is the forecast set slot sl's result ran against (its first fbase alignments are shared) */
-static int forecast_holds(const hz_gset *S, const pslot *sl)
-{
-    if (S->n != sl->fn) return 0;
-    for (int32_t i = sl->fbase; i < sl->fn; i++) {
-        const pfp *f = &sl->fp[i - sl->fbase]; pfp g; fingerprint(&g, &S->a[i]);
-        if (f->s1 != g.s1 || f->s2 != g.s2 || f->t1 != g.t1 || f->t2 != g.t2 || f->score != g.score ||
-            f->nops != g.nops || f->npc != g.npc || f->h != g.h) return 0;
-        for (int e = 0; e < 4; e++) if (!same_ref(f->nb[e], g.nb[e])) return 0;
-    }
-    return 1;
-}
-
-/* a deep copy of s's ops and pieces into d (neighbour snapshots are set by hz_gapped_accept) */
-static int copy_aln(hz_galn *d, const hz_galn *s)
-{
-    *d = *s;
-    d->ops = malloc((size_t)(s->nops ? s->nops : 1) * sizeof *d->ops);
-    d->pc = malloc((size_t)(s->npc ? s->npc : 1) * sizeof *d->pc);
-    if (!d->ops || !d->pc) { free(d->ops); free(d->pc); return -1; }
-    memcpy(d->ops, s->ops, (size_t)s->nops * sizeof *d->ops);
-    memcpy(d->pc, s->pc, (size_t)s->npc * sizeof *d->pc);
-    return 0;
-}
-
-enum { FC_NONE, FC_TAKEN, FC_AGAIN, FC_STOP };
-/* anchor j of a forecast (caller holds mu): FC_TAKEN with *r (and *G on 1) when slot j holds a
- * finished forecast result (exact by the same induction; j > next_commit, so commit() is not
- * using it); FC_AGAIN once j is committed (a newer snapshot covers it: start again from that);
- * FC_NONE: device result or extension.  A running forecast of j is not waited for: that
- * chained the refused anchors one after another (bench/results/gapped-forecast-h100-2026-12-05.md). */
-static int fc_slot(ppar *p, int64_t j, int *r, hz_galn *G)
-{
-    const pslot *s = &p->slot[j % p->K];
-    for (;;) {
-        if (p->stop) return FC_STOP;
-        if (p->next_commit > j) return FC_AGAIN;
-        if (s->state == 2 && s->fc == 2 && !s->trunc && j > p->next_commit && s->rc >= 0 && s->rc <= 2) {
-            *r = s->rc;
-            if (s->rc == 1 && copy_aln(G, &s->G)) return FC_NONE;
-            return FC_TAKEN;
-        }
-        if (s->state == 2 && j == p->next_commit) pthread_cond_wait(&p->cv_work, &p->mu);   /* being committed */
-        else return FC_NONE;
-    }
-}
-
-/* anchor j's result against F (caller does not hold mu): the device's where the commit check
- * keeps it against F, else an extension here.  As hz_gapped_extend. */
-static int fc_result(ppar *p, hz_gwork *w, const hz_gset *F, int64_t j, hz_galn *G, uint32_t **rops, int32_t *rcap, int64_t *npre, int64_t *next)
-{
-    int64_t a1 = p->an[j].a1, a2 = p->an[j].a2;
-    int r = p->pre(p->prectx, j, p->P, w, G);
-    if (r >= 0) {
-        w->nb[0] = w->nb[1] = NONE;
-        if (!hz_gapped_spec_check(p->P, F, 0, a1, a2, w)) { (*npre)++; return r; }
-        if (r == 1) { free(G->ops); free(G->pc); }
-    }
-    (*next)++;
-    return hz_gapped_extend(&p->Pq, w, F, a1, a2, G, rops, rcap);
-}
-
-/* F's own alignments (those from n0 on) and arrays */
-static void fc_free(hz_gset *F, int32_t n0)
-{
-    for (int32_t i = n0; F->a && i < F->n; i++) { free(F->a[i].ops); free(F->a[i].pc); }
-    free(F->a); free(F->kept); free(F->byend);
-    memset(F, 0, sizeof *F);
-}
-
-/* Spec §12, device mode: extend anchor k on this thread against F, the set the commit will have
- * at k: the newest snapshot (the anchors below u reflected) and, in §3.6 order, the alignments of
- * anchors u..k-1, each a finished forecast of its own slot, or the device's result where the
- * commit check (hz_gapped_spec_check) keeps it against F so far, else extended here against F.
- * By induction F is the serial set at k, so the result is exact; commit() still compares S with
- * F (forecast_holds) and redoes k on any difference, so the bytes never depend on this.  Caller
- * holds mu (released while working, held again on return).  Returns the result's code as
- * hz_gapped_extend (sl->G set on 1), -1 on OOM. */
-static int forecast(ppar *p, int64_t k, pslot *sl, hz_gwork *w, uint32_t **rops, int32_t *rcap)
-{
-    int (*poll)(void *, const hz_gwork *, int) = w->poll;
-    w->poll = NULL;                                  /* F is private and exact: nothing to stop for */
-    int64_t npre = 0, next = 0, ntake = 0;
-    int rc = -1, st = FC_AGAIN;
-    hz_gset F; memset(&F, 0, sizeof F);
-    sl->fc = 1;
-    while (st == FC_AGAIN) {
-        psnap *sn = p->cur; sn->refs++;
-        int64_t u = sn->upto > p->next_commit ? sn->upto : p->next_commit;
-        pthread_mutex_unlock(&p->mu);
-        int32_t n0 = sn->n;
-        size_t cap = (size_t)n0 + (size_t)(k - u) + 1;
-        F = (hz_gset){ malloc(cap * sizeof *F.a), n0, (int32_t)cap, malloc(cap * sizeof *F.kept), malloc(cap * sizeof *F.byend), n0 };
-        rc = -1; st = FC_NONE;
-        if (F.a && F.kept && F.byend) {
-            memcpy(F.a, p->S->a, (size_t)n0 * sizeof *F.a);      /* immutable below S->n: shared */
-            memcpy(F.kept, sn->kept, (size_t)n0 * sizeof *F.kept);
-            memcpy(F.byend, sn->byend, (size_t)n0 * sizeof *F.byend);
-            rc = 0;
-            for (int64_t j = u; j < k && !rc; j++) {
-                hz_galn G; int r = -1;
-                pthread_mutex_lock(&p->mu);
-                st = fc_slot(p, j, &r, &G);
-                pthread_mutex_unlock(&p->mu);
-                if (st == FC_AGAIN || st == FC_STOP) break;
-                if (st == FC_TAKEN) { ntake++; st = FC_NONE; }
-                else r = fc_result(p, w, &F, j, &G, rops, rcap, &npre, &next);
-                if (r < 0) rc = -1;
-                else if (r == 1 && hz_gapped_accept(&F, &G)) { free(G.ops); free(G.pc); rc = -1; }
-            }
-        }
-        if (!rc && st == FC_NONE) {                  /* F is complete */
-            w->trunc = 0;
-            rc = hz_gapped_extend(&p->Pq, w, &F, p->an[k].a1, p->an[k].a2, &sl->G, rops, rcap);
-            next++;
-            sl->trunc = w->trunc; sl->nb[0] = w->nb[0]; sl->nb[1] = w->nb[1];
-            int32_t nf = F.n - n0;
-            if (rc >= 0 && nf > sl->fpcap) {
-                pfp *t = realloc(sl->fp, (size_t)nf * sizeof *t);
-                if (t) { sl->fp = t; sl->fpcap = nf; }
-                else { if (rc == 1) { free(sl->G.ops); free(sl->G.pc); } rc = -1; }
-            }
-            if (rc >= 0) {
-                for (int32_t i = 0; i < nf; i++) fingerprint(&sl->fp[i], &F.a[n0 + i]);
-                sl->fbase = n0; sl->fn = F.n;
-            }
-        }
-        fc_free(&F, n0);
-        pthread_mutex_lock(&p->mu);
-        snap_unref(sn);
-        if (st == FC_AGAIN) p->nfcagain++;
-    }
-    if (st == FC_STOP) rc = 0;
-    sl->fc = rc >= 0 && st != FC_STOP ? 2 : 0;
-    w->poll = poll;
-    p->nfc++; p->nfcpre += npre; p->nfcext += next; p->nfctake += ntake;
-    p->wcells += w->cells; if (w->cells > p->maxcells) p->maxcells = w->cells; w->cells = 0;
-    return rc;
-}
-
 /* commit anchor k (slot sl, or computed here when own); -1 on out of memory */
 static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t **rops, int32_t *rcap)
 {
@@ -555,7 +371,7 @@ static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t 
     if (own && p->pre) {   /* a device result for an anchor no worker took: checked as a worker's */
         int pre = p->pre(p->prectx, k, p->P, w, &sl->G);
         if (pre >= 0) {
-            own = 0; sl->rc = pre; sl->nsnap = 0; sl->trunc = 0; sl->nb[0] = sl->nb[1] = NONE; sl->fc = 0;
+            own = 0; sl->rc = pre; sl->nsnap = 0; sl->trunc = 0; sl->nb[0] = sl->nb[1] = NONE;
             if ((pre == 0 || pre == 1) && keep_region(sl, w)) {
                 if (pre == 1) { free(sl->G.ops); free(sl->G.pc); }
                 sl->rc = -1;
@@ -563,8 +379,7 @@ static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t 
         }
     }
     int redo = own || sl->rc < 0 || sl->rc == 3 || sl->trunc;
-    if (!redo && sl->fc == 2) { redo = !forecast_holds(p->S, sl); p->nfcbad += redo; }
-    else if (!redo && sl->rc != 2) redo = set_hits(p, sl, k, p->S->kept, p->S->byend, p->S->n);
+    if (!redo && sl->rc != 2) redo = set_hits(p, sl, k, p->S->kept, p->S->byend, p->S->n);
     if (!own && redo) p->nredo++;
     if (!own && sl->rc == 1 && redo) { free(sl->G.ops); free(sl->G.pc); }
     if (redo) {
@@ -580,7 +395,7 @@ static int commit(ppar *p, hz_gwork *w, int64_t k, pslot *sl, int own, uint32_t 
     if (rc < 0) return -1;
     if (rc != 1) return 0;
     pthread_mutex_lock(&p->mu);
-    int e = hz_gapped_accept(p->S, &G) || publish(p, k + 1);
+    int e = hz_gapped_accept(p->S, &G) || publish(p);
     pthread_mutex_unlock(&p->mu);
     if (e) return -1;
     return 0;
@@ -614,11 +429,10 @@ int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     }
     if (nthreads < 1) nthreads = 1;
     ppar p; memset(&p, 0, sizeof p);
-    const char *fe = getenv("HSPZ_GAPPED_FORECAST");
-    p.stats = stats; p.pre = pre; p.fcast = pre && !(fe && !strcmp(fe, "off")); p.prectx = prectx; p.allow = allow; p.allowctx = allowctx;
+    p.stats = stats; p.pre = pre; p.prectx = prectx; p.allow = allow; p.allowctx = allowctx;
     p.P = P; p.Pq = *P; p.Pq.diag = NULL; p.Pq.reported_trunc = NULL;
     p.an = an; p.nan = nan; p.S = S; p.K = 4 * (int64_t)nthreads;
-    if (hz_gset_reserve(S, nan + P->ntrivial + 1) || hz_gapped_trivials(P, S) || publish(&p, 0)) { snap_unref(p.cur); return -1; }
+    if (hz_gset_reserve(S, nan + P->ntrivial + 1) || hz_gapped_trivials(P, S) || publish(&p)) { snap_unref(p.cur); return -1; }
     if (!(p.slot = calloc((size_t)p.K, sizeof *p.slot))) { snap_unref(p.cur); return -1; }
     pthread_mutex_init(&p.mu, NULL); pthread_cond_init(&p.cv_work, NULL); pthread_cond_init(&p.cv_done, NULL);
     int nw = 0, rc = 0;
@@ -648,12 +462,12 @@ int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
         pthread_cond_broadcast(&p.cv_work);
         pthread_mutex_unlock(&p.mu);
     }
-    pthread_mutex_lock(&p.mu); p.stop = 1; pthread_cond_broadcast(&p.cv_work); pthread_cond_broadcast(&p.cv_done); pthread_mutex_unlock(&p.mu);
+    pthread_mutex_lock(&p.mu); p.stop = 1; pthread_cond_broadcast(&p.cv_work); pthread_mutex_unlock(&p.mu);
     for (int t = 0; t < nw; t++) pthread_join(tid[t], NULL);
     /* slots claimed past an error: free their results */
     for (int64_t k = 0; k < p.K; k++) {
         if (p.slot[k].state == 2 && p.slot[k].rc == 1) { free(p.slot[k].G.ops); free(p.slot[k].G.pc); }
-        free(p.slot[k].rg[0]); free(p.slot[k].rg[1]); free(p.slot[k].fp);
+        free(p.slot[k].rg[0]); free(p.slot[k].rg[1]);
     }
     free(tid); free(pw); free(rops); free(p.slot);
     snap_unref(p.cur);
@@ -663,9 +477,9 @@ int hz_gapped_pass_dyn(const hz_gpass *P, hz_gwork *w, const hz_ganchor *an, int
     if (p.stats)
         fprintf(stderr, "hspz-gapped-stats: threads %d anchors %lld alignments %d committer-extended %lld "
                 "(redo %lld, unclaimed %lld) in %.3f s, waited %.3f s for workers, cells %lld; workers: re-extended %lld (%lld contained), stopped %lld, waited %lld, cells %lld; "
-                "forecasts %lld (predecessors from the device %lld, from slots %lld, extensions %lld; started again %lld, refused at commit %lld); largest extension %lld cells\n",
+                "largest extension %lld cells\n",
                 nthreads, (long long)nan, S->n, (long long)(p.nredo + p.nown), (long long)p.nredo, (long long)p.nown,
                 p.cbusy, p.cwait, (long long)p.ccells, (long long)p.nretry, (long long)p.nretry2, (long long)p.nstop, (long long)p.nwait, (long long)p.wcells,
-                (long long)p.nfc, (long long)p.nfcpre, (long long)p.nfctake, (long long)p.nfcext, (long long)p.nfcagain, (long long)p.nfcbad, (long long)p.maxcells);
+                (long long)p.maxcells);
     return rc;
 }

@@ -99,7 +99,7 @@ golden_field() {
     [ "$(mf "$M" 'd["config"]["values"]["xdrop"]')" = '{"value": 910, "source": "default", "section": "extension"}' ]
     [ "$(mf "$M" 'd["config"]["values"]["threads"]["source"]')" = flag ]
     [ "$(mf "$M" 'd["config"]["file"]')" = null ]
-    [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_GATE_KERNEL": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_DEVICE_LONG": null, "HSPZ_DEVICE_DEDUP": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null, "HSPZ_SYNC": null, "HSPZ_FAULT": null, "HSPZ_TRACE": null, "HSPZ_GAPPED_BATCH": null, "HSPZ_GAPPED_POOL": null, "HSPZ_GAPPED_STATS": null, "HSPZ_GAPPED_FORECAST": null, "HSPZ_GAPPED_DEVICE": null}' ]
+    [ "$(mf "$M" 'd["environment"]')" = '{"HSPZ_GATE": null, "HSPZ_GATE_KERNEL": null, "HSPZ_DEVICE_SEEDS": null, "HSPZ_DEVICE_LONG": null, "HSPZ_DEVICE_DEDUP": null, "HSPZ_REF_BUCKETS": null, "HSPZ_GPU_TILE": null, "HSPZ_SYNC": null, "HSPZ_FAULT": null, "HSPZ_TRACE": null, "HSPZ_GAPPED_BATCH": null, "HSPZ_GAPPED_POOL": null, "HSPZ_GAPPED_STATS": null, "HSPZ_GAPPED_DEVICE": null}' ]
 }
 
 @test "manifest: run --gapped is valid and records the alignment files (bytes, lines, sha256), the stage and its time" {

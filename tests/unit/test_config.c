@@ -170,7 +170,7 @@ static void test_env(void)
     check(hz_env_check(err, sizeof err) == 0, "valid values accepted: %s", err);
     int n;
     const hz_envvar *v = hz_env_vars(&n);
-    check(n == 15 && !strcmp(v[13].name, "HSPZ_GAPPED_FORECAST") && v[13].value == NULL && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
+    check(n == 14 && !strcmp(v[0].name, "HSPZ_GATE") && v[0].value && !strcmp(v[0].value, "full") &&
           !strcmp(v[1].name, "HSPZ_GATE_KERNEL") && v[1].value == NULL && v[2].value == NULL &&
           !strcmp(v[4].name, "HSPZ_DEVICE_DEDUP") && v[4].value == NULL &&
           !strcmp(v[6].name, "HSPZ_GPU_TILE") && !strcmp(v[6].value, "1073741824") &&
