@@ -18,7 +18,7 @@
 # settings).  After the timed runs one more run of the new GPU arm (and of ALT) with
 # HSPZ_GAPPED_STATS=1 reports per pass the halves done on the GPU, its seconds, launches, halves
 # run again, left to the CPU and redone, and the scheduler's counters (in its .err files, so that
-# run is not compared).
+# run is not compared), with every process's "at T s" marks laid out in time.
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
 HSPZ=$(readlink -f "$1"); REPORT=$2; N=$3; shift 3
@@ -30,6 +30,13 @@ for e in "${altenv[@]}"; do [[ $e == HSPZ_*=* ]] || { echo "ALTENV: $e is not HS
 W=$(mktemp -d /tmp/gapped_gpu.XXXXXX); trap 'rm -rf "$W"' EXIT
 commit=${COMMIT:-$(cat COMMIT 2>/dev/null || git log -1 --format=%h 2>/dev/null || echo unknown)}
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+# a stats run's lines (the command's stderr in DIR.log, the lines' .err files): the counters, then
+# the "at T s" marks of every process in time order, T from the first mark
+stats_of() {
+    cat "$1.log" "$1"/*.err | grep -v '^$' | grep -v ': at [0-9.]* s (pid' | head -40
+    cat "$1.log" "$1"/*.err | sed -n 's/^hspz gapped: at \([0-9.]*\) s (pid \([0-9]*\)): \(.*\)/\1 \2 \3/p' | sort -s -g -k1,1 |
+        awk 'NR == 1 {t0 = $1} {printf "%+8.3f s  pid %-8s", $1 - t0, $2; for (i = 3; i <= NF; i++) printf " %s", $i; printf "\n"}'
+}
 span() { sort -g | awk 'NR==1{m=$1} {M=$1} END {printf "%s–%s", m, M}'; }
 {
     echo "# hspz gapped --outdir: GPU against CPU ($(date -u +%F))"
@@ -70,12 +77,12 @@ for pair in "$@"; do
         done
     } >> "$REPORT"
     rm -rf "$W/st"; cp -r "$W/base" "$W/st"
-    HSPZ_GAPPED_STATS=1 "$HSPZ" gapped --outdir "$W/st" -r "$ref" -q "$qry" --threads "$N" --device "$DEV" || true
-    { echo; echo "HSPZ_GAPPED_STATS=1, the new arm:"; echo; echo '```'; cat "$W/st"/*.err | grep -v '^$' | head -40; echo '```'; } >> "$REPORT"
+    HSPZ_GAPPED_STATS=1 "$HSPZ" gapped --outdir "$W/st" -r "$ref" -q "$qry" --threads "$N" --device "$DEV" 2> "$W/st.log" || true
+    { echo; echo "HSPZ_GAPPED_STATS=1, the new arm:"; echo; echo '```'; stats_of "$W/st"; echo '```'; } >> "$REPORT"
     if [ -n "$ALT" ] && [ "$DEV" != cpu ]; then
         rm -rf "$W/st"; cp -r "$W/base" "$W/st"
-        env "${altenv[@]}" HSPZ_GAPPED_STATS=1 "$ALT" gapped --outdir "$W/st" -r "$ref" -q "$qry" --threads "$N" --device "$DEV" || true
-        { echo; echo "HSPZ_GAPPED_STATS=1, alt:"; echo; echo '```'; cat "$W/st"/*.err | grep -v '^$' | head -40; echo '```'; } >> "$REPORT"
+        env "${altenv[@]}" HSPZ_GAPPED_STATS=1 "$ALT" gapped --outdir "$W/st" -r "$ref" -q "$qry" --threads "$N" --device "$DEV" 2> "$W/st.log" || true
+        { echo; echo "HSPZ_GAPPED_STATS=1, alt:"; echo; echo '```'; stats_of "$W/st"; echo '```'; } >> "$REPORT"
     fi
 done
 cat "$REPORT"

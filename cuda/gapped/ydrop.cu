@@ -42,7 +42,7 @@ struct gdcuda {
     hz_gdjob *jobs; hz_ywres *res; int64_t jcap;
     int32_t *sub;
     uint8_t *T; const uint8_t *Thost; int64_t Tlen, Tcap;
-    uint8_t *Q; int64_t Qcap;
+    uint8_t *Q; int64_t Qcap, Qid;                          /* Qid: the pass whose query Q holds */
     uint32_t *hops; int32_t *hrg; int64_t hopcap, hrgcap;   /* the launch's outputs on the host */
 };
 
@@ -119,8 +119,9 @@ extern "C" void hz_gdcuda_close(void *h)
     free(g);
 }
 
-/* the pass's sequences and scores on the device (the target only when it changed) */
-static int upload(gdcuda *g, const hz_gpass *P, char *err, size_t errlen)
+/* the pass's sequences and scores on the device: the target when it changed, the query and
+ * the scores when the launch is another pass's than the last one (id) */
+static int upload(gdcuda *g, const hz_gpass *P, int64_t id, char *err, size_t errlen)
 {
     if (g->Thost != P->T || g->Tlen != P->tlen) {
         if (P->tlen + 1 > g->Tcap) {
@@ -131,6 +132,8 @@ static int upload(gdcuda *g, const hz_gpass *P, char *err, size_t errlen)
         GD_CHECK(cudaMemcpy(g->T, P->T, (size_t)P->tlen + 1, cudaMemcpyHostToDevice));
         g->Thost = P->T; g->Tlen = P->tlen;
     }
+    if (id == g->Qid) return 0;
+    g->Qid = 0;
     if (P->qlen + 1 > g->Qcap) {                     /* Q[0] .. Q[qlen]: the halves read no further */
         cudaFree(g->Q); g->Q = NULL; g->Qcap = 0;
         GD_CHECK(cudaMalloc(&g->Q, (size_t)P->qlen + 1));
@@ -138,6 +141,7 @@ static int upload(gdcuda *g, const hz_gpass *P, char *err, size_t errlen)
     }
     GD_CHECK(cudaMemcpy(g->Q, P->Q, (size_t)P->qlen + 1, cudaMemcpyHostToDevice));
     GD_CHECK(cudaMemcpy(g->sub, &P->sc->sub[0][0], 256 * 256 * sizeof(int32_t), cudaMemcpyHostToDevice));
+    g->Qid = id;
     return 0;
 }
 
@@ -151,13 +155,14 @@ static int grow(void **p, int64_t *cap, int64_t n, size_t es)
     return 0;
 }
 
-extern "C" int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_ywres *res,
-                             const uint32_t **ops, const int32_t **rg, char *err, size_t errlen)
+extern "C" int hz_gdcuda_run(void *h, const hz_gpass *P, int64_t id, const hz_gdjob *jobs, int64_t nb, hz_ywres *res,
+                             const uint32_t **ops, const int32_t **rg, int64_t use[3], int64_t cap[3], char *err, size_t errlen)
 {
     gdcuda *g = (gdcuda *)h;
     if (nb <= 0) return 0;
     GD_CHECK(cudaSetDevice(0));
-    if (upload(g, P, err, errlen)) return -1;
+    cap[0] = g->m.pool_cap; cap[1] = g->m.ops_cap; cap[2] = g->m.rg_cap;
+    if (upload(g, P, id, err, errlen)) return -1;
     if (nb > g->jcap) {
         cudaFree(g->jobs); cudaFree(g->res); g->jobs = NULL; g->res = NULL; g->jcap = 0;
         GD_CHECK(cudaMalloc(&g->jobs, (size_t)nb * sizeof(hz_gdjob)));
@@ -176,6 +181,7 @@ extern "C" int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, i
     GD_CHECK(cudaMemcpy(res, g->res, (size_t)nb * sizeof(hz_ywres), cudaMemcpyDeviceToHost));
     unsigned long long top[3];
     GD_CHECK(cudaMemcpy(top, g->top, sizeof top, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 3; i++) use[i] = (int64_t)top[i];   /* the bump counters count refused takes too: the demand */
     int64_t no = (int64_t)top[1] < g->m.ops_cap ? (int64_t)top[1] : g->m.ops_cap;
     int64_t ng = (int64_t)top[2] < g->m.rg_cap ? (int64_t)top[2] : g->m.rg_cap;
     if (grow((void **)&g->hops, &g->hopcap, no + 1, 4) || grow((void **)&g->hrg, &g->hrgcap, ng + 1, 4)) {

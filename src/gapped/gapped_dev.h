@@ -32,33 +32,51 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen);
 void hz_gdev_close(hz_gdev *d);
 /* "cuda:0 NVIDIA H200" or "emu" */
 const char *hz_gdev_name(const hz_gdev *d);
+/* anchors in the first batch of the passes begun after it (n >= 1; 0: the default, 256).
+ * Tests: several batches on a small pass. */
+void hz_gdev_set_first(hz_gdev *d, int64_t n);
 
-/* Extend both halves of anchors an[0..nan) of pass P (spec §4, empty set) on the device.  Safe
- * to call from several threads (the device runs one pass at a time).  *out gets the results
- * (hz_gdres_free).  Returns 0, or -1 with err. */
+/* Begin extending both halves of anchors an[0..nan) of pass P (spec §4, empty set) on the
+ * device, on a thread of its own, in batches of anchors in order (256, then twice as many each
+ * time), so that the commit order starts on the first results while the device runs the rest.
+ * P and an must stay valid until hz_gdres_free.  Safe to call from several threads (one launch
+ * on the device at a time).  *out gets the results (hz_gdres_free).  Returns 0, or -1 with err
+ * (the thread did not start). */
 int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t nan, hz_gdres **out,
                  char *err, size_t errlen);
-/* hz_gpre_fn for hz_gapped_pass_pre (ctx = an hz_gdres): anchor k's result as hz_gapped_extend
- * would give it for an empty set (0 or 1 and *G), with the explored region in w; -1 when the
- * device did not finish it (the caller extends it on the CPU). */
+/* hz_gpre_fn for hz_gapped_pass_pre (ctx = an hz_gdres): waits until anchor k's batch is done,
+ * then gives its result as hz_gapped_extend would for an empty set (0 or 1 and *G), with the
+ * explored region in w; -1 when the device did not finish it (left to the CPU, or the device
+ * failed or was stopped: the caller extends it on the CPU). */
 int hz_gdres_take(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn *G);
-/* counts of a pass's results: halves done on the device, halves left to the CPU (band over the
+/* wait until the device has done every batch; 0, or -1 with the device's error in err (a CUDA
+ * error: the pass's results were made on the CPU, but the device is not to be trusted) */
+int hz_gdres_wait(hz_gdres *r, char *err, size_t errlen);
+/* after hz_gdres_wait: halves done on the device, halves left to the CPU (band over the
  * window, bounds, pool too small for the half alone, or traceback limit) */
 void hz_gdres_counts(const hz_gdres *r, int64_t *ok, int64_t *left);
-/* launches made for the pass, and halves run again because the pool was full in theirs */
+/* after hz_gdres_wait: launches made for the pass, and halves run again because the pool or
+ * the output buffers were full in theirs */
 void hz_gdres_rounds(const hz_gdres *r, int64_t *launches, int64_t *retried);
+/* after hz_gdres_wait: seconds from the pass's first launch to its last result, and the largest
+ * demand of one launch on the pool (bytes), the run-list and the region buffers (entries),
+ * with their sizes (use[i] > cap[i]: halves were run again) */
+void hz_gdres_load(const hz_gdres *r, double *busy, int64_t use[3], int64_t cap[3]);
+/* stops the device's thread after its current launch, frees the results; NULL is ignored */
 void hz_gdres_free(hz_gdres *r);
 
 #if HSPZ_HAVE_CUDA
 /* cuda/gapped/ydrop.cu: the CUDA side.  open: 0, 1 no usable GPU (err), -1 error. */
 int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, size_t errlen);
 void hz_gdcuda_close(void *h);
-/* Extend jobs[0..nb) of pass P in one launch.  res[nb] on the host gets each half's result
- * (HZ_YW_RETRY: the pool or the output buffers were full; run it again); *ops / *rg point to
- * the launch's run lists and regions on the host (res[].op / .rg index them; valid until the
- * next call).  0, or -1 with err. */
-int hz_gdcuda_run(void *h, const hz_gpass *P, const hz_gdjob *jobs, int64_t nb, hz_ywres *res,
-                  const uint32_t **ops, const int32_t **rg, char *err, size_t errlen);
+/* Extend jobs[0..nb) of pass P (id: the pass's number, the query is uploaded when it changes)
+ * in one launch.  res[nb] on the host gets each half's result (HZ_YW_RETRY: the pool or the
+ * output buffers were full; run it again); *ops / *rg point to the launch's run lists and
+ * regions on the host (res[].op / .rg index them; valid until the next call); use[0..3) the
+ * launch's demand on the pool (bytes), run lists and regions (entries), cap[0..3) their sizes.
+ * 0, or -1 with err. */
+int hz_gdcuda_run(void *h, const hz_gpass *P, int64_t id, const hz_gdjob *jobs, int64_t nb, hz_ywres *res,
+                  const uint32_t **ops, const int32_t **rg, int64_t use[3], int64_t cap[3], char *err, size_t errlen);
 #endif
 
 #endif

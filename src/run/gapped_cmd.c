@@ -232,6 +232,18 @@ static void drop_delayed_trivial(pjob *j)
     j->S.nout = m;
 }
 
+void hz_gapped_mark(const char *fmt, ...)
+{
+    const char *e = getenv("HSPZ_GAPPED_STATS");
+    if (!e || strcmp(e, "1")) return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    char msg[256];
+    va_list ap; va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap); va_end(ap);
+    fprintf(stderr, "hspz gapped: at %.6f s (pid %ld): %s\n", (double)t.tv_sec + 1e-9 * (double)t.tv_nsec, (long)getpid(), msg);
+}
+
 static int pass_allow(void *ctx);
 
 static void compute_job(pjob *j, hz_gwork *w)
@@ -240,10 +252,10 @@ static void compute_job(pjob *j, hz_gwork *w)
     int64_t nan = hz_gapped_anchors(&j->P, j->segs, j->nseg, 1, &an);
     j->rc = 0;
     hz_gdres *R = NULL; int64_t nredo = 0;
-    struct timespec d0, d1;
+    hz_gapped_mark("a pass of %lld anchors begins", (long long)nan);
+    struct timespec d0, d2;
     clock_gettime(CLOCK_MONOTONIC, &d0);
     int dfail = nan >= 2 && j->dev && hz_gdev_pass(j->dev, &j->P, an, nan, &R, j->derr, sizeof j->derr);
-    clock_gettime(CLOCK_MONOTONIC, &d1);
     if (dfail) j->rc = -1;
     else if (nan < 0) j->rc = -1;
     else if (!R && j->ithreads <= 1 && (!j->g || j->g->pool <= 1) && getenv("HSPZ_GAPPED_STATS") &&
@@ -254,14 +266,17 @@ static void compute_job(pjob *j, hz_gwork *w)
         if (hz_gapped_pass_dyn(&j->P, w, an, nan, &j->S, j->g->pool, pass_allow, j->g, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
     }
     else if (hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
-    struct timespec d2;
+    if (R && hz_gdres_wait(R, j->derr, sizeof j->derr)) j->rc = -1;   /* a device error fails the line */
     clock_gettime(CLOCK_MONOTONIC, &d2);
     if (R && getenv("HSPZ_GAPPED_STATS") && !strcmp(getenv("HSPZ_GAPPED_STATS"), "1")) {           /* how much the device did (bench/) */
-        int64_t ok, left, nl, nre; hz_gdres_counts(R, &ok, &left); hz_gdres_rounds(R, &nl, &nre);
-        fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s in %.3f s (%lld launches, %lld halves run again), "
-                "%lld left to the CPU, %lld redone; the commit order took %.3f s more\n", (long long)nan, (long long)ok, hz_gdev_name(j->dev),
-                (double)(d1.tv_sec - d0.tv_sec) + 1e-9 * (double)(d1.tv_nsec - d0.tv_nsec), (long long)nl, (long long)nre,
-                (long long)left, (long long)nredo, (double)(d2.tv_sec - d1.tv_sec) + 1e-9 * (double)(d2.tv_nsec - d1.tv_nsec));
+        int64_t ok, left, nl, nre, use[3], cap[3]; double busy;
+        hz_gdres_counts(R, &ok, &left); hz_gdres_rounds(R, &nl, &nre); hz_gdres_load(R, &busy, use, cap);
+        fprintf(stderr, "hspz gapped: pass: %lld anchors, %lld halves on %s in %.3f s (%lld launches, %lld halves run again; "
+                "demand at most: pool %.0f of %.0f MiB, run lists %lld of %lld, regions %lld of %lld), "
+                "%lld left to the CPU, %lld redone; the pass took %.3f s\n", (long long)nan, (long long)ok, hz_gdev_name(j->dev),
+                busy, (long long)nl, (long long)nre, (double)use[0] / 1048576.0, (double)cap[0] / 1048576.0,
+                (long long)use[1], (long long)cap[1], (long long)use[2], (long long)cap[2],
+                (long long)left, (long long)nredo, (double)(d2.tv_sec - d0.tv_sec) + 1e-9 * (double)(d2.tv_nsec - d0.tv_nsec));
     }
     hz_gdres_free(R);
     if (!j->rc && j->notrivial && j->P.ntrivial) {      /* §5.7: not output, not interpolated around */
@@ -680,6 +695,7 @@ static int run_gapped(gopts *o)
     if (o->device && strcmp(o->device, "cpu")) {      /* gapped_dev.h; auto: the GPU when usable */
         int dr = hz_gdev_open(!strcmp(o->device, "auto") ? "cuda" : o->device, &g.dev, err, sizeof err);
         if (dr < 0 || (dr > 0 && strcmp(o->device, "auto"))) { die("hspz gapped: --device=%s: %s", o->device, err); rc = 1; }
+        hz_gapped_mark("the device is open");
     }
     if (!rc && o->output && !(g.out = open_output(o))) { g.out = stdout; rc = 1; }
     g.maf = !strncmp(o->format, "maf", 3); g.plus = !strcmp(o->format, "axt+");
@@ -733,7 +749,9 @@ static int run_gapped(gopts *o)
         rc = 1;
     }
     if (g.out != stdout && fclose(g.out) && !rc) rc = die("hspz gapped: write error on %s: %s", o->output, strerror(errno));
+    hz_gapped_mark("the output is written");
     hz_gwork_free(&g.w); hz_gdev_close(g.dev);
+    if (g.dev) hz_gapped_mark("the device is closed");
     pthread_mutex_destroy(&g.mu); pthread_cond_destroy(&g.cv);
 fail:
     if (r.f) fclose(r.f);

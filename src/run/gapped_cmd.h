@@ -31,6 +31,11 @@ int hz_gapped_outdir(int argc, char **argv);
  * lastz's minimum of 100K. */
 int64_t hz_gapped_tb_parse(const char *v);
 
+/* With HSPZ_GAPPED_STATS=1 in the environment: one line "hspz gapped: at T s (pid P): WHAT"
+ * on stderr, T on CLOCK_MONOTONIC (one clock for the parent and the line processes, so bench/
+ * can lay a run out in time); printf-style fmt.  Nothing otherwise. */
+void hz_gapped_mark(const char *fmt, ...);
+
 int hz_gapped_run_line(int argc, char **argv, const hz_seqset *ts, const hz_seqset *qs, int force, int threads,
                        const char *device, const char *caller_cwd, int total, int *running, const char *outtmp);
 

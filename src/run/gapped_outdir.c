@@ -251,10 +251,12 @@ int hz_gapped_outdir(int argc, char **argv)
     if (!dir || !ref || !qry) return 1 + die("hspz gapped: --outdir needs -r TARGET and -q QUERY (the sequences given to hspz run)");
     char path[4096];
     char why_dev[512];
+    hz_gapped_mark("hspz gapped --outdir begins");
     if (device && !strcmp(device, "cuda") && device_probe(device, why_dev, sizeof why_dev)) {
         free(tbword);                            /* before any line writes its .err */
         return 1 + die("hspz gapped: --device=cuda: %s; refused before any line ran (--device=auto uses the CPU then)", why_dev);
     }
+    hz_gapped_mark("the device was tried");
     snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
     FILE *f = fopen(path, "r");
     if (!f) { free(tbword); return die("hspz gapped: %s: %s", path, strerror(errno)); }
@@ -266,12 +268,15 @@ int hz_gapped_outdir(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &c0);
     if (hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err)) return die("hspz gapped: %s", err);
     char *pre[2] = { NULL, NULL };
+    hz_gapped_mark("the sequences are loaded");
     int rc = run_inputs(dir, &ts, &qs, pre);
     clock_gettime(CLOCK_MONOTONIC, &c1);
+    hz_gapped_mark("the inputs are checked against the manifest");
     hz_gapped_files fl = { 0, NULL, 0 };
     int was_stale = force && !rc ? record_stale(dir) : 1;
     if (!rc) rc = hz_gapped_outdir_run(dir, &ts, &qs, threads, device, tbword, force, &fl, NULL, 0);
     clock_gettime(CLOCK_MONOTONIC, &c2);
+    hz_gapped_mark("the lines are done");
     if (rc > 128) goto out;                  /* interrupted (its one line is out) */
     if (!rc) {   /* the record of what this command wrote (docs/manifest.md "gapped-manifest.json") */
         double tl = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
@@ -280,6 +285,7 @@ int hz_gapped_outdir(int argc, char **argv)
             rc = die("hspz gapped: %s", err);
     }
     else if (force) drop_stale_record(dir, was_stale);
+    hz_gapped_mark("gapped-manifest.json is written");
 out:
     hz_gapped_files_free(&fl);
     free(tbword);
@@ -564,10 +570,12 @@ int hz_gapped_outdir_run(const char *dir, const hz_seqset *ts, const hz_seqset *
                 _exit(lr == 2 ? 2 : lr ? 1 : 0);
             }
             pid[k] = p; next++; running++;
+            hz_gapped_mark("line %d started (pid %ld)", k + 1, (long)p);
             continue;
         }
         int st; pid_t p = reap(&st, err ? NULL : &sigs, &sig);
         if (p <= 0) break;
+        hz_gapped_mark("pid %ld ended", (long)p);
         running--;
         if (shared) __atomic_store_n(shared, running, __ATOMIC_RELAXED);
         for (int k = 0; k < nl; k++)

@@ -68,7 +68,7 @@ mt_cmd() {
     "$HSPZ" gapped "${MT[@]}" --output=cpu.maf --device=cpu
     cmp small.maf cpu.maf
     cat small.err
-    # "pass: A anchors, H halves on emu in S s (L launches, R halves run again), F left to the CPU, D redone; the commit order took T s more"
+    # "pass: A anchors, H halves on emu in S s (L launches, R halves run again; demand at most: ...), F left to the CPU, D redone; the pass took T s"
     local line; line=$(grep '^hspz gapped: pass: ' small.err)
     local on left; on=$(sed -E 's/.* ([0-9]+) halves on emu.*/\1/' <<<"$line"); left=$(sed -E 's/.* ([0-9]+) left to the CPU.*/\1/' <<<"$line")
     [ "$on" -gt 0 ]

@@ -209,6 +209,7 @@ static void test_pass(const hz_gscore *sc)
     check(rc == 0 && d && !strcmp(hz_gdev_name(d), "emu"), "the emu device opens");
     hz_gdres *R = NULL;
     rc = hz_gdev_pass(d, &P, an, nan, &R, err, sizeof err);
+    if (R && hz_gdres_wait(R, err, sizeof err)) rc = -1;
     int64_t ok = 0, left = 0;
     if (R) hz_gdres_counts(R, &ok, &left);
     int64_t nl = 0, nre = 0;
@@ -216,6 +217,13 @@ static void test_pass(const hz_gscore *sc)
     check(rc == 0 && ok > 20 && ok + left == 2 * nan && nl > 1 && nre > 0,
           "emu extended %lld of %lld halves (%lld left to the CPU) in %lld launches, %lld halves run again after a full pool",
           (long long)ok, (long long)(2 * nan), (long long)left, (long long)nl, (long long)nre);
+    {   /* the launches' demand: a half run again means the pool or an output buffer ran out */
+        int64_t use[3] = { 0 }, cap[3] = { 0 }; double busy = -1;
+        if (R) hz_gdres_load(R, &busy, use, cap);
+        check(busy >= 0 && cap[0] > 0 && cap[1] > 0 && cap[2] > 0 && (use[0] > cap[0] || use[1] > cap[1] || use[2] > cap[2]) && use[1] > 0 && use[2] > 0,
+              "the largest demand of a launch: pool %lld of %lld bytes, run lists %lld of %lld, regions %lld of %lld (%.4f s on the device)",
+              (long long)use[0], (long long)cap[0], (long long)use[1], (long long)cap[1], (long long)use[2], (long long)cap[2], busy);
+    }
     int64_t redo_all = 0;
     for (int nt = 1; nt <= 5; nt += nt == 2 ? 3 : 1) {   /* 1, 2, 5 */
         hz_gset S2 = { 0 }; int64_t redo = 0;
@@ -226,6 +234,25 @@ static void test_pass(const hz_gscore *sc)
         hz_gset_free(&S2);
     }
     check(redo_all > 0, "speculative results (device or CPU) an accepted alignment could change were redone (%lld)", (long long)redo_all);
+    for (int nt = 1; nt <= 5; nt += 4) {   /* the pass runs while the device is still on later batches */
+        hz_gdres *R2 = NULL; hz_gset S2 = { 0 }; int64_t redo = 0, ok2 = 0, left2 = 0, nl2 = 0, nre2 = 0;
+        hz_gdev_set_first(d, 3);
+        rc = hz_gdev_pass(d, &P, an, nan, &R2, err, sizeof err);
+        if (!rc) rc = hz_gapped_pass_pre(&P, &w, an, nan, &S2, nt, &redo, hz_gdres_take, R2);
+        if (R2 && hz_gdres_wait(R2, err, sizeof err)) rc = -1;
+        if (R2) { hz_gdres_counts(R2, &ok2, &left2); hz_gdres_rounds(R2, &nl2, &nre2); }
+        check(rc == 0 && same_sets(&S1, &S2) && ok2 == ok && left2 == left && nl2 >= 6,
+              "batches of 3, 6, 12, ... anchors taken while the device runs, %d threads: the same alignments (%lld redone), "
+              "the same %lld halves on the device in %lld launches", nt, (long long)redo, (long long)ok2, (long long)nl2);
+        hz_gdres_free(R2); hz_gset_free(&S2);
+    }
+    {   /* a pass that ends first: freeing the results stops the device after its launch */
+        hz_gdres *R3 = NULL;
+        rc = hz_gdev_pass(d, &P, an, nan, &R3, err, sizeof err);
+        hz_gdres_free(R3);
+        check(rc == 0, "results freed while the device runs: the device's thread stops");
+        hz_gdev_set_first(d, 0);
+    }
     {   /* HSPZ_GAPPED_STATS=chain's pass: the same set, and a line whose bounds are ordered */
         hz_gset S3 = { 0 };
         FILE *lf = tmpfile();
