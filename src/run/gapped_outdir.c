@@ -148,29 +148,39 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **pref
 }
 
 /* whether the device kind opens here (gapped_dev.h), tried in a child process so that this
- * one (which forks the lines) never holds a device context.  0, or 1 with the reason in msg. */
-static int device_probe(const char *kind, char *msg, size_t ml)
+ * one (which forks the lines) never holds a device context.  probe_begin starts the child
+ * (*pid, *fd; the parent goes on loading the sequences meanwhile: a GPU takes a while to open);
+ * probe_end waits for it: 0, or 1 with the reason in msg. */
+static void probe_begin(const char *kind, pid_t *pid, int *fd)
 {
-    int fd[2];
-    msg[0] = 0;
-    if (pipe(fd)) { snprintf(msg, ml, "pipe: %s", strerror(errno)); return 1; }
+    int p2[2];
+    *pid = -1; *fd = -1;
+    if (pipe(p2)) return;
     fflush(NULL);
     pid_t p = fork();
     if (p == 0) {
-        close(fd[0]);
+        close(p2[0]);
         char e[512] = "";
         hz_gdev *d = NULL;
         int r = hz_gdev_open(kind, &d, e, sizeof e);
         if (!r) hz_gdev_close(d);
-        else if (write(fd[1], e, strlen(e)) < 0) _exit(1);
+        else if (write(p2[1], e, strlen(e)) < 0) _exit(1);
         _exit(r ? 1 : 0);
     }
-    close(fd[1]);
-    ssize_t n = p > 0 ? read(fd[0], msg, ml - 1) : -1;
+    close(p2[1]);
+    if (p < 0) { close(p2[0]); return; }
+    *pid = p; *fd = p2[0];
+}
+
+static int probe_end(pid_t pid, int fd, char *msg, size_t ml)
+{
+    msg[0] = 0;
+    if (pid < 0) { snprintf(msg, ml, "cannot try the device: %s", strerror(errno)); return 1; }
+    ssize_t n = read(fd, msg, ml - 1);
     msg[n > 0 ? n : 0] = 0;
-    close(fd[0]);
+    close(fd);
     int st = 0;
-    if (p < 0 || waitpid(p, &st, 0) != p) { snprintf(msg, ml, "cannot try the device: %s", strerror(errno)); return 1; }
+    if (waitpid(pid, &st, 0) != pid) { snprintf(msg, ml, "cannot try the device: %s", strerror(errno)); return 1; }
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
     if (!msg[0]) snprintf(msg, ml, "the device could not be opened");
     return 1;
@@ -252,24 +262,26 @@ int hz_gapped_outdir(int argc, char **argv)
     char path[4096];
     char why_dev[512];
     hz_gapped_mark("hspz gapped --outdir begins");
-    if (device && !strcmp(device, "cuda") && device_probe(device, why_dev, sizeof why_dev)) {
-        free(tbword);                            /* before any line writes its .err */
-        return 1 + die("hspz gapped: --device=cuda: %s; refused before any line ran (--device=auto uses the CPU then)", why_dev);
-    }
-    hz_gapped_mark("the device was tried");
     snprintf(path, sizeof path, "%s/lastz-commands.txt", dir);
     FILE *f = fopen(path, "r");
     if (!f) { free(tbword); return die("hspz gapped: %s: %s", path, strerror(errno)); }
     fclose(f);
+    pid_t ppid = -1; int pfd = -1;
+    int probe = device && !strcmp(device, "cuda");
+    if (probe) probe_begin(device, &ppid, &pfd);     /* while the sequences load */
     hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
     time_t start = time(NULL);
     struct timespec c0, c1, c2;
     clock_gettime(CLOCK_MONOTONIC, &c0);
-    if (hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err)) return die("hspz gapped: %s", err);
     char *pre[2] = { NULL, NULL };
+    int rc = hz_seqset_load(ref, &ts, err, sizeof err) || hz_seqset_load(qry, &qs, err, sizeof err) ? die("hspz gapped: %s", err) : 0;
     hz_gapped_mark("the sequences are loaded");
-    int rc = run_inputs(dir, &ts, &qs, pre);
+    if (probe && probe_end(ppid, pfd, why_dev, sizeof why_dev) && !rc)    /* before any line writes its .err */
+        rc = 1 + die("hspz gapped: --device=cuda: %s; refused before any line ran (--device=auto uses the CPU then)", why_dev);
+    hz_gapped_mark("the device was tried");
+    if (rc) { free(tbword); hz_seqset_free(&ts); hz_seqset_free(&qs); return rc; }
+    rc = run_inputs(dir, &ts, &qs, pre);
     clock_gettime(CLOCK_MONOTONIC, &c1);
     hz_gapped_mark("the inputs are checked against the manifest");
     hz_gapped_files fl = { 0, NULL, 0 };
