@@ -15,6 +15,7 @@ struct hz_gdev {
     int64_t batch;                    /* halves per launch at most (HSPZ_GAPPED_BATCH) */
     int64_t npass;                    /* passes begun: the id of the next (ydrop.cu keeps its query) */
     int64_t first;                    /* anchors in a pass's first batch (GD_FIRST) */
+    int wait;                         /* hz_gdres_take waits for the batch (else: not done, the CPU's) */
     pthread_mutex_t mu;               /* one launch on the device at a time */
     hz_ywmem m; unsigned long long top[3]; int32_t *win;   /* emu: pool, outputs, C/D window */
 };
@@ -23,7 +24,7 @@ struct hz_gdev {
 typedef struct { uint32_t *ops; int64_t nops, opcap; int32_t *rg; int64_t nrg, rgcap; } gdbuf;
 
 struct hz_gdres {
-    int64_t nan; const hz_ganchor *an; const hz_gpass *P; hz_gdev *d; int64_t id;
+    int64_t nan; const hz_ganchor *an; const hz_gpass *P; hz_gdev *d; int64_t id; int wait;
     hz_ywres *h;                      /* 2 per anchor: [2k] left (rev) half, [2k+1] right */
     hz_gdjob *jobs; int64_t *pend;
     gdbuf buf[GD_MAXBAT]; int64_t bat0[GD_MAXBAT + 1]; int nbat;
@@ -44,7 +45,7 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
     hz_gdev *g = calloc(1, sizeof *g);
     if (!g) { snprintf(err, errlen, "out of memory"); return -1; }
     pthread_mutex_init(&g->mu, NULL);
-    g->batch = INT64_MAX; g->first = GD_FIRST;
+    g->batch = INT64_MAX; g->first = GD_FIRST; g->wait = 1;
     if (!strcmp(kind, "emu")) {
         const char *ep = getenv("HSPZ_GAPPED_POOL");   /* tests: another pool size (halves retried, left to the CPU) */
         g->m.pool_cap = ep && atoll(ep) > 0 ? atoll(ep) : EMU_POOL;
@@ -64,6 +65,9 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
         int rc = hz_gdcuda_open(&g->h, g->name, sizeof g->name, err, errlen);
         if (rc) { hz_gdcuda_close(g->h); pthread_mutex_destroy(&g->mu); free(g); return rc; }
         g->cuda = 1;
+#ifndef HZ_GDEV_WAIT
+        g->wait = 0;          /* a GPU's first batch holds the longest halves: the CPU starts on them */
+#endif
 #else
         snprintf(err, errlen, "this hspz was built without CUDA");
         pthread_mutex_destroy(&g->mu); free(g);
@@ -94,6 +98,8 @@ void hz_gdev_close(hz_gdev *d)
 const char *hz_gdev_name(const hz_gdev *d) { return d->name; }
 
 void hz_gdev_set_first(hz_gdev *d, int64_t n) { d->first = n > 0 ? n : GD_FIRST; }
+
+void hz_gdev_set_wait(hz_gdev *d, int wait) { d->wait = wait != 0; }
 
 /* the two halves of anchor k as hz_gapped_extend sets them up for an empty set (§5.1) */
 static void make_jobs(const hz_gpass *P, const hz_ganchor *a, hz_gdjob *j)
@@ -250,7 +256,7 @@ int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t na
         return -1;
     }
     pthread_mutex_init(&R->mu, NULL); pthread_cond_init(&R->cv, NULL);
-    R->nan = nan; R->an = an; R->P = P; R->d = d;
+    R->nan = nan; R->an = an; R->P = P; R->d = d; R->wait = d->wait;
     pthread_mutex_lock(&d->mu);
     R->id = ++d->npass;
     pthread_mutex_unlock(&d->mu);
@@ -304,7 +310,7 @@ int hz_gdres_take(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn 
     hz_gdres *R = ctx;
     if (k >= R->nan) return -1;
     pthread_mutex_lock(&R->mu);
-    while (k >= R->done && !R->over) pthread_cond_wait(&R->cv, &R->mu);
+    while (R->wait && k >= R->done && !R->over) pthread_cond_wait(&R->cv, &R->mu);
     int have = k < R->done;
     pthread_mutex_unlock(&R->mu);
     const hz_ywres *L = &R->h[2 * k], *Rt = &R->h[2 * k + 1];

@@ -35,6 +35,11 @@ const char *hz_gdev_name(const hz_gdev *d);
 /* anchors in the first batch of the passes begun after it (n >= 1; 0: the default, 256).
  * Tests: several batches on a small pass. */
 void hz_gdev_set_first(hz_gdev *d, int64_t n);
+/* whether hz_gdres_take waits for the batch of its anchor (1, the emu's default: every result
+ * the device makes is used, as tests want) or leaves an anchor whose batch is not done to the
+ * CPU (0, a CUDA GPU's default: the first batch holds the pass's longest halves, which one warp
+ * runs slower than a core).  For the passes begun after it. */
+void hz_gdev_set_wait(hz_gdev *d, int wait);
 
 /* Begin extending both halves of anchors an[0..nan) of pass P (spec §4, empty set) on the
  * device, on a thread of its own, in batches of anchors in order (256, then twice as many each
@@ -44,8 +49,8 @@ void hz_gdev_set_first(hz_gdev *d, int64_t n);
  * (the thread did not start). */
 int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t nan, hz_gdres **out,
                  char *err, size_t errlen);
-/* hz_gpre_fn for hz_gapped_pass_pre (ctx = an hz_gdres): waits until anchor k's batch is done,
- * then gives its result as hz_gapped_extend would for an empty set (0 or 1 and *G), with the
+/* hz_gpre_fn for hz_gapped_pass_pre (ctx = an hz_gdres): waits until anchor k's batch is done
+ * (hz_gdev_set_wait), then gives its result as hz_gapped_extend would for an empty set (0 or 1 and *G), with the
  * explored region in w; -1 when the device did not finish it (left to the CPU, or the device
  * failed or was stopped: the caller extends it on the CPU). */
 int hz_gdres_take(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn *G);

@@ -234,16 +234,18 @@ static void test_pass(const hz_gscore *sc)
         hz_gset_free(&S2);
     }
     check(redo_all > 0, "speculative results (device or CPU) an accepted alignment could change were redone (%lld)", (long long)redo_all);
-    for (int nt = 1; nt <= 5; nt += 4) {   /* the pass runs while the device is still on later batches */
+    for (int nt = 1; nt <= 5; nt += 4)     /* the pass runs while the device is still on later batches */
+    for (int wait = 1; wait >= 0; wait--) {   /* 0: anchors whose batch is not done go to the CPU */
         hz_gdres *R2 = NULL; hz_gset S2 = { 0 }; int64_t redo = 0, ok2 = 0, left2 = 0, nl2 = 0, nre2 = 0;
-        hz_gdev_set_first(d, 3);
+        hz_gdev_set_first(d, 3); hz_gdev_set_wait(d, wait);
         rc = hz_gdev_pass(d, &P, an, nan, &R2, err, sizeof err);
         if (!rc) rc = hz_gapped_pass_pre(&P, &w, an, nan, &S2, nt, &redo, hz_gdres_take, R2);
         if (R2 && hz_gdres_wait(R2, err, sizeof err)) rc = -1;
         if (R2) { hz_gdres_counts(R2, &ok2, &left2); hz_gdres_rounds(R2, &nl2, &nre2); }
         check(rc == 0 && same_sets(&S1, &S2) && ok2 == ok && left2 == left && nl2 >= 6,
-              "batches of 3, 6, 12, ... anchors taken while the device runs, %d threads: the same alignments (%lld redone), "
-              "the same %lld halves on the device in %lld launches", nt, (long long)redo, (long long)ok2, (long long)nl2);
+              "batches of 3, 6, 12, ... anchors taken while the device runs, %d threads, %s: the same alignments (%lld redone), "
+              "the same %lld halves on the device in %lld launches", nt, wait ? "waiting for the batch" : "the CPU's while not done",
+              (long long)redo, (long long)ok2, (long long)nl2);
         hz_gdres_free(R2); hz_gset_free(&S2);
     }
     {   /* a pass that ends first: freeing the results stops the device after its launch */
@@ -251,7 +253,7 @@ static void test_pass(const hz_gscore *sc)
         rc = hz_gdev_pass(d, &P, an, nan, &R3, err, sizeof err);
         hz_gdres_free(R3);
         check(rc == 0, "results freed while the device runs: the device's thread stops");
-        hz_gdev_set_first(d, 0);
+        hz_gdev_set_first(d, 0); hz_gdev_set_wait(d, 1);
     }
     {   /* HSPZ_GAPPED_STATS=chain's pass: the same set, and a line whose bounds are ordered */
         hz_gset S3 = { 0 };
