@@ -66,7 +66,7 @@ __global__ void k_ywarp(const hz_gdjob *jobs, int64_t nb, const uint8_t *T, cons
     }
 }
 
-extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, size_t errlen)
+extern "C" int hz_gdcuda_open(void **h, int share, char *name, size_t namelen, char *err, size_t errlen)
 {
     *h = NULL;
     int n = 0;
@@ -79,6 +79,9 @@ extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, s
     if (!g) { snprintf(err, errlen, "out of memory"); return -1; }
     *h = g;   /* hz_gdcuda_close frees what was made when a step fails */
     GD_OPEN(cudaSetDevice(0));
+    /* the device's thread sleeps in cudaDeviceSynchronize: spinning took a core from the CPU
+     * workers of every line process for as long as a launch ran */
+    GD_OPEN(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
     cudaDeviceProp pr;
     GD_OPEN(cudaGetDeviceProperties(&pr, 0));
     snprintf(name, namelen, "cuda:0 %s (sm_%d%d)", pr.name, pr.major, pr.minor);
@@ -87,10 +90,13 @@ extern "C" int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, s
     g->nwarps = pr.multiProcessorCount * (per > 0 ? per : 1) * (GD_BLOCK / 32);
     size_t fr = 0, tot = 0;
     GD_OPEN(cudaMemGetInfo(&fr, &tot));
-    /* a quarter of the free memory, at most 24 GiB: several processes (--outdir mode) start at
-     * once and size themselves from the same free memory.  HSPZ_GAPPED_POOL lowers the pool
-     * (tests: halves retried and left to the CPU). */
-    size_t lim = fr / 4 < ((size_t)24 << 30) ? fr / 4 : ((size_t)24 << 30);
+    /* the processes that open the GPU at once (share, --outdir's lines) each take 85 % of its
+     * memory / share (at least a quarter of what is free now, at most what is free less 512 MiB,
+     * and 24 GiB): a pool that holds a whole pass spares launches of halves run again.
+     * HSPZ_GAPPED_POOL lowers the pool (tests: halves retried and left to the CPU). */
+    size_t part = (size_t)((double)tot * 0.85 / (share > 1 ? share : 1)), lim = part > fr / 4 ? part : fr / 4;
+    if (lim + ((size_t)512 << 20) > fr) lim = fr > ((size_t)512 << 20) ? fr - ((size_t)512 << 20) : 0;
+    if (lim > ((size_t)24 << 30)) lim = (size_t)24 << 30;
     size_t win = (size_t)g->nwarps * 2 * HZ_YW_W * sizeof(int32_t);
     g->m.ops_cap = g->m.rg_cap = (int64_t)1 << 24;
     size_t outs = (size_t)g->m.ops_cap * 4 + (size_t)g->m.rg_cap * 4;

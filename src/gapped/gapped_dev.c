@@ -39,9 +39,12 @@ struct hz_gdres {
 /* the emu device's pool and outputs: small, so that tests see halves retried and left */
 enum { EMU_POOL = 1 << 24, EMU_OPS = 1 << 16, EMU_RG = 1 << 16 };
 
-int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
+int hz_gdev_open(const char *kind, int share, hz_gdev **d, char *err, size_t errlen)
 {
     *d = NULL;
+#if !HSPZ_HAVE_CUDA
+    (void)share;
+#endif
     hz_gdev *g = calloc(1, sizeof *g);
     if (!g) { snprintf(err, errlen, "out of memory"); return -1; }
     pthread_mutex_init(&g->mu, NULL);
@@ -62,12 +65,13 @@ int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen)
         }
     } else if (!strcmp(kind, "cuda")) {
 #if HSPZ_HAVE_CUDA
-        int rc = hz_gdcuda_open(&g->h, g->name, sizeof g->name, err, errlen);
+        int rc = hz_gdcuda_open(&g->h, share, g->name, sizeof g->name, err, errlen);
         if (rc) { hz_gdcuda_close(g->h); pthread_mutex_destroy(&g->mu); free(g); return rc; }
         g->cuda = 1;
-#ifndef HZ_GDEV_WAIT
-        g->wait = 0;          /* a GPU's first batch holds the longest halves: the CPU starts on them */
-#endif
+        /* one launch for the pass: a batch takes as long as its longest half (one warp each),
+         * so smaller batches add their longest halves up; the CPU starts on the pass's first
+         * anchors meanwhile and takes the device's results once they are there */
+        g->first = INT64_MAX / 4; g->wait = 0;
 #else
         snprintf(err, errlen, "this hspz was built without CUDA");
         pthread_mutex_destroy(&g->mu); free(g);
@@ -263,6 +267,7 @@ int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t na
     for (int64_t k = 0; k < nan; k++) make_jobs(P, &an[k], &R->jobs[2 * k]);
     for (int64_t a = 0, n = d->first; a < nan; a += n, n *= 2) {   /* the last batch takes the rest */
         if (R->nbat == GD_MAXBAT - 1 || n > nan - a) n = nan - a;
+        else if (n > INT64_MAX / 4) n = INT64_MAX / 4;
         R->bat0[R->nbat++] = a;
     }
     R->bat0[R->nbat] = nan;

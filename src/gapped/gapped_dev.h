@@ -26,14 +26,16 @@ typedef struct hz_gdev hz_gdev;
 typedef struct hz_gdres hz_gdres;
 
 /* Open the device: kind "cuda" (the first visible CUDA GPU) or "emu" (gapped_ywarp.h on the
- * host, with a small pool so that halves are retried; for tests).  Returns 0 with *d, 1 when the kind is not available here
- * (reason in err: no GPU, built without CUDA), -1 on another error (err). */
-int hz_gdev_open(const char *kind, hz_gdev **d, char *err, size_t errlen);
+ * host, with a small pool so that halves are retried; for tests); share: the processes that
+ * open it at the same time (--outdir's lines running at once, >= 1), each of which gets its
+ * part of the GPU's memory.  Returns 0 with *d, 1 when the kind is not available here (reason
+ * in err: no GPU, built without CUDA, too little memory), -1 on another error (err). */
+int hz_gdev_open(const char *kind, int share, hz_gdev **d, char *err, size_t errlen);
 void hz_gdev_close(hz_gdev *d);
 /* "cuda:0 NVIDIA H200" or "emu" */
 const char *hz_gdev_name(const hz_gdev *d);
-/* anchors in the first batch of the passes begun after it (n >= 1; 0: the default, 256).
- * Tests: several batches on a small pass. */
+/* anchors in the first batch of the passes begun after it (n >= 1; 0: 256, the emu's default;
+ * a CUDA GPU runs the whole pass in one batch).  Tests: several batches on a small pass. */
 void hz_gdev_set_first(hz_gdev *d, int64_t n);
 /* whether hz_gdres_take waits for the batch of its anchor (1, the emu's default: every result
  * the device makes is used, as tests want) or leaves an anchor whose batch is not done to the
@@ -42,8 +44,8 @@ void hz_gdev_set_first(hz_gdev *d, int64_t n);
 void hz_gdev_set_wait(hz_gdev *d, int wait);
 
 /* Begin extending both halves of anchors an[0..nan) of pass P (spec §4, empty set) on the
- * device, on a thread of its own, in batches of anchors in order (256, then twice as many each
- * time), so that the commit order starts on the first results while the device runs the rest.
+ * device, on a thread of its own, in batches of anchors in order (hz_gdev_set_first: the first
+ * batch, then twice as many each time), so that the commit order starts while the device runs.
  * P and an must stay valid until hz_gdres_free.  Safe to call from several threads (one launch
  * on the device at a time).  *out gets the results (hz_gdres_free).  Returns 0, or -1 with err
  * (the thread did not start). */
@@ -71,8 +73,9 @@ void hz_gdres_load(const hz_gdres *r, double *busy, int64_t use[3], int64_t cap[
 void hz_gdres_free(hz_gdres *r);
 
 #if HSPZ_HAVE_CUDA
-/* cuda/gapped/ydrop.cu: the CUDA side.  open: 0, 1 no usable GPU (err), -1 error. */
-int hz_gdcuda_open(void **h, char *name, size_t namelen, char *err, size_t errlen);
+/* cuda/gapped/ydrop.cu: the CUDA side (share as hz_gdev_open).  open: 0, 1 no usable GPU
+ * (err), -1 error. */
+int hz_gdcuda_open(void **h, int share, char *name, size_t namelen, char *err, size_t errlen);
 void hz_gdcuda_close(void *h);
 /* Extend jobs[0..nb) of pass P (id: the pass's number, the query is uploaded when it changes)
  * in one launch.  res[nb] on the host gets each half's result (HZ_YW_RETRY: the pool or the

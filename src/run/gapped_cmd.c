@@ -693,7 +693,9 @@ static int run_gapped(gopts *o)
     }
     rc = 0;
     if (o->device && strcmp(o->device, "cpu")) {      /* gapped_dev.h; auto: the GPU when usable */
-        int dr = hz_gdev_open(!strcmp(o->device, "auto") ? "cuda" : o->device, &g.dev, err, sizeof err);
+        /* --outdir: total / threads line processes open the GPU at once (gapped_outdir.c "per") */
+        int share = o->running && o->threads > 0 && o->total > o->threads ? o->total / o->threads : 1;
+        int dr = hz_gdev_open(!strcmp(o->device, "auto") ? "cuda" : o->device, share, &g.dev, err, sizeof err);
         if (dr < 0 || (dr > 0 && strcmp(o->device, "auto"))) { die("hspz gapped: --device=%s: %s", o->device, err); rc = 1; }
         hz_gapped_mark("the device is open");
     }

@@ -205,7 +205,7 @@ static void test_pass(const hz_gscore *sc)
     int rc = hz_gapped_pass(&P, &w, an, nan, &S1);
     check(rc == 0 && S1.n > 5, "tandem repeat, CPU: %d alignments", S1.n);
     hz_gdev *d = NULL; char err[256];
-    rc = hz_gdev_open("emu", &d, err, sizeof err);
+    rc = hz_gdev_open("emu", 1, &d, err, sizeof err);
     check(rc == 0 && d && !strcmp(hz_gdev_name(d), "emu"), "the emu device opens");
     hz_gdres *R = NULL;
     rc = hz_gdev_pass(d, &P, an, nan, &R, err, sizeof err);
@@ -373,10 +373,10 @@ int main(void)
     test_pass(sc);
     test_nb_changes(sc);
     hz_gdev *d = NULL; char err[256] = "";
-    int rc = hz_gdev_open("nonesuch", &d, err, sizeof err);
+    int rc = hz_gdev_open("nonesuch", 1, &d, err, sizeof err);
     check(rc == -1 && !d && strstr(err, "nonesuch"), "an unknown device kind is an error (%s)", err);
 #if !HSPZ_HAVE_CUDA
-    rc = hz_gdev_open("cuda", &d, err, sizeof err);
+    rc = hz_gdev_open("cuda", 1, &d, err, sizeof err);
     check(rc == 1 && !d && strstr(err, "without CUDA"), "cuda without CUDA: not available, with the reason (%s)", err);
 #endif
     free(sc);
