@@ -173,11 +173,21 @@ static int launch(hz_gdres *R, const hz_gdjob *jb, int64_t nb, hz_ywres *lr, con
     return rc;
 }
 
+/* 1 once hz_gdres_finish asked the device's thread to stop */
+static int stopped(hz_gdres *R)
+{
+    pthread_mutex_lock(&R->mu);
+    int s = R->stop;
+    pthread_mutex_unlock(&R->mu);
+    return s;
+}
+
 /* Run the halves pend[0..np) into batch buffer B, in launches of at most d->batch; those that
  * found the pool or the outputs full go to pend again for the next round.  A launch that
  * finishes none is made again with half as many halves (fewer in flight: more pool each), and
  * the size grows back after one that finishes some; a single half that still does not fit is
- * left to the CPU (FULL). */
+ * left to the CPU (FULL).  0; 1 when stopped before a launch (the batch is not done); -1 with
+ * err. */
 static int run_rounds(hz_gdres *R, int64_t *pend, int64_t np, gdbuf *B, char *err, size_t errlen)
 {
     hz_gdev *d = R->d;
@@ -191,6 +201,7 @@ static int run_rounds(hz_gdres *R, int64_t *pend, int64_t np, gdbuf *B, char *er
         int64_t nx = 0;                               /* retried halves, compacted into pend */
         for (int64_t b = 0; b < np && !rc;) {
             int64_t nb = np - b < cap ? np - b : cap, done = 0;
+            if (stopped(R)) { rc = 1; break; }          /* the pass is over: no more launches */
             for (int64_t t = 0; t < nb; t++) jb[t] = R->jobs[pend[b + t]];
             const uint32_t *lops; const int32_t *lrg;
             rc = launch(R, jb, nb, lr, &lops, &lrg, err, errlen);
@@ -223,10 +234,6 @@ static void *device_thread(void *arg)
     char err[256] = "";
     int rc = 0;
     for (int i = 0; i < R->nbat && !rc; i++) {
-        pthread_mutex_lock(&R->mu);
-        int stop = R->stop;
-        pthread_mutex_unlock(&R->mu);
-        if (stop) break;
         int64_t a0 = R->bat0[i], a1 = R->bat0[i + 1], np = 2 * (a1 - a0);
         for (int64_t t = 0; t < np; t++) R->pend[t] = 2 * a0 + t;
         pthread_mutex_lock(&R->d->mu);
@@ -240,8 +247,8 @@ static void *device_thread(void *arg)
         pthread_mutex_unlock(&R->mu);
     }
     pthread_mutex_lock(&R->mu);
-    R->over = 1; R->rc = rc;
-    if (rc) snprintf(R->err, sizeof R->err, "%s", err);
+    R->over = 1; R->rc = rc < 0 ? rc : 0;
+    if (rc < 0) snprintf(R->err, sizeof R->err, "%s", err);
     pthread_cond_broadcast(&R->cv);
     pthread_mutex_unlock(&R->mu);
     return NULL;
@@ -279,6 +286,12 @@ int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t na
     R->started = 1;
     *out = R;
     return 0;
+}
+
+int hz_gdres_finish(hz_gdres *R, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&R->mu); R->stop = 1; pthread_mutex_unlock(&R->mu);
+    return hz_gdres_wait(R, err, errlen);
 }
 
 int hz_gdres_wait(hz_gdres *R, char *err, size_t errlen)

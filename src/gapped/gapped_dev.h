@@ -59,13 +59,17 @@ int hz_gdres_take(void *ctx, int64_t k, const hz_gpass *P, hz_gwork *w, hz_galn 
 /* wait until the device has done every batch; 0, or -1 with the device's error in err (a CUDA
  * error: the pass's results were made on the CPU, but the device is not to be trusted) */
 int hz_gdres_wait(hz_gdres *r, char *err, size_t errlen);
-/* after hz_gdres_wait: halves done on the device, halves left to the CPU (band over the
+/* once the pass is over (its anchors committed): stop the device's thread before its next
+ * launch and wait for it; 0, or -1 with the device's error in err (a launch that failed before).
+ * Halves of batches not done count neither as done nor as left. */
+int hz_gdres_finish(hz_gdres *r, char *err, size_t errlen);
+/* after hz_gdres_wait or hz_gdres_finish: halves done on the device, halves left to the CPU (band over the
  * window, bounds, pool too small for the half alone, or traceback limit) */
 void hz_gdres_counts(const hz_gdres *r, int64_t *ok, int64_t *left);
-/* after hz_gdres_wait: launches made for the pass, and halves run again because the pool or
+/* after hz_gdres_wait or hz_gdres_finish: launches made for the pass, and halves run again because the pool or
  * the output buffers were full in theirs */
 void hz_gdres_rounds(const hz_gdres *r, int64_t *launches, int64_t *retried);
-/* after hz_gdres_wait: seconds from the pass's first launch to its last result, and the largest
+/* after hz_gdres_wait or hz_gdres_finish: seconds from the pass's first launch to its last result, and the largest
  * demand of one launch on the pool (bytes), the run-list and the region buffers (entries),
  * with their sizes (use[i] > cap[i]: halves were run again) */
 void hz_gdres_load(const hz_gdres *r, double *busy, int64_t use[3], int64_t cap[3]);

@@ -266,7 +266,9 @@ static void compute_job(pjob *j, hz_gwork *w)
         if (hz_gapped_pass_dyn(&j->P, w, an, nan, &j->S, j->g->pool, pass_allow, j->g, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
     }
     else if (hz_gapped_pass_pre(&j->P, w, an, nan, &j->S, j->ithreads, &nredo, R ? hz_gdres_take : NULL, R)) j->rc = -1;
-    if (R && hz_gdres_wait(R, j->derr, sizeof j->derr)) j->rc = -1;   /* a device error fails the line */
+    /* the device stops at its next launch: rounds of halves run again (a pool smaller than the
+     * pass) would otherwise go on for results no longer needed; a device error fails the line */
+    if (R && hz_gdres_finish(R, j->derr, sizeof j->derr)) j->rc = -1;
     clock_gettime(CLOCK_MONOTONIC, &d2);
     if (R && getenv("HSPZ_GAPPED_STATS") && !strcmp(getenv("HSPZ_GAPPED_STATS"), "1")) {           /* how much the device did (bench/) */
         int64_t ok, left, nl, nre, use[3], cap[3]; double busy;

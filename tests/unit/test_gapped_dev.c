@@ -248,6 +248,20 @@ static void test_pass(const hz_gscore *sc)
               (long long)redo, (long long)ok2, (long long)nl2);
         hz_gdres_free(R2); hz_gset_free(&S2);
     }
+    {   /* a pass done on the CPU while the device runs: hz_gdres_finish stops it before its next
+         * launch, the same alignments, the counts only of batches done */
+        hz_gdres *R4 = NULL; hz_gset S4 = { 0 }; int64_t redo = 0, ok4 = -1, left4 = -1, nl4 = -1, nre4 = -1;
+        hz_gdev_set_first(d, 3); hz_gdev_set_wait(d, 0);
+        rc = hz_gdev_pass(d, &P, an, nan, &R4, err, sizeof err);
+        if (!rc) rc = hz_gapped_pass_pre(&P, &w, an, nan, &S4, 5, &redo, hz_gdres_take, R4);
+        if (R4 && hz_gdres_finish(R4, err, sizeof err)) rc = -1;
+        if (R4) { hz_gdres_counts(R4, &ok4, &left4); hz_gdres_rounds(R4, &nl4, &nre4); }
+        check(rc == 0 && same_sets(&S1, &S4) && ok4 >= 0 && ok4 <= ok && left4 <= left && nl4 >= 0 && nl4 <= 14,
+              "hz_gdres_finish after the pass: the same alignments; the device stopped after %lld launches (%lld halves done)",
+              (long long)nl4, (long long)ok4);
+        hz_gdres_free(R4); hz_gset_free(&S4);
+        hz_gdev_set_wait(d, 1);
+    }
     {   /* a pass that ends first: freeing the results stops the device after its launch */
         hz_gdres *R3 = NULL;
         rc = hz_gdev_pass(d, &P, an, nan, &R3, err, sizeof err);
