@@ -274,7 +274,6 @@ int hz_gdev_pass(hz_gdev *d, const hz_gpass *P, const hz_ganchor *an, int64_t na
     for (int64_t k = 0; k < nan; k++) make_jobs(P, &an[k], &R->jobs[2 * k]);
     for (int64_t a = 0, n = d->first; a < nan; a += n, n *= 2) {   /* the last batch takes the rest */
         if (R->nbat == GD_MAXBAT - 1 || n > nan - a) n = nan - a;
-        else if (n > INT64_MAX / 4) n = INT64_MAX / 4;
         R->bat0[R->nbat++] = a;
     }
     R->bat0[R->nbat] = nan;

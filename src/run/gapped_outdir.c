@@ -151,7 +151,7 @@ static int run_inputs(const char *dir, hz_seqset *ts, hz_seqset *qs, char **pref
  * one (which forks the lines) never holds a device context.  probe_begin starts the child
  * (*pid, *fd; the parent goes on loading the sequences meanwhile: a GPU takes a while to open);
  * probe_end waits for it: 0, or 1 with the reason in msg. */
-static void probe_begin(const char *kind, int share, pid_t *pid, int *fd)
+static void probe_begin(const char *kind, pid_t *pid, int *fd)
 {
     int p2[2];
     *pid = -1; *fd = -1;
@@ -162,7 +162,7 @@ static void probe_begin(const char *kind, int share, pid_t *pid, int *fd)
         close(p2[0]);
         char e[512] = "";
         hz_gdev *d = NULL;
-        int r = hz_gdev_open(kind, share, &d, e, sizeof e);
+        int r = hz_gdev_open(kind, 1, &d, e, sizeof e);
         if (!r) hz_gdev_close(d);
         else if (write(p2[1], e, strlen(e)) < 0) _exit(1);
         _exit(r ? 1 : 0);
@@ -268,7 +268,7 @@ int hz_gapped_outdir(int argc, char **argv)
     fclose(f);
     pid_t ppid = -1; int pfd = -1;
     int probe = device && !strcmp(device, "cuda");
-    if (probe) probe_begin(device, 1, &ppid, &pfd);     /* while the sequences load */
+    if (probe) probe_begin(device, &ppid, &pfd);     /* while the sequences load */
     hz_seqset ts = { 0 }, qs = { 0 };
     char err[1024];
     time_t start = time(NULL);
